@@ -1,0 +1,168 @@
+#include "libs/cli/tool.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "libs/ir/ir_json.h"
+
+namespace t2s {
+
+namespace {
+
+std::string display(const SourceLoc& loc, const SourceManager& sources) {
+  std::string file = sources.display_name(loc.file);
+  if (!loc.valid()) return loc.file.empty() && !sources.has("") ? "" : file;
+  return file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+void render_one(const char* severity, const SourceLoc& loc, const std::string& message,
+                const std::string& rule, const SourceManager& sources, std::ostream& out) {
+  std::string where = loc.valid() || !loc.file.empty() ? display(loc, sources) : "";
+  if (!where.empty()) out << where << ": ";
+  out << severity << ": " << message;
+  if (!rule.empty()) out << " [" << rule << "]";
+  out << "\n";
+  if (!loc.valid()) return;
+  std::optional<std::string> line = sources.line(loc.file, loc.line);
+  if (!line) return;
+  out << *line << "\n";
+  // Keep tabs so that the caret lines up under the token however tabs are displayed.
+  std::string caret;
+  for (int i = 0; i + 1 < loc.col && i < static_cast<int>(line->size()); ++i)
+    caret += (*line)[i] == '\t' ? '\t' : ' ';
+  out << caret << "^\n";
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::ostream& out) {
+  render_one("error", d.loc(), d.message(), d.rule(), sources, out);
+  for (const DiagnosticNote& n : d.notes()) render_one("note", n.loc, n.message, "", sources, out);
+}
+
+std::string read_file_or_stdin(const std::string& path) {
+  std::ostringstream buffer;
+  if (path == "-") {
+    buffer << std::cin.rdbuf();
+    return buffer.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot read '" + path + "': " + errno_text());
+  buffer << in.rdbuf();
+  if (in.bad()) throw IoError("cannot read '" + path + "': " + errno_text());
+  return buffer.str();
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw IoError("cannot write to standard output");
+    return;
+  }
+  std::string temp = path + ".tmp.XXXXXX";
+  int fd = mkstemp(temp.data());
+  if (fd < 0) throw IoError("cannot write '" + path + "': " + errno_text());
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::string reason = errno_text();
+      ::close(fd);
+      ::unlink(temp.c_str());
+      throw IoError("cannot write '" + path + "': " + reason);
+    }
+    done += static_cast<size_t>(n);
+  }
+  // mkstemp creates 0600; outputs are ordinary files, readable as the umask allows.
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  if (::close(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::string reason = errno_text();
+    ::unlink(temp.c_str());
+    throw IoError("cannot write '" + path + "': " + reason);
+  }
+}
+
+Tool::Tool(std::string name, std::string stage, std::string description)
+    : name_(std::move(name)), stage_(std::move(stage)), app_(std::move(description), name_) {
+  app_.add_option("input", input_, "Input file, or - for standard input (the default)");
+  app_.add_option("-o,--output", output_,
+                  "Output file (default: standard output); written atomically, and not at all "
+                  "when the tool fails");
+  app_.set_version_flag("--version",
+                        name_ + " (t2s toolchain) " + kToolchainVersion + ", IR format " +
+                            std::to_string(kIrVersion));
+  app_.footer(
+      "Exit status: 0 success, 1 error in the input (diagnostics on stderr as "
+      "file:line:col: error: message [rule]), 2 wrong command line, 3 internal error.");
+}
+
+std::string Tool::read_input_as_spec() {
+  std::string text = read_file_or_stdin(input_);
+  std::string display_name = input_ == "-" ? "<stdin>" : input_;
+  sources_.add("", display_name, text);
+  if (input_ != "-") {
+    size_t slash = input_.rfind('/');
+    sources_.set_base_dir(slash == std::string::npos ? "" : input_.substr(0, slash));
+  }
+  return text;
+}
+
+Program Tool::read_input_program(const std::function<bool(Stage)>& accepts,
+                                 const char* expected) {
+  std::string display_name = input_ == "-" ? "<stdin>" : input_;
+  Program p = read_program(read_file_or_stdin(input_), display_name);
+  if (!accepts(p.stage))
+    throw Diagnostic(SourceLoc{display_name, 0, 0},
+                     name_ + " takes " + expected + " IR, not the '" + stage_name(p.stage) +
+                         "' stage",
+                     "stage");
+  return p;
+}
+
+int Tool::run(int argc, char** argv, const std::function<void()>& body) {
+  try {
+    app_.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app_.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app_.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << name_ << ": error: " << e.what() << "\n"
+              << "Run '" << name_ << " --help' for the options.\n";
+    return kExitUsage;
+  }
+  try {
+    body();
+    return kExitOk;
+  } catch (const Diagnostic& d) {
+    render_diagnostic(d, sources_, std::cerr);
+    return kExitUserError;
+  } catch (const IoError& e) {
+    std::cerr << name_ << ": error: " << e.what() << "\n";
+    return kExitUserError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << name_ << ": internal error in stage '" << stage_
+              << "': out of memory (this is a bug: no input should need this much)\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << name_ << ": internal error in stage '" << stage_ << "': " << e.what()
+              << " (this is a bug in the t2s toolchain; please report it with the input)\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace t2s

@@ -1,0 +1,68 @@
+// What every t2s tool shares: CLI11 setup, input and output files, diagnostics and exit codes.
+//
+// Exit codes (DESIGN.md section 5): 0 success; 1 the user's input is wrong (spec or IR, or an
+// unreadable input / unwritable output); 2 wrong command line; 3 internal error.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "libs/ir/diagnostic.h"
+#include "libs/ir/program.h"
+#include "libs/ir/source_manager.h"
+
+namespace t2s {
+
+constexpr const char* kToolchainVersion = "0.1.0";
+
+enum ExitCode { kExitOk = 0, kExitUserError = 1, kExitUsage = 2, kExitInternal = 3 };
+
+// Writes `file:line:col: error: message [rule]`, the source line and a caret, then each note
+// the same way. Locations are spelled with the display names `sources` knows.
+void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::ostream& out);
+
+// An input or output file that cannot be used (exit 1).
+class IoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads `path` ("-" = standard input) whole. Throws IoError.
+std::string read_file_or_stdin(const std::string& path);
+// Writes `text` to `path` ("-" = standard output). A file is written to a temporary file in the
+// same directory and renamed into place, so a failed run never leaves a partial or stale
+// output. Throws IoError.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+class Tool {
+ public:
+  // `stage` names the tool's stage in internal-error messages ("parse", "merge", ...).
+  Tool(std::string name, std::string stage, std::string description);
+
+  CLI::App& app() { return app_; }
+  const std::string& input_path() const { return input_; }
+  const std::string& output_path() const { return output_; }
+  SourceManager& sources() { return sources_; }
+
+  // Reads the input file (or stdin) and registers it as the main spec in sources().
+  std::string read_input_as_spec();
+  // Reads an IR document from the input; `accepts` says whether the tool takes its stage.
+  Program read_input_program(const std::function<bool(Stage)>& accepts, const char* expected);
+  void write_output(const std::string& text) { write_file_atomically(output_, text); }
+
+  // Parses the command line and runs `body`, mapping every outcome to an exit code.
+  int run(int argc, char** argv, const std::function<void()>& body);
+
+ private:
+  std::string name_;
+  std::string stage_;
+  CLI::App app_;
+  std::string input_ = "-";
+  std::string output_ = "-";
+  SourceManager sources_;
+};
+
+}  // namespace t2s

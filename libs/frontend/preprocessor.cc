@@ -1,0 +1,866 @@
+#include "libs/frontend/preprocessor.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include "libs/frontend/lexer.h"
+
+namespace t2s {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxIncludeDepth = 64;
+// Bounds nested macro contexts, macro chains, nested argument pre-expansion and #if nesting,
+// so that no input can exhaust the stack.
+constexpr size_t kMaxNesting = 256;
+// Each level of nested macro invocations in arguments rescans the arguments again.
+constexpr size_t kMaxArgumentNesting = 128;
+// Bounds what macro expansion produces, counting each token and each entry of its macro chain
+// (about 100 bytes each), so that an exponential macro tree fails instead of eating all memory.
+constexpr size_t kMaxExpansionUnits = 4'000'000;
+
+const char kRule[] = "preprocessor";
+
+[[noreturn]] void fail(const SourceLoc& loc, const std::string& message) {
+  throw Diagnostic(loc, message, kRule);
+}
+
+// Reports at a token, naming the macros it came from.
+[[noreturn]] void fail_at(const Token& token, const std::string& message) {
+  Diagnostic diag(token.loc, message, kRule);
+  add_macro_notes(diag, token);
+  throw diag;
+}
+
+struct PPToken {
+  Token tok;
+  bool painted = false;  // C's "blue paint": this identifier is never expanded again
+};
+
+struct Macro {
+  std::string name;
+  bool function_like = false;
+  std::vector<std::string> params;
+  std::vector<Token> body;
+  std::vector<int> body_param;  // per body token: index of the parameter it names, or -1
+  SourceLoc definition;
+  bool uses_hash = false;  // '#' or '##' operators, which we do not implement
+  int disabled = 0;        // > 0 while the macro's own expansion is being rescanned
+};
+
+struct Context {
+  std::vector<PPToken> toks;
+  size_t pos = 0;
+  std::shared_ptr<Macro> macro;  // re-enabled when the context is popped
+};
+
+struct Cond {
+  SourceLoc loc;          // the directive name of the opening #if / #ifdef / #ifndef
+  std::string directive;  // "if", "ifdef" or "ifndef"
+  bool parent_active = true;
+  bool active = false;  // the current group is being compiled
+  bool taken = false;   // some group of this conditional has been (or cannot be) chosen
+  bool seen_else = false;
+};
+
+struct FileState {
+  FileState(const std::string* text, const std::string& name, size_t cond_base)
+      : name(name), lexer(text, name), cond_base(cond_base) {}
+
+  LexedToken& peek() {
+    if (!peeked) peeked = lexer.next();
+    return *peeked;
+  }
+  LexedToken take() {
+    LexedToken t = std::move(peek());
+    peeked.reset();
+    return t;
+  }
+
+  std::string name;  // SourceLoc.file of its tokens
+  Lexer lexer;
+  std::optional<LexedToken> peeked;
+  size_t cond_base = 0;  // conditionals opened before this file
+};
+
+bool is_punct(const Token& t, const char* text) { return t.is_punct(text); }
+
+std::string dir_of(const std::string& name) {
+  size_t slash = name.rfind('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : name.substr(0, slash);
+}
+
+std::string join_path(const std::string& dir, const std::string& file) {
+  if (dir.empty() || (!file.empty() && file[0] == '/')) return file;
+  return dir.back() == '/' ? dir + file : dir + "/" + file;
+}
+
+std::string normalize(const std::string& path) {
+  std::string s = fs::path(path).lexically_normal().string();
+  return s.empty() ? path : s;
+}
+
+bool is_file(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+// Evaluates the integer constant expression of an #if after macro expansion.
+class IfExpression {
+ public:
+  using DefinedFn = bool (*)(const void*, const std::string&);
+  IfExpression(const std::vector<PPToken>& toks, SourceLoc end_loc, const void* pp,
+               DefinedFn defined)
+      : t_(toks), end_loc_(std::move(end_loc)), pp_(pp), defined_(defined) {}
+
+  int64_t evaluate() {
+    if (t_.empty()) fail(end_loc_, "#if with no expression");
+    int64_t v = conditional(true);
+    if (p_ < t_.size()) {
+      fail_at(t_[p_].tok, "unexpected token '" + t_[p_].tok.text + "' in #if expression");
+    }
+    return v;
+  }
+
+ private:
+  static constexpr int kLevels = 10;
+
+  bool at(const char* text) const { return p_ < t_.size() && is_punct(t_[p_].tok, text); }
+  bool at_offset(size_t k, const char* text) const {
+    return p_ + k < t_.size() && is_punct(t_[p_ + k].tok, text);
+  }
+  [[noreturn]] void fail_here(const std::string& message) const {
+    if (p_ < t_.size()) fail_at(t_[p_].tok, message);
+    fail(end_loc_, message);
+  }
+  void expect(const char* text) {
+    if (!at(text)) fail_here(std::string("expected '") + text + "' in #if expression");
+    ++p_;
+  }
+  void enter() {
+    if (++depth_ > kMaxNesting) fail_here("#if expression nested too deeply");
+  }
+
+  int64_t conditional(bool ev) {
+    enter();
+    int64_t c = binary(0, ev);
+    if (at("?")) {
+      ++p_;
+      int64_t a = conditional(ev && c != 0);
+      expect(":");
+      int64_t b = conditional(ev && c == 0);
+      c = c != 0 ? a : b;
+    }
+    --depth_;
+    return c;
+  }
+
+  // The operator of precedence `level` at the current token, and how many tokens it spans
+  // (the lexer has no "<<" token, so a shift is two adjacent '<').
+  std::string op_at(int level, size_t* len) const {
+    *len = 1;
+    if (p_ >= t_.size() || t_[p_].tok.kind != TokenKind::kPunct) return "";
+    const std::string& s = t_[p_].tok.text;
+    switch (level) {
+      case 0: return s == "||" ? s : "";
+      case 1: return s == "&&" ? s : "";
+      case 2: return s == "|" ? s : "";
+      case 3: return s == "^" ? s : "";
+      case 4: return s == "&" ? s : "";
+      case 5: return s == "==" || s == "!=" ? s : "";
+      case 6:
+        if ((s == "<" && at_offset(1, "<")) || (s == ">" && at_offset(1, ">"))) return "";
+        return s == "<" || s == ">" || s == "<=" || s == ">=" ? s : "";
+      case 7:
+        if ((s == "<" && at_offset(1, "<")) || (s == ">" && at_offset(1, ">"))) {
+          *len = 2;
+          return s + s;
+        }
+        return "";
+      case 8: return s == "+" || s == "-" ? s : "";
+      case 9: return s == "*" || s == "/" || s == "%" ? s : "";
+    }
+    return "";
+  }
+
+  int64_t binary(int level, bool ev) {
+    if (level == kLevels) return unary(ev);
+    int64_t l = binary(level + 1, ev);
+    while (true) {
+      size_t len = 1;
+      std::string op = op_at(level, &len);
+      if (op.empty()) return l;
+      const Token& op_tok = t_[p_].tok;
+      p_ += len;
+      if (op == "||") {
+        int64_t r = binary(level + 1, ev && l == 0);
+        l = (l != 0 || r != 0) ? 1 : 0;
+      } else if (op == "&&") {
+        int64_t r = binary(level + 1, ev && l != 0);
+        l = (l != 0 && r != 0) ? 1 : 0;
+      } else {
+        int64_t r = binary(level + 1, ev);
+        l = apply(op, l, r, ev, op_tok);
+      }
+    }
+  }
+
+  static int64_t apply(const std::string& op, int64_t l, int64_t r, bool ev, const Token& tok) {
+    // Arithmetic wraps (computed unsigned) so that no input has undefined behaviour.
+    uint64_t ul = static_cast<uint64_t>(l), ur = static_cast<uint64_t>(r);
+    if (op == "+") return static_cast<int64_t>(ul + ur);
+    if (op == "-") return static_cast<int64_t>(ul - ur);
+    if (op == "*") return static_cast<int64_t>(ul * ur);
+    if (op == "/" || op == "%") {
+      if (r == 0) {
+        if (ev) fail_at(tok, "division by zero in #if");
+        return 0;
+      }
+      if (l == INT64_MIN && r == -1) return op == "/" ? INT64_MIN : 0;
+      return op == "/" ? l / r : l % r;  // C99 truncating division
+    }
+    if (op == "<<" || op == ">>") {
+      if (r < 0 || r >= 64) {
+        if (ev) fail_at(tok, "shift count out of range in #if");
+        return 0;
+      }
+      if (op == "<<") return static_cast<int64_t>(ul << r);
+      return l >= 0 ? l >> r : ~(~l >> r);
+    }
+    if (op == "<") return l < r;
+    if (op == ">") return l > r;
+    if (op == "<=") return l <= r;
+    if (op == ">=") return l >= r;
+    if (op == "==") return l == r;
+    if (op == "!=") return l != r;
+    if (op == "&") return l & r;
+    if (op == "|") return l | r;
+    if (op == "^") return l ^ r;
+    throw InternalError("unknown #if operator " + op);
+  }
+
+  int64_t unary(bool ev) {
+    if (at("+") || at("-") || at("!") || at("~")) {
+      std::string op = t_[p_].tok.text;
+      ++p_;
+      enter();
+      int64_t v = unary(ev);
+      --depth_;
+      if (op == "-") return static_cast<int64_t>(0 - static_cast<uint64_t>(v));
+      if (op == "!") return v == 0;
+      if (op == "~") return ~v;
+      return v;
+    }
+    return primary(ev);
+  }
+
+  int64_t primary(bool ev) {
+    if (p_ >= t_.size()) fail(end_loc_, "expected value at end of #if expression");
+    const Token& tok = t_[p_].tok;
+    if (at("(")) {
+      ++p_;
+      int64_t v = conditional(ev);
+      expect(")");
+      return v;
+    }
+    switch (tok.kind) {
+      case TokenKind::kInteger:
+        ++p_;
+        return parse_integer(tok);
+      case TokenKind::kFloat:
+        fail_at(tok, "floating-point literal '" + tok.text + "' in #if expression");
+      case TokenKind::kIdentifier:
+        ++p_;
+        if (tok.text == "defined") return parse_defined(tok);
+        // Unknown identifiers are 0 as in C; true/false are 1/0 as in C++.
+        return tok.text == "true" ? 1 : 0;
+      default:
+        fail_at(tok, "expected value in #if expression, got '" + tok.text + "'");
+    }
+  }
+
+  // `defined` produced by macro expansion (the user-written ones were replaced earlier).
+  int64_t parse_defined(const Token& defined_tok) {
+    bool paren = at("(");
+    if (paren) ++p_;
+    if (p_ >= t_.size() || t_[p_].tok.kind != TokenKind::kIdentifier) {
+      fail_at(defined_tok, "'defined' expects a macro name");
+    }
+    bool v = defined_(pp_, t_[p_].tok.text);
+    ++p_;
+    if (paren) expect(")");
+    return v ? 1 : 0;
+  }
+
+  static int64_t parse_integer(const Token& tok) {
+    std::string s = tok.text;
+    while (!s.empty() && (s.back() == 'u' || s.back() == 'U' || s.back() == 'l' || s.back() == 'L')) {
+      s.pop_back();
+    }
+    int base = 10;
+    size_t i = 0;
+    if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      base = 16;
+      i = 2;
+    } else if (s.size() > 1 && s[0] == '0') {
+      base = 8;  // C semantics
+      i = 1;
+    }
+    uint64_t v = 0;
+    for (; i < s.size(); ++i) {
+      char c = s[i];
+      int d = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : 99;
+      if (d >= base) fail_at(tok, "invalid integer literal '" + tok.text + "' in #if expression");
+      if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) {
+        fail_at(tok, "integer literal '" + tok.text + "' is too large");
+      }
+      v = v * base + d;
+    }
+    return static_cast<int64_t>(v);
+  }
+
+  const std::vector<PPToken>& t_;
+  SourceLoc end_loc_;
+  const void* pp_;
+  DefinedFn defined_;
+  size_t p_ = 0;
+  size_t depth_ = 0;
+};
+
+class Preprocessor {
+ public:
+  Preprocessor(SourceManager& sources, const PreprocessOptions& options)
+      : sources_(sources), options_(options) {}
+
+  std::vector<Token> run() {
+    const std::string* text = sources_.text("");
+    if (text == nullptr) throw InternalError("the main spec is not registered as \"\"");
+    for (const std::string& define : options_.defines) define_from_command_line(define);
+    files_.emplace_back(text, "", 0);
+
+    std::vector<Token> out;
+    out.reserve(text->size() / 2);  // an upper bound for most specs; untouched pages are free
+    expand(&out);
+    Token end;
+    end.kind = TokenKind::kEnd;
+    end.loc = end_loc_;
+    out.push_back(std::move(end));
+    return out;
+  }
+
+ private:
+  // ---- Token sources: pushed-back token, macro contexts, then the files. ----
+
+  PPToken make_end() const {
+    PPToken t;
+    t.tok.kind = TokenKind::kEnd;
+    t.tok.loc = end_loc_;
+    return t;
+  }
+
+  std::shared_ptr<Macro> find_macro(const std::string& name) const {
+    auto it = macros_.find(name);
+    return it == macros_.end() ? nullptr : it->second;
+  }
+
+  // The next token without macro expansion.
+  PPToken next_token() {
+    if (pushback_) {
+      PPToken t = std::move(*pushback_);
+      pushback_.reset();
+      return t;
+    }
+    while (!contexts_.empty()) {
+      Context& c = contexts_.back();
+      if (c.pos < c.toks.size()) {
+        PPToken t = std::move(c.toks[c.pos++]);
+        // An identifier met while its own macro is being rescanned is painted for good, even
+        // if it is only examined after that rescan ends (e.g. as a macro argument).
+        if (t.tok.kind == TokenKind::kIdentifier && !t.painted) {
+          auto m = find_macro(t.tok.text);
+          if (m && m->disabled > 0) t.painted = true;
+        }
+        return t;
+      }
+      if (c.macro) --c.macro->disabled;
+      contexts_.pop_back();
+    }
+    if (isolated_) return make_end();
+    PPToken t;
+    if (read_file_token(&t)) return t;
+    return make_end();
+  }
+
+  bool skipping() const { return !conds_.empty() && !conds_.back().active; }
+
+  // Next token of the files, running directives and skipping inactive groups.
+  bool read_file_token(PPToken* out) {
+    while (true) {
+      FileState& f = files_.back();
+      const LexedToken& next = f.peek();
+      if (next.tok.kind == TokenKind::kEnd) {
+        if (conds_.size() > f.cond_base) {
+          fail(conds_.back().loc, "unterminated #" + conds_.back().directive);
+        }
+        if (files_.size() == 1) {
+          end_loc_ = next.tok.loc;
+          return false;
+        }
+        files_.pop_back();
+        continue;
+      }
+      if (next.at_line_start && is_punct(next.tok, "#")) {
+        handle_directive();
+        continue;
+      }
+      LexedToken t = f.take();
+      if (skipping()) continue;
+      if (!t.error.empty()) throw Diagnostic(t.tok.loc, t.error, "lex");
+      out->tok = std::move(t.tok);
+      out->painted = false;
+      return true;
+    }
+  }
+
+  // ---- Macro expansion. ----
+
+  // Expands everything up to the end token of the current source into `out`.
+  template <typename Out>
+  void expand(Out* out) {
+    while (true) {
+      PPToken t = next_token();
+      if (t.tok.kind == TokenKind::kEnd) return;
+      if (t.tok.kind == TokenKind::kIdentifier && !t.painted) {
+        if (auto m = find_macro(t.tok.text)) {
+          if (m->disabled > 0) {
+            t.painted = true;
+          } else if (!m->function_like) {
+            push_expansion(m, t.tok, {});
+            continue;
+          } else {
+            PPToken next = next_token();
+            if (is_punct(next.tok, "(")) {
+              std::vector<std::vector<PPToken>> args = collect_args(*m, t.tok);
+              push_expansion(m, t.tok, std::move(args));
+              continue;
+            }
+            pushback_ = std::move(next);  // a function-like name without '(' is left alone
+          }
+        }
+      }
+      emit(out, std::move(t));
+    }
+  }
+
+  static void emit(std::vector<Token>* out, PPToken t) { out->push_back(std::move(t.tok)); }
+  static void emit(std::vector<PPToken>* out, PPToken t) { out->push_back(std::move(t)); }
+
+  // Fully expands `toks` on their own (C's argument pre-expansion, #if expressions). Macros
+  // being rescanned outside stay disabled.
+  std::vector<PPToken> expand_list(std::vector<PPToken> toks, const Token& where) {
+    if (isolated_depth_ >= kMaxArgumentNesting) fail_at(where, "macro arguments nested too deeply");
+    std::vector<Context> saved_contexts = std::move(contexts_);
+    std::optional<PPToken> saved_pushback = std::move(pushback_);
+    bool saved_isolated = isolated_;
+    contexts_.clear();
+    pushback_.reset();
+    isolated_ = true;
+    ++isolated_depth_;
+    contexts_.push_back(Context{std::move(toks), 0, nullptr});
+    std::vector<PPToken> out;
+    expand(&out);
+    --isolated_depth_;
+    contexts_ = std::move(saved_contexts);
+    pushback_ = std::move(saved_pushback);
+    isolated_ = saved_isolated;
+    return out;
+  }
+
+  // Reads the arguments after the '(' of an invocation of `m` (named by `name`).
+  std::vector<std::vector<PPToken>> collect_args(const Macro& m, const Token& name) {
+    std::vector<std::vector<PPToken>> args(1);
+    int depth = 0;
+    while (true) {
+      PPToken t = next_token();
+      if (t.tok.kind == TokenKind::kEnd) {
+        fail_at(name, "unterminated argument list invoking macro '" + m.name + "'");
+      }
+      if (is_punct(t.tok, "(")) {
+        ++depth;
+      } else if (is_punct(t.tok, ")")) {
+        if (depth == 0) break;
+        --depth;
+      } else if (depth == 0 && is_punct(t.tok, ",")) {
+        args.emplace_back();
+        continue;
+      }
+      args.back().push_back(std::move(t));
+    }
+    if (m.params.empty() && args.size() == 1 && args[0].empty()) args.clear();
+    if (args.size() != m.params.size()) {
+      Diagnostic diag(name.loc,
+                      "macro '" + m.name + "' expects " + std::to_string(m.params.size()) +
+                          (m.params.size() == 1 ? " argument" : " arguments") + ", got " +
+                          std::to_string(args.size()),
+                      kRule);
+      add_macro_notes(diag, name);
+      if (m.definition.valid()) diag.add_note(m.definition, "macro '" + m.name + "' defined here");
+      throw diag;
+    }
+    return args;
+  }
+
+  // Substitutes the arguments into the body of `m` and pushes the result for rescanning.
+  void push_expansion(const std::shared_ptr<Macro>& m, const Token& name,
+                      std::vector<std::vector<PPToken>> args) {
+    if (m->uses_hash) fail_at(name, "'#' and '##' in macro bodies are not supported");
+    if (contexts_.size() >= kMaxNesting || name.macro_chain.size() >= kMaxNesting) {
+      fail_at(name, "macro expansion nested too deeply");
+    }
+    std::vector<MacroOrigin> chain = name.macro_chain;
+    chain.push_back(MacroOrigin{m->name, m->definition});
+
+    std::vector<std::optional<std::vector<PPToken>>> expanded(args.size());
+    std::vector<size_t> arg_units(args.size());
+    size_t size = 0;
+    size_t units = 0;  // tokens plus chain entries: what the result costs in memory
+    for (size_t i = 0; i < m->body.size(); ++i) {
+      int p = m->body_param[i];
+      if (p < 0) {
+        ++size;
+        units += 1 + chain.size();
+        continue;
+      }
+      if (!expanded[p]) {
+        expanded[p] = expand_list(std::move(args[p]), name);
+        for (const PPToken& t : *expanded[p]) arg_units[p] += 1 + t.tok.macro_chain.size();
+      }
+      size += expanded[p]->size();
+      units += arg_units[p];
+    }
+    expanded_units_ += units;
+    if (units > kMaxExpansionUnits || expanded_units_ > kMaxExpansionUnits) {
+      fail_at(name, "macro expansion too large");
+    }
+
+    std::vector<PPToken> result;
+    result.reserve(size);
+    for (size_t i = 0; i < m->body.size(); ++i) {
+      int p = m->body_param[i];
+      if (p >= 0) {
+        // Argument tokens keep the location where the user wrote them.
+        result.insert(result.end(), expanded[p]->begin(), expanded[p]->end());
+        continue;
+      }
+      PPToken t;
+      t.tok.kind = m->body[i].kind;
+      t.tok.text = m->body[i].text;
+      t.tok.loc = name.loc;
+      t.tok.macro_chain = chain;
+      result.push_back(std::move(t));
+    }
+    ++m->disabled;
+    contexts_.push_back(Context{std::move(result), 0, m});
+  }
+
+  // ---- Directives. ----
+
+  static void check_lex_errors(const std::vector<LexedToken>& line) {
+    for (const LexedToken& t : line) {
+      if (!t.error.empty()) throw Diagnostic(t.tok.loc, t.error, "lex");
+    }
+  }
+
+  void handle_directive() {
+    FileState& f = files_.back();
+    f.take();  // '#'
+    std::vector<LexedToken> line;
+    while (f.peek().tok.kind != TokenKind::kEnd && !f.peek().at_line_start) {
+      line.push_back(f.take());
+    }
+    // `f` may be invalidated below (by #include).
+    bool skip = skipping();
+    if (line.empty()) return;  // the null directive
+    const Token& name = line[0].tok;
+    if (name.kind != TokenKind::kIdentifier) {
+      if (skip) return;
+      check_lex_errors(line);
+      fail(name.loc, "invalid preprocessing directive '#" + name.text + "'");
+    }
+    const std::string& d = name.text;
+    if (d == "if" || d == "ifdef" || d == "ifndef") {
+      Cond c;
+      c.loc = name.loc;
+      c.directive = d;
+      c.parent_active = !skip;
+      if (skip) {
+        c.taken = true;  // no group of a conditional inside a skipped group is compiled
+      } else {
+        c.active = c.taken = condition(line);
+      }
+      conds_.push_back(std::move(c));
+      return;
+    }
+    if (d == "elif" || d == "else" || d == "endif") {
+      if (conds_.size() <= files_.back().cond_base) fail(name.loc, "#" + d + " without #if");
+      if (d == "endif") {
+        conds_.pop_back();
+        return;
+      }
+      if (conds_.back().seen_else) fail(name.loc, "#" + d + " after #else");
+      if (d == "else") {
+        Cond& c = conds_.back();
+        c.seen_else = true;
+        c.active = c.parent_active && !c.taken;
+        c.taken = true;
+        return;
+      }
+      if (!conds_.back().parent_active || conds_.back().taken) {
+        conds_.back().active = false;
+        return;
+      }
+      bool v = condition(line);
+      conds_.back().active = conds_.back().taken = v;
+      return;
+    }
+    if (skip) return;  // other directives in skipped groups are not even checked, as in C
+    check_lex_errors(line);
+    if (d == "define") {
+      define(line, 1, name.loc, false);
+    } else if (d == "undef") {
+      if (line.size() < 2 || line[1].tok.kind != TokenKind::kIdentifier) {
+        fail(line.size() < 2 ? name.loc : line[1].tok.loc, "#undef expects a macro name");
+      }
+      macros_.erase(line[1].tok.text);
+    } else if (d == "include") {
+      include(line);
+    } else if (d == "pragma") {
+      // Ignored: pragmas of C++ compilers mean nothing to the spec language.
+    } else if (d == "error") {
+      std::string message = "#error";
+      for (size_t i = 1; i < line.size(); ++i) message += " " + line[i].tok.text;
+      fail(name.loc, message);
+    } else {
+      fail(name.loc, "unknown directive '#" + d + "'");
+    }
+  }
+
+  // Value of the condition of an #if / #elif / #ifdef / #ifndef line.
+  bool condition(const std::vector<LexedToken>& line) {
+    check_lex_errors(line);
+    const Token& name = line[0].tok;
+    if (name.text == "ifdef" || name.text == "ifndef") {
+      if (line.size() < 2 || line[1].tok.kind != TokenKind::kIdentifier) {
+        fail(line.size() < 2 ? name.loc : line[1].tok.loc,
+             "#" + name.text + " expects a macro name");
+      }
+      bool defined = macros_.count(line[1].tok.text) > 0;
+      return name.text == "ifdef" ? defined : !defined;
+    }
+    // `defined X` is resolved before expansion, so X itself is not expanded.
+    std::vector<PPToken> toks;
+    for (size_t i = 1; i < line.size(); ++i) {
+      const Token& t = line[i].tok;
+      if (!t.is_ident("defined")) {
+        toks.push_back(PPToken{t, false});
+        continue;
+      }
+      size_t j = i + 1;
+      bool paren = j < line.size() && is_punct(line[j].tok, "(");
+      if (paren) ++j;
+      if (j >= line.size() || line[j].tok.kind != TokenKind::kIdentifier) {
+        fail(j < line.size() ? line[j].tok.loc : t.loc, "'defined' expects a macro name");
+      }
+      bool defined = macros_.count(line[j].tok.text) > 0;
+      ++j;
+      if (paren) {
+        if (j >= line.size() || !is_punct(line[j].tok, ")")) {
+          fail(j < line.size() ? line[j].tok.loc : line[j - 1].tok.loc,
+               "expected ')' after 'defined'");
+        }
+        ++j;
+      }
+      PPToken value;
+      value.tok.kind = TokenKind::kInteger;
+      value.tok.text = defined ? "1" : "0";
+      value.tok.loc = t.loc;
+      toks.push_back(std::move(value));
+      i = j - 1;
+    }
+    std::vector<PPToken> expanded = expand_list(std::move(toks), name);
+    IfExpression expr(expanded, name.loc, this, [](const void* pp, const std::string& macro) {
+      return static_cast<const Preprocessor*>(pp)->macros_.count(macro) > 0;
+    });
+    return expr.evaluate() != 0;
+  }
+
+  // Defines a macro from line[first..]: NAME [ '(' params ')' ] body. `definition` is where
+  // diagnostics say it was defined (invalid for -D).
+  void define(const std::vector<LexedToken>& line, size_t first, const SourceLoc& directive_loc,
+              bool command_line) {
+    if (first >= line.size()) fail(directive_loc, "macro name missing in #define");
+    const Token& name = line[first].tok;
+    if (name.kind != TokenKind::kIdentifier) fail(name.loc, "macro name must be an identifier");
+    if (name.text == "defined") fail(name.loc, "'defined' cannot be used as a macro name");
+    auto m = std::make_shared<Macro>();
+    m->name = name.text;
+    m->definition = command_line ? SourceLoc{} : name.loc;
+    size_t i = first + 1;
+    if (i < line.size() && is_punct(line[i].tok, "(") && !line[i].space_before) {
+      m->function_like = true;
+      ++i;
+      if (i < line.size() && is_punct(line[i].tok, ")")) {
+        ++i;
+      } else {
+        while (true) {
+          if (i >= line.size()) fail(line.back().tok.loc, "expected ')' in macro parameter list");
+          const Token& p = line[i].tok;
+          if (is_punct(p, ".")) fail(p.loc, "variadic macros are not supported");
+          if (p.kind != TokenKind::kIdentifier) {
+            fail(p.loc, "expected parameter name in macro '" + m->name + "', got '" + p.text + "'");
+          }
+          for (const std::string& q : m->params) {
+            if (q == p.text) fail(p.loc, "duplicate macro parameter '" + p.text + "'");
+          }
+          m->params.push_back(p.text);
+          ++i;
+          if (i < line.size() && is_punct(line[i].tok, ",")) {
+            ++i;
+            continue;
+          }
+          if (i < line.size() && is_punct(line[i].tok, ")")) {
+            ++i;
+            break;
+          }
+          fail(i < line.size() ? line[i].tok.loc : p.loc, "expected ')' in macro parameter list");
+        }
+      }
+    }
+    for (; i < line.size(); ++i) {
+      const Token& t = line[i].tok;
+      int param = -1;
+      if (m->function_like && t.kind == TokenKind::kIdentifier) {
+        for (size_t k = 0; k < m->params.size(); ++k) {
+          if (m->params[k] == t.text) param = static_cast<int>(k);
+        }
+      }
+      if (is_punct(t, "##") || (m->function_like && is_punct(t, "#"))) m->uses_hash = true;
+      Token body;
+      body.kind = t.kind;
+      body.text = t.text;
+      m->body.push_back(std::move(body));
+      m->body_param.push_back(param);
+    }
+    macros_[m->name] = std::move(m);  // a redefinition replaces the old one
+  }
+
+  void define_from_command_line(const std::string& option) {
+    size_t eq = option.find('=');
+    std::string head = option.substr(0, eq);
+    std::string value = eq == std::string::npos ? "1" : option.substr(eq + 1);
+    std::vector<LexedToken> line;
+    try {
+      line = lex(head, "");
+      line.pop_back();  // kEnd
+      // The part before '=' is NAME or NAME(params), nothing else.
+      bool name_only = line.size() == 1 ||
+                       (line.size() > 2 && is_punct(line[1].tok, "(") && !line[1].space_before &&
+                        is_punct(line.back().tok, ")"));
+      if (line.empty() || line[0].tok.kind != TokenKind::kIdentifier || !name_only) {
+        fail(SourceLoc{}, "macro name must be an identifier");
+      }
+      std::vector<LexedToken> body = lex(value, "");
+      body.pop_back();
+      check_lex_errors(line);
+      check_lex_errors(body);
+      for (LexedToken& t : body) {
+        t.space_before = true;
+        line.push_back(std::move(t));
+      }
+      for (LexedToken& t : line) t.tok.loc = SourceLoc{};
+      define(line, 0, SourceLoc{}, true);
+    } catch (const Diagnostic& d) {
+      throw Diagnostic(SourceLoc{}, "invalid -D option '" + option + "': " + d.message(),
+                       d.rule());
+    }
+  }
+
+  void include(const std::vector<LexedToken>& line) {
+    const Token& directive = line[0].tok;
+    if (line.size() < 2 || line[1].tok.kind != TokenKind::kString) {
+      fail(line.size() < 2 ? directive.loc : line[1].tok.loc, "#include expects \"FILE\"");
+    }
+    const Token& file_tok = line[1].tok;
+    std::string file = file_tok.text.substr(1, file_tok.text.size() - 2);
+    if (file.empty()) fail(file_tok.loc, "empty file name in #include");
+    if (files_.size() > kMaxIncludeDepth) fail(directive.loc, "#include nested too deeply");
+
+    std::optional<std::string> name = resolve_include(file);
+    if (!name) fail(file_tok.loc, "cannot find include file '" + file + "'");
+    const std::string* text = sources_.text(*name);
+    if (text == nullptr) {
+      std::string path = disk_path(*name);
+      std::ifstream in(path, std::ios::binary);
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      if (!in) fail(file_tok.loc, "cannot read include file '" + file + "'");
+      sources_.add(*name, path, buffer.str());
+      text = sources_.text(*name);
+    }
+    files_.emplace_back(text, *name, conds_.size());
+  }
+
+  // Where a file name (relative to the main spec's directory, or absolute) lives on disk.
+  std::string disk_path(const std::string& name) const {
+    return join_path(sources_.base_dir(), name);
+  }
+
+  // The SourceLoc name of the file `#include "file"` reaches, if it exists.
+  std::optional<std::string> resolve_include(const std::string& file) {
+    std::string local = normalize(join_path(dir_of(files_.back().name), file));
+    if (is_file(disk_path(local))) return local;
+    for (const std::string& dir : options_.include_dirs) {
+      std::string path = join_path(dir, file);  // relative to the current directory
+      if (!is_file(path)) continue;
+      // Name it relative to the main spec's directory, like every other included file.
+      std::error_code ec;
+      fs::path abs = fs::absolute(path, ec).lexically_normal();
+      fs::path base = fs::absolute(sources_.base_dir().empty() ? "." : sources_.base_dir(), ec)
+                          .lexically_normal();
+      std::string rel = abs.lexically_relative(base).string();
+      return rel.empty() ? abs.string() : rel;
+    }
+    return std::nullopt;
+  }
+
+  SourceManager& sources_;
+  const PreprocessOptions& options_;
+  std::unordered_map<std::string, std::shared_ptr<Macro>> macros_;
+  std::vector<FileState> files_;
+  std::vector<Cond> conds_;
+  std::vector<Context> contexts_;
+  std::optional<PPToken> pushback_;
+  bool isolated_ = false;  // reading a token list on its own: its end is the end of input
+  size_t isolated_depth_ = 0;
+  size_t expanded_units_ = 0;
+  SourceLoc end_loc_;
+};
+
+}  // namespace
+
+std::vector<Token> preprocess(SourceManager& sources, const PreprocessOptions& options) {
+  return Preprocessor(sources, options).run();
+}
+
+}  // namespace t2s

@@ -1,0 +1,449 @@
+#include "libs/ir/ir_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "libs/ir/expr_parser.h"
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/typing.h"
+
+namespace t2s {
+
+using Json = nlohmann::ordered_json;
+
+class ProgramResolver : public NameResolver {
+ public:
+  explicit ProgramResolver(const Program& program) : program_(program) {}
+
+  Expr identifier(const std::string& name, const SourceLoc& loc) override {
+    return make_var(name, loc);
+  }
+
+  CallTarget call(const std::string& name, size_t nargs, const SourceLoc& loc) override {
+    if (const Func* f = program_.find_func(name)) {
+      if (!f->type.known())
+        throw Diagnostic(loc, "call to Func '" + name + "' whose type is not known", "ir");
+      if (f->args.size() != nargs)
+        throw Diagnostic(loc, "Func '" + name + "' takes " + std::to_string(f->args.size()) +
+                                  " arguments, got " + std::to_string(nargs), "ir");
+      return {CallKind::kFunc, f->type};
+    }
+    if (const Input* in = program_.find_input(name)) {
+      if (static_cast<size_t>(in->dims) != nargs)
+        throw Diagnostic(loc, "input '" + name + "' has " + std::to_string(in->dims) +
+                                  " dimensions, got " + std::to_string(nargs), "ir");
+      return {CallKind::kImage, in->type};
+    }
+    throw Diagnostic(loc, "call to unknown Func or input '" + name + "'", "ir");
+  }
+
+ private:
+  const Program& program_;
+};
+
+Expr resolve_in_program(const Expr& untyped, const Program& program) {
+  ProgramResolver resolver(program);
+  return resolve_types(untyped, resolver);
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+Json loc_json(const SourceLoc& loc) { return loc.valid() ? Json(loc.str()) : Json(nullptr); }
+
+Json expr_json(const Expr& e) { return e ? Json(print_expr(e)) : Json(nullptr); }
+
+Json exprs_json(const std::vector<Expr>& es) {
+  Json a = Json::array();
+  for (const Expr& e : es) a.push_back(print_expr(e));
+  return a;
+}
+
+Json directive_arg_json(const DirectiveArg& arg) {
+  if (arg.kind != DirectiveArg::kList) return arg.text;
+  Json a = Json::array();
+  for (const DirectiveArg& item : arg.items) a.push_back(directive_arg_json(item));
+  return a;
+}
+
+Json stmts_json(const StmtList& stmts);
+
+Json stmt_json(const Stmt& s) {
+  Json j = Json::object();
+  switch (s.kind) {
+    case Stmt::kFor:
+      j["for"] = s.name;
+      j["min"] = expr_json(s.min);
+      j["extent"] = expr_json(s.extent);
+      j["kind"] = loop_kind_name(s.loop_kind);
+      j["body"] = stmts_json(s.body);
+      break;
+    case Stmt::kLet:
+      j["let"] = s.name;
+      j["value"] = expr_json(s.value);
+      j["body"] = stmts_json(s.body);
+      break;
+    case Stmt::kIf:
+      j["if"] = expr_json(s.value);
+      j["then"] = stmts_json(s.body);
+      j["else"] = stmts_json(s.else_body);
+      break;
+    case Stmt::kProvide:
+      j["provide"] = s.name;
+      j["args"] = exprs_json(s.args);
+      j["value"] = expr_json(s.value);
+      break;
+    case Stmt::kAlloc:
+      j["alloc"] = s.name;
+      j["type"] = s.type.name();
+      j["shape"] = exprs_json(s.args);
+      break;
+    case Stmt::kWriteChannel:
+      j["write_channel"] = s.name;
+      j["index"] = exprs_json(s.args);
+      j["value"] = expr_json(s.value);
+      break;
+  }
+  if (s.loc.valid()) j["loc"] = s.loc.str();
+  return j;
+}
+
+Json stmts_json(const StmtList& stmts) {
+  Json a = Json::array();
+  for (const StmtPtr& s : stmts) a.push_back(stmt_json(*s));
+  return a;
+}
+
+const char* place_name(Place p) { return p == Place::kDevice ? "device" : "host"; }
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+class Reader {
+ public:
+  Reader(const std::string& display_name) : file_loc_{display_name, 0, 0} {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& message) {
+    throw Diagnostic(file_loc_, where.empty() ? message : where + ": " + message, "ir");
+  }
+
+  const Json& field(const Json& obj, const char* key, const std::string& where) {
+    if (!obj.is_object()) fail(where, "expected an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where, std::string("missing field '") + key + "'");
+    return *it;
+  }
+
+  std::string str(const Json& obj, const char* key, const std::string& where) {
+    const Json& v = field(obj, key, where);
+    if (!v.is_string()) fail(where, std::string("field '") + key + "' must be a string");
+    return v.get<std::string>();
+  }
+
+  const Json& array(const Json& obj, const char* key, const std::string& where) {
+    const Json& v = field(obj, key, where);
+    if (!v.is_array()) fail(where, std::string("field '") + key + "' must be an array");
+    return v;
+  }
+
+  std::vector<std::string> strings(const Json& obj, const char* key, const std::string& where) {
+    std::vector<std::string> out;
+    for (const Json& v : array(obj, key, where)) {
+      if (!v.is_string()) fail(where, std::string("field '") + key + "' must hold strings");
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+
+  SourceLoc loc(const Json& obj, const char* key, const std::string& where) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return {};
+    if (!it->is_string()) fail(where, std::string("field '") + key + "' must be a string");
+    try {
+      return SourceLoc::parse(it->get<std::string>());
+    } catch (const std::invalid_argument& e) {
+      fail(where, e.what());
+    }
+  }
+
+  Type type(const Json& v, const std::string& where, bool allow_null) {
+    if (v.is_null() && allow_null) return Type();
+    if (!v.is_string()) fail(where, "a type must be a string such as \"float32\"");
+    auto t = Type::from_name(v.get<std::string>());
+    if (!t) fail(where, "unknown type '" + v.get<std::string>() + "'");
+    return *t;
+  }
+
+  Place place(const Json& obj, const std::string& where) {
+    std::string p = str(obj, "place", where);
+    if (p == "host") return Place::kHost;
+    if (p == "device") return Place::kDevice;
+    fail(where, "place must be \"host\" or \"device\", not \"" + p + "\"");
+  }
+
+  // Parses the untyped tree; types are resolved once the whole program is known.
+  Expr expr(const Json& v, const std::string& where, const SourceLoc& entity_loc) {
+    if (!v.is_string()) fail(where, "an expression must be a string");
+    try {
+      return parse_expr_text(v.get<std::string>(), entity_loc);
+    } catch (const Diagnostic& d) {
+      fail(where, d.message());
+    }
+  }
+
+  Expr typed(const Expr& e, const Program& p, const std::string& where) {
+    if (!e) return e;
+    try {
+      return resolve_in_program(e, p);
+    } catch (const Diagnostic& d) {
+      fail(where, d.message());
+    }
+  }
+
+  DirectiveArg directive_arg(const Json& v, const std::string& where) {
+    if (v.is_array()) {
+      std::vector<DirectiveArg> items;
+      for (const Json& item : v) items.push_back(directive_arg(item, where));
+      return DirectiveArg::list(std::move(items));
+    }
+    if (!v.is_string()) fail(where, "a directive argument must be a string or an array");
+    std::string text = v.get<std::string>();
+    if (text.find("::") != std::string::npos) return DirectiveArg::enumerator(text);
+    // Check that it parses; keep the text (directive arguments are interpreted by the stage
+    // that applies the directive).
+    expr(v, where, {});
+    return DirectiveArg::expr(text);
+  }
+
+  StmtList stmts(const Json& v, const std::string& where, int depth) {
+    if (!v.is_array()) fail(where, "a statement list must be an array");
+    if (depth > 200) fail(where, "statements nested too deeply");
+    StmtList out;
+    for (size_t i = 0; i < v.size(); ++i)
+      out.push_back(stmt(v[i], where + "[" + std::to_string(i) + "]", depth + 1));
+    return out;
+  }
+
+  StmtPtr stmt(const Json& j, const std::string& where, int depth) {
+    if (!j.is_object()) fail(where, "a statement must be an object");
+    auto s = std::make_shared<Stmt>();
+    s->loc = loc(j, "loc", where);
+    if (j.contains("for")) {
+      s->kind = Stmt::kFor;
+      s->name = str(j, "for", where);
+      s->min = expr(field(j, "min", where), where + ".min", s->loc);
+      s->extent = expr(field(j, "extent", where), where + ".extent", s->loc);
+      if (!loop_kind_from_name(str(j, "kind", where), &s->loop_kind))
+        fail(where, "loop kind must be serial, unrolled or vectorized");
+      s->body = stmts(field(j, "body", where), where + ".body", depth);
+    } else if (j.contains("let")) {
+      s->kind = Stmt::kLet;
+      s->name = str(j, "let", where);
+      s->value = expr(field(j, "value", where), where + ".value", s->loc);
+      s->body = stmts(field(j, "body", where), where + ".body", depth);
+    } else if (j.contains("if")) {
+      s->kind = Stmt::kIf;
+      s->value = expr(field(j, "if", where), where + ".if", s->loc);
+      s->body = stmts(field(j, "then", where), where + ".then", depth);
+      s->else_body = stmts(field(j, "else", where), where + ".else", depth);
+    } else if (j.contains("provide")) {
+      s->kind = Stmt::kProvide;
+      s->name = str(j, "provide", where);
+      for (const Json& a : array(j, "args", where)) s->args.push_back(expr(a, where, s->loc));
+      s->value = expr(field(j, "value", where), where + ".value", s->loc);
+    } else if (j.contains("alloc")) {
+      s->kind = Stmt::kAlloc;
+      s->name = str(j, "alloc", where);
+      s->type = type(field(j, "type", where), where, false);
+      for (const Json& a : array(j, "shape", where)) s->args.push_back(expr(a, where, s->loc));
+    } else if (j.contains("write_channel")) {
+      s->kind = Stmt::kWriteChannel;
+      s->name = str(j, "write_channel", where);
+      for (const Json& a : array(j, "index", where)) s->args.push_back(expr(a, where, s->loc));
+      s->value = expr(field(j, "value", where), where + ".value", s->loc);
+    } else {
+      fail(where, "unknown statement kind (expected for, let, if, provide, alloc or "
+                  "write_channel)");
+    }
+    return s;
+  }
+
+  void type_stmts(StmtList& list, const Program& p, const std::string& where) {
+    for (StmtPtr& s : list) {
+      s->min = typed(s->min, p, where);
+      s->extent = typed(s->extent, p, where);
+      s->value = typed(s->value, p, where);
+      for (Expr& a : s->args) a = typed(a, p, where);
+      type_stmts(s->body, p, where);
+      type_stmts(s->else_body, p, where);
+    }
+  }
+
+  Program program(const std::string& text) {
+    Json doc;
+    try {
+      doc = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+      fail("", std::string("malformed JSON: ") + e.what());
+    }
+    if (!doc.is_object()) fail("", "an IR document must be a JSON object");
+    Program p;
+    const Json& version = field(doc, "t2s_ir", "");
+    if (!version.is_number_integer()) fail("", "'t2s_ir' must be an integer");
+    p.version = version.get<int>();
+    if (p.version > kIrVersion)
+      fail("", "IR format version " + std::to_string(p.version) +
+                   " is newer than this tool understands (" + std::to_string(kIrVersion) +
+                   "); use a newer toolchain");
+    if (p.version < 1) fail("", "invalid IR format version " + std::to_string(p.version));
+    std::string stage = str(doc, "stage", "");
+    if (!stage_from_name(stage, &p.stage)) fail("", "unknown stage '" + stage + "'");
+    p.vars = strings(doc, "vars", "vars");
+
+    const Json& inputs = array(doc, "inputs", "inputs");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string where = "inputs[" + std::to_string(i) + "]";
+      Input in;
+      in.name = str(inputs[i], "name", where);
+      in.type = type(field(inputs[i], "type", where), where, false);
+      const Json& dims = field(inputs[i], "dims", where);
+      if (!dims.is_number_integer() || dims.get<int>() < 0 || dims.get<int>() > 16)
+        fail(where, "'dims' must be an integer from 0 to 16");
+      in.dims = dims.get<int>();
+      in.loc = loc(inputs[i], "loc", where);
+      p.inputs.push_back(in);
+    }
+
+    const Json& funcs = array(doc, "funcs", "funcs");
+    for (size_t i = 0; i < funcs.size(); ++i) {
+      std::string where = "funcs[" + std::to_string(i) + "]";
+      const Json& j = funcs[i];
+      Func f;
+      f.name = str(j, "name", where);
+      f.type = type(field(j, "type", where), where, true);
+      f.args = strings(j, "args", where);
+      f.place = place(j, where);
+      const Json& declared = field(j, "declared", where);
+      if (!declared.is_boolean()) fail(where, "'declared' must be true or false");
+      f.declared = declared.get<bool>();
+      if (j.contains("wraps")) f.wraps = str(j, "wraps", where);
+      f.loc = loc(j, "loc", where);
+      f.decl_loc = loc(j, "decl_loc", where);
+      const Json& def = field(j, "definition", where);
+      if (!def.is_null()) f.definition = expr(def, where + ".definition", f.loc);
+      p.funcs.push_back(f);
+    }
+
+    const Json& directives = array(doc, "directives", "directives");
+    for (size_t i = 0; i < directives.size(); ++i) {
+      std::string where = "directives[" + std::to_string(i) + "]";
+      Directive d;
+      d.func = str(directives[i], "func", where);
+      d.name = str(directives[i], "name", where);
+      for (const Json& a : array(directives[i], "args", where))
+        d.args.push_back(directive_arg(a, where));
+      d.loc = loc(directives[i], "loc", where);
+      p.directives.push_back(d);
+    }
+
+    const Json& output = field(doc, "output", "output");
+    p.output.func = str(output, "func", "output");
+    p.output.extents = strings(output, "extents", "output");
+    p.output.loc = loc(output, "loc", "output");
+
+    const Json& kernels = array(doc, "kernels", "kernels");
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      std::string where = "kernels[" + std::to_string(i) + "]";
+      Kernel k;
+      k.name = str(kernels[i], "name", where);
+      k.place = place(kernels[i], where);
+      k.body = stmts(field(kernels[i], "body", where), where + ".body", 0);
+      k.loc = loc(kernels[i], "loc", where);
+      p.kernels.push_back(std::move(k));
+    }
+    p.channels_json = array(doc, "channels", "channels").dump();
+    p.registers_json = array(doc, "registers", "registers").dump();
+
+    // Types need every Func and input, so they are resolved last.
+    for (size_t i = 0; i < p.funcs.size(); ++i)
+      p.funcs[i].definition =
+          typed(p.funcs[i].definition, p, "funcs[" + std::to_string(i) + "].definition");
+    for (size_t i = 0; i < p.kernels.size(); ++i)
+      type_stmts(p.kernels[i].body, p, "kernels[" + std::to_string(i) + "]");
+    return p;
+  }
+
+ private:
+  SourceLoc file_loc_;
+};
+
+}  // namespace
+
+std::string write_program(const Program& p) {
+  Json doc = Json::object();
+  doc["t2s_ir"] = p.version;
+  doc["stage"] = stage_name(p.stage);
+  doc["vars"] = p.vars;
+  Json inputs = Json::array();
+  for (const Input& in : p.inputs) {
+    Json j = Json::object();
+    j["name"] = in.name;
+    j["type"] = in.type.name();
+    j["dims"] = in.dims;
+    j["loc"] = loc_json(in.loc);
+    inputs.push_back(j);
+  }
+  doc["inputs"] = inputs;
+  Json funcs = Json::array();
+  for (const Func& f : p.funcs) {
+    Json j = Json::object();
+    j["name"] = f.name;
+    j["type"] = f.type.known() ? Json(f.type.name()) : Json(nullptr);
+    j["args"] = f.args;
+    j["place"] = place_name(f.place);
+    j["declared"] = f.declared;
+    if (!f.wraps.empty()) j["wraps"] = f.wraps;
+    j["definition"] = expr_json(f.definition);
+    j["loc"] = loc_json(f.loc);
+    j["decl_loc"] = loc_json(f.decl_loc);
+    funcs.push_back(j);
+  }
+  doc["funcs"] = funcs;
+  Json directives = Json::array();
+  for (const Directive& d : p.directives) {
+    Json j = Json::object();
+    j["func"] = d.func;
+    j["name"] = d.name;
+    Json args = Json::array();
+    for (const DirectiveArg& a : d.args) args.push_back(directive_arg_json(a));
+    j["args"] = args;
+    j["loc"] = loc_json(d.loc);
+    directives.push_back(j);
+  }
+  doc["directives"] = directives;
+  Json output = Json::object();
+  output["func"] = p.output.func;
+  output["extents"] = p.output.extents;
+  output["loc"] = loc_json(p.output.loc);
+  doc["output"] = output;
+  Json kernels = Json::array();
+  for (const Kernel& k : p.kernels) {
+    Json j = Json::object();
+    j["name"] = k.name;
+    j["place"] = place_name(k.place);
+    j["body"] = stmts_json(k.body);
+    j["loc"] = loc_json(k.loc);
+    kernels.push_back(j);
+  }
+  doc["kernels"] = kernels;
+  doc["channels"] = Json::parse(p.channels_json);
+  doc["registers"] = Json::parse(p.registers_json);
+  return doc.dump(2) + "\n";
+}
+
+Program read_program(const std::string& text, const std::string& display_name) {
+  return Reader(display_name).program(text);
+}
+
+}  // namespace t2s

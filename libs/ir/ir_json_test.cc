@@ -1,0 +1,195 @@
+#include <gtest/gtest.h>
+
+#include "libs/ir/ir_json.h"
+
+namespace t2s {
+namespace {
+
+// A document with every statement kind, as a later stage would write it.
+const char* kDocument = R"json({
+  "t2s_ir": 1,
+  "stage": "merged",
+  "vars": [
+    "i",
+    "k"
+  ],
+  "inputs": [
+    {
+      "name": "a",
+      "type": "float32",
+      "dims": 2,
+      "loc": "3:1"
+    }
+  ],
+  "funcs": [
+    {
+      "name": "A",
+      "type": "float32",
+      "args": [
+        "i",
+        "k"
+      ],
+      "place": "device",
+      "declared": true,
+      "definition": "select(i == 0, a(i, k), A(i - 1, k))",
+      "loc": "6:1",
+      "decl_loc": "5:6"
+    },
+    {
+      "name": "w",
+      "type": "float32",
+      "args": [
+        "_0",
+        "_1"
+      ],
+      "place": "host",
+      "declared": false,
+      "wraps": "a",
+      "definition": "a(_0, _1)",
+      "loc": "inc/defs.h:2:6",
+      "decl_loc": "inc/defs.h:2:6"
+    }
+  ],
+  "directives": [
+    {
+      "func": "A",
+      "name": "space_time_transform",
+      "args": [
+        [
+          "i"
+        ],
+        [
+          "2"
+        ],
+        "SpaceTimeTransform::CheckTime"
+      ],
+      "loc": "8:1"
+    }
+  ],
+  "output": {
+    "func": "A",
+    "extents": [
+      "4",
+      "8"
+    ],
+    "loc": "9:1"
+  },
+  "kernels": [
+    {
+      "name": "A",
+      "place": "device",
+      "body": [
+        {
+          "alloc": "srA",
+          "type": "float32",
+          "shape": [
+            "4",
+            "3"
+          ]
+        },
+        {
+          "for": "k",
+          "min": "0",
+          "extent": "8",
+          "kind": "serial",
+          "body": [
+            {
+              "for": "i",
+              "min": "0",
+              "extent": "4",
+              "kind": "unrolled",
+              "body": [
+                {
+                  "let": "t",
+                  "value": "k * 2 + i",
+                  "body": [
+                    {
+                      "if": "t % 2 == 0",
+                      "then": [
+                        {
+                          "provide": "A",
+                          "args": [
+                            "i",
+                            "k"
+                          ],
+                          "value": "select(i == 0, a(i, k), A(i - 1, k))",
+                          "loc": "6:1"
+                        }
+                      ],
+                      "else": [
+                        {
+                          "write_channel": "ch",
+                          "index": [
+                            "i"
+                          ],
+                          "value": "A(i, k)"
+                        }
+                      ]
+                    }
+                  ]
+                }
+              ]
+            }
+          ]
+        }
+      ],
+      "loc": "6:1"
+    }
+  ],
+  "channels": [
+    {
+      "name": "ch",
+      "depth": 2
+    }
+  ],
+  "registers": []
+}
+)json";
+
+TEST(IrJsonTest, ReadWriteReproducesBytes) {
+  Program p = read_program(kDocument, "doc.json");
+  EXPECT_EQ(write_program(p), kDocument);
+  EXPECT_EQ(p.funcs[0].definition->type, Type::Float(32));
+  EXPECT_EQ(p.funcs[1].loc, (SourceLoc{"inc/defs.h", 2, 6}));
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    read_program(text, "doc.json");
+  } catch (const Diagnostic& d) {
+    return d.loc().str() + ": " + d.message() + " [" + d.rule() + "]";
+  }
+  return "no error";
+}
+
+TEST(IrJsonTest, RejectsBadDocuments) {
+  std::string doc = kDocument;
+  EXPECT_EQ(error_of("{"), "doc.json: malformed JSON: [json.exception.parse_error.101] parse "
+                           "error at line 1, column 2: syntax error while parsing object key - "
+                           "unexpected end of input; expected string literal [ir]");
+  std::string newer = doc;
+  newer.replace(newer.find("\"t2s_ir\": 1"), 11, "\"t2s_ir\": 2");
+  EXPECT_EQ(error_of(newer), "doc.json: IR format version 2 is newer than this tool understands "
+                             "(1); use a newer toolchain [ir]");
+  std::string stage = doc;
+  stage.replace(stage.find("\"merged\""), 8, "\"fused\"");
+  EXPECT_EQ(error_of(stage), "doc.json: unknown stage 'fused' [ir]");
+  std::string bad_expr = doc;
+  bad_expr.replace(bad_expr.find("\"k * 2 + i\""), 11, "\"k * \"");
+  EXPECT_EQ(error_of(bad_expr),
+            "doc.json: kernels[0].body[1].body[0].body[0].value: expected an expression, found "
+            "end of input [ir]");
+  std::string bad_call = doc;
+  bad_call.replace(bad_call.find("\"A(i, k)\""), 9, "\"B(i, k)\"");
+  EXPECT_EQ(error_of(bad_call), "doc.json: kernels[0]: call to unknown Func or input 'B' [ir]");
+}
+
+TEST(SourceLocTest, ParsesAndPrints) {
+  EXPECT_EQ(SourceLoc::parse("12:3").str(), "12:3");
+  EXPECT_EQ(SourceLoc::parse("a/b.h:1:2").file, "a/b.h");
+  EXPECT_THROW(SourceLoc::parse("x:y"), std::invalid_argument);
+  EXPECT_THROW(SourceLoc::parse("0:1"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace t2s

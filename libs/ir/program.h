@@ -1,0 +1,123 @@
+// The IR data model: one Program per stage document (docs/ir.md describes every field).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libs/ir/diagnostic.h"
+#include "libs/ir/expr.h"
+#include "libs/ir/type.h"
+
+namespace t2s {
+
+// Current IR format version; a tool refuses documents with a newer one.
+constexpr int kIrVersion = 1;
+
+// The stages in pipeline order (DESIGN.md section 2).
+enum class Stage { kParsed, kMerged, kStt, kVectorized, kGathered };
+const char* stage_name(Stage s);
+bool stage_from_name(const std::string& name, Stage* out);
+
+enum class Place { kHost, kDevice };
+
+struct Input {  // ImageParam
+  std::string name;
+  Type type;
+  int dims = 0;
+  SourceLoc loc;
+};
+
+struct Func {
+  std::string name;
+  Type type;                      // unknown for an undeclared Func not defined yet
+  std::vector<std::string> args;  // empty for an undeclared Func not defined yet
+  Place place = Place::kHost;
+  bool declared = false;          // declared with type and args: may be used before definition
+  std::string wraps;              // the ImageParam of `Func f(a)`, else empty
+  Expr definition;                // null when not defined
+  SourceLoc loc;                  // the definition (or the declaration when not defined)
+  SourceLoc decl_loc;             // the declaration
+};
+
+// A directive argument: an expression (a name is an expression too), a brace list, or an enum
+// value such as SpaceTimeTransform::CheckTime.
+struct DirectiveArg {
+  enum Kind { kExpr, kList, kEnum };
+  Kind kind = kExpr;
+  std::string text;                 // canonical expression text, or the enum's full name
+  std::vector<DirectiveArg> items;  // kList
+
+  static DirectiveArg expr(std::string t) { return {kExpr, std::move(t), {}}; }
+  static DirectiveArg enumerator(std::string t) { return {kEnum, std::move(t), {}}; }
+  static DirectiveArg list(std::vector<DirectiveArg> items) { return {kList, "", std::move(items)}; }
+  bool operator==(const DirectiveArg& o) const {
+    return kind == o.kind && text == o.text && items == o.items;
+  }
+};
+
+struct Directive {
+  std::string func;
+  std::string name;
+  std::vector<DirectiveArg> args;
+  SourceLoc loc;
+};
+
+struct Output {
+  std::string func;
+  std::vector<std::string> extents;  // canonical expressions
+  SourceLoc loc;
+};
+
+// Statements of lowered stages (merged and later).
+struct Stmt;
+using StmtPtr = std::shared_ptr<Stmt>;
+using StmtList = std::vector<StmtPtr>;
+
+enum class LoopKind { kSerial, kUnrolled, kVectorized };
+const char* loop_kind_name(LoopKind k);
+bool loop_kind_from_name(const std::string& name, LoopKind* out);
+
+struct Stmt {
+  enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel };
+  Kind kind = kProvide;
+  std::string name;            // for: loop var; let: var; provide: func; alloc: register;
+                               // write_channel: channel
+  Expr min, extent;            // for
+  LoopKind loop_kind = LoopKind::kSerial;
+  Expr value;                  // let, provide, write_channel; if: the condition
+  std::vector<Expr> args;      // provide: the left-hand side arguments; write_channel: index;
+                               // alloc: the shape
+  Type type;                   // alloc: element type
+  StmtList body;               // for, let, if (then)
+  StmtList else_body;          // if
+  SourceLoc loc;
+};
+
+struct Kernel {
+  std::string name;
+  Place place = Place::kDevice;
+  StmtList body;
+  SourceLoc loc;
+};
+
+struct Program {
+  int version = kIrVersion;
+  Stage stage = Stage::kParsed;
+  std::vector<std::string> vars;  // declared Vars in declaration order
+  std::vector<Input> inputs;
+  std::vector<Func> funcs;  // in declaration order
+  std::vector<Directive> directives;  // in program order
+  Output output;
+  std::vector<Kernel> kernels;
+  // Channel and register records are defined by the stages that create them (docs/ir.md); the
+  // model keeps them as JSON text so that documents round-trip before those stages exist.
+  std::string channels_json = "[]";
+  std::string registers_json = "[]";
+
+  const Func* find_func(const std::string& name) const;
+  Func* find_func(const std::string& name);
+  const Input* find_input(const std::string& name) const;
+};
+
+}  // namespace t2s

@@ -1,0 +1,256 @@
+#include "libs/ir/typing.h"
+
+#include <cmath>
+#include <limits>
+
+#include "libs/ir/expr_printer.h"
+
+namespace t2s {
+
+namespace {
+
+[[noreturn]] void type_error(const SourceLoc& loc, const std::string& message) {
+  throw Diagnostic(loc, message, "type");
+}
+
+bool is_coercible_literal(const Expr& e) {
+  return e->kind == ExprKind::kIntImm && e->type == Type::Int(32);
+}
+
+Expr literal_as(const Expr& lit, Type t, const SourceLoc& loc) {
+  Expr e = coerce_literal_to(lit, t);
+  if (!e)
+    type_error(loc, "integer constant " + std::to_string(lit->int_value) +
+                        " cannot be implicitly converted to " + t.spec_name() +
+                        " without changing its value");
+  return e;
+}
+
+Type wider(Type a, Type b) { return a.bits >= b.bits ? a : b; }
+
+Expr cast_to(Type t, const Expr& e);
+
+// Halide's match_types, with its special case for integer literals.
+void match_types(Expr& a, Expr& b, const SourceLoc& loc) {
+  if (a->type == b->type) return;
+  if (is_coercible_literal(a) && !is_coercible_literal(b)) {
+    a = literal_as(a, b->type, loc);
+    return;
+  }
+  if (is_coercible_literal(b)) {
+    b = literal_as(b, a->type, loc);
+    return;
+  }
+  Type ta = a->type, tb = b->type;
+  if (ta.lanes != tb.lanes)
+    type_error(loc, "operands have different lane counts (" + ta.spec_name() + " and " +
+                        tb.spec_name() + ")");
+  Type target;
+  if (ta.is_float() || tb.is_float()) {
+    target = ta.is_float() && tb.is_float() ? wider(ta, tb) : (ta.is_float() ? ta : tb);
+  } else if (ta.code == tb.code && !ta.is_bool() && !tb.is_bool()) {
+    target = wider(ta, tb);
+  } else {
+    // int with uint (or bool): a signed type as wide as the wider operand, as Halide does.
+    target = Type::Int(std::max(ta.bits, tb.bits), ta.lanes);
+  }
+  a = cast_to(target, a);
+  b = cast_to(target, b);
+}
+
+Expr fold_cast(Type t, const Expr& v) {
+  if (v->kind == ExprKind::kIntImm && !t.is_float() && t.lanes == 1 && v->type.lanes == 1) {
+    int64_t value = v->int_value;
+    if (t.is_bool()) return make_bool(value != 0, v->loc);
+    if (v->type.is_uint() && v->type.bits == 64 && t.bits == 64) return make_int(t, value, v->loc);
+    return make_int(t, wrap_to_type(value, t), v->loc);
+  }
+  if (v->kind == ExprKind::kIntImm && t.is_float() && t.lanes == 1) {
+    double d = v->type.is_uint() && v->type.bits == 64
+                   ? static_cast<double>(static_cast<uint64_t>(v->int_value))
+                   : static_cast<double>(v->int_value);
+    if (t.bits == 32) d = static_cast<float>(d);
+    return make_float(t, d, v->loc);
+  }
+  if (v->kind == ExprKind::kFloatImm && t.is_float() && t.lanes == 1) {
+    double d = t.bits == 32 ? static_cast<double>(static_cast<float>(v->float_value))
+                            : v->float_value;
+    return make_float(t, d, v->loc);
+  }
+  return nullptr;
+}
+
+Expr cast_to(Type t, const Expr& e) {
+  if (e->type == t) return e;
+  if (Expr folded = fold_cast(t, e)) return folded;
+  return make_cast(t, e, e->loc);
+}
+
+// Folds integer (not bool) arithmetic and comparisons on two literals of the same type.
+Expr fold_binary(BinaryOp op, const Expr& a, const Expr& b, Type result, const SourceLoc& loc) {
+  if (a->kind != ExprKind::kIntImm || b->kind != ExprKind::kIntImm) return nullptr;
+  Type t = a->type;
+  int64_t x = a->int_value, y = b->int_value;
+  if (t.is_bool()) {
+    if (op == BinaryOp::kAnd) return make_bool(x && y, loc);
+    if (op == BinaryOp::kOr) return make_bool(x || y, loc);
+    if (op == BinaryOp::kEQ) return make_bool(x == y, loc);
+    if (op == BinaryOp::kNE) return make_bool(x != y, loc);
+    return nullptr;
+  }
+  if (t.is_uint() && t.bits == 64) return nullptr;  // keep the int64 arithmetic below exact
+  // Values fit in 32 bits or are int64: compute in __int128 to detect overflow.
+  __int128 X = x, Y = y, r = 0;
+  switch (op) {
+    case BinaryOp::kAdd: r = X + Y; break;
+    case BinaryOp::kSub: r = X - Y; break;
+    case BinaryOp::kMul: r = X * Y; break;
+    case BinaryOp::kDiv:
+      if (t.bits == 64 && x == std::numeric_limits<int64_t>::min() && y == -1) return nullptr;
+      r = halide_div(x, y);
+      break;
+    case BinaryOp::kMod: r = halide_mod(x, y); break;
+    case BinaryOp::kEQ: return make_bool(x == y, loc);
+    case BinaryOp::kNE: return make_bool(x != y, loc);
+    case BinaryOp::kLT: return make_bool(x < y, loc);
+    case BinaryOp::kLE: return make_bool(x <= y, loc);
+    case BinaryOp::kGT: return make_bool(x > y, loc);
+    case BinaryOp::kGE: return make_bool(x >= y, loc);
+    default: return nullptr;
+  }
+  if (r < std::numeric_limits<int64_t>::min() || r > std::numeric_limits<int64_t>::max())
+    return nullptr;
+  int64_t v = static_cast<int64_t>(r);
+  if (t.is_uint()) return make_int(result, wrap_to_type(v, t), loc);  // unsigned wraps
+  if (!fits_in_type(v, t)) return nullptr;  // signed overflow: leave it to run time
+  return make_int(result, v, loc);
+}
+
+class Typer {
+ public:
+  explicit Typer(NameResolver& resolver) : resolver_(resolver) {}
+
+  Expr visit(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kIntImm:
+      case ExprKind::kFloatImm:
+        return e;
+      case ExprKind::kVar:
+        return resolver_.identifier(e->name, e->loc);
+      case ExprKind::kCast: {
+        Expr v = visit(e->operands[0]);
+        if (v->type.lanes != e->type.lanes)
+          type_error(e->loc, "cannot cast " + v->type.spec_name() + " to " + e->type.spec_name() +
+                                 ": lane counts differ");
+        return cast_to(e->type, v);
+      }
+      case ExprKind::kUnary: return unary(e);
+      case ExprKind::kBinary: return binary(e);
+      case ExprKind::kSelect: return select(e);
+      case ExprKind::kCall:
+        return e->call_kind == CallKind::kIntrinsic ? intrinsic(e) : call(e);
+    }
+    throw InternalError("typing: unknown expression kind");
+  }
+
+ private:
+  Expr unary(const Expr& e) {
+    Expr a = visit(e->operands[0]);
+    if (e->unary_op == UnaryOp::kNot) {
+      if (!a->type.is_bool())
+        type_error(e->loc, "operand of '!' must be Bool, not " + a->type.spec_name());
+      if (a->kind == ExprKind::kIntImm) return make_bool(!a->int_value, e->loc);
+      return make_unary(UnaryOp::kNot, a, a->type, e->loc);
+    }
+    if (a->type.is_bool()) type_error(e->loc, "cannot negate a Bool expression");
+    if (a->kind == ExprKind::kIntImm && a->type.is_int() &&
+        a->int_value != std::numeric_limits<int64_t>::min() && fits_in_type(-a->int_value, a->type))
+      return make_int(a->type, -a->int_value, e->loc);
+    if (a->kind == ExprKind::kFloatImm) return make_float(a->type, -a->float_value, e->loc);
+    return make_unary(UnaryOp::kNeg, a, a->type, e->loc);
+  }
+
+  Expr binary(const Expr& e) {
+    Expr a = visit(e->operands[0]);
+    Expr b = visit(e->operands[1]);
+    BinaryOp op = e->binary_op;
+    const char* spelling = binary_op_spelling(op);
+    if (op == BinaryOp::kAnd || op == BinaryOp::kOr) {
+      if (!a->type.is_bool() || !b->type.is_bool())
+        type_error(e->loc, std::string("operands of '") + spelling + "' must be Bool, not " +
+                               a->type.spec_name() + " and " + b->type.spec_name());
+    } else {
+      match_types(a, b, e->loc);
+      if (!is_comparison(op) && a->type.is_bool())
+        type_error(e->loc, std::string("arithmetic '") + spelling + "' on Bool operands");
+    }
+    Type result = is_comparison(op) ? Type::Bool(a->type.lanes) : a->type;
+    if (Expr folded = fold_binary(op, a, b, result, e->loc)) return folded;
+    return make_binary(op, a, b, result, e->loc);
+  }
+
+  Expr select(const Expr& e) {
+    Expr c = visit(e->operands[0]);
+    if (!c->type.is_bool())
+      type_error(c->loc.valid() ? c->loc : e->loc,
+                 "condition of select must be Bool, not " + c->type.spec_name());
+    Expr t = visit(e->operands[1]);
+    if (e->operands.size() == 2) return make_select(c, t, nullptr, t->type, e->loc);
+    Expr f = visit(e->operands[2]);
+    match_types(t, f, e->loc);
+    return make_select(c, t, f, t->type, e->loc);
+  }
+
+  Expr intrinsic(const Expr& e) {
+    std::vector<Expr> args;
+    for (const Expr& a : e->operands) args.push_back(visit(a));
+    const std::string& name = e->name;
+    for (const Expr& a : args)
+      if (a->type.is_bool()) type_error(e->loc, "'" + name + "' of a Bool expression");
+    if (name == "min" || name == "max") {
+      match_types(args[0], args[1], e->loc);
+    } else if (name == "abs") {
+      Type t = args[0]->type;
+      Type result = t.is_int() ? Type::UInt(t.bits, t.lanes) : t;  // Halide: abs is unsigned
+      return make_call(name, CallKind::kIntrinsic, result, args, e->loc);
+    } else {
+      // sqrt, exp, log, pow, floor, ceil, round: float functions; integers become Float(32).
+      for (Expr& a : args)
+        if (!a->type.is_float()) a = cast_to(Type::Float(32, a->type.lanes), a);
+      if (args.size() == 2) match_types(args[0], args[1], e->loc);
+    }
+    return make_call(name, CallKind::kIntrinsic, args[0]->type, args, e->loc);
+  }
+
+  Expr call(const Expr& e) {
+    CallTarget target = resolver_.call(e->name, e->operands.size(), e->loc);
+    std::vector<Expr> args;
+    for (size_t i = 0; i < e->operands.size(); ++i) {
+      Expr a = visit(e->operands[i]);
+      if (!a->type.is_integer() || a->type.lanes != 1)
+        type_error(a->loc.valid() ? a->loc : e->loc,
+                   "argument " + std::to_string(i + 1) + " of '" + e->name +
+                       "' must be an integer, not " + a->type.spec_name());
+      args.push_back(cast_to(Type::Int(32), a));
+    }
+    return make_call(e->name, target.kind, target.type, args, e->loc);
+  }
+
+  NameResolver& resolver_;
+};
+
+}  // namespace
+
+Expr coerce_literal_to(const Expr& e, Type t) {
+  if (e->type == t) return e;
+  if (!is_coercible_literal(e) || t.lanes != 1) return nullptr;
+  if (t.is_float()) return fold_cast(t, e);
+  if (t.is_bool()) return e->int_value == 0 || e->int_value == 1 ? make_bool(e->int_value, e->loc)
+                                                                  : nullptr;
+  if (!fits_in_type(e->int_value, t)) return nullptr;
+  return make_int(t, e->int_value, e->loc);
+}
+
+Expr resolve_types(const Expr& e, NameResolver& resolver) { return Typer(resolver).visit(e); }
+
+}  // namespace t2s

@@ -1,0 +1,37 @@
+// Name resolution, Halide type coercion and integer constant folding: turns the untyped tree a
+// parser builds into the canonical typed tree that the IR stores and the printer writes.
+#pragma once
+
+#include <string>
+
+#include "libs/ir/expr.h"
+
+namespace t2s {
+
+struct CallTarget {
+  CallKind kind = CallKind::kFunc;  // kFunc or kImage
+  Type type;                        // element type of the callee
+};
+
+class NameResolver {
+ public:
+  virtual ~NameResolver() = default;
+  // What a bare identifier stands for: a Var (make_var) or a constant; throws Diagnostic when
+  // it names nothing that can appear in an expression.
+  virtual Expr identifier(const std::string& name, const SourceLoc& loc) = 0;
+  // The callee of `name(args...)` with `nargs` arguments; throws Diagnostic when `name` is not
+  // callable, has another arity, or its type is not known yet.
+  virtual CallTarget call(const std::string& name, size_t nargs, const SourceLoc& loc) = 0;
+};
+
+// Resolves every name in `e`, gives every node its type, inserts the implicit casts of Halide's
+// type coercion (LANGUAGE.md section 4) and folds integer operations on literals. Throws
+// Diagnostic (rule "type") on an ill-typed expression. Idempotent on canonical trees.
+Expr resolve_types(const Expr& e, NameResolver& resolver);
+
+// Converts `e` to type `t` the way an assignment or a declared Func type does: an int32 literal
+// takes the type (if it fits), anything else must already have type `t`. Returns null when it
+// cannot.
+Expr coerce_literal_to(const Expr& e, Type t);
+
+}  // namespace t2s

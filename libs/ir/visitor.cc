@@ -1,0 +1,68 @@
+#include "libs/ir/visitor.h"
+
+namespace t2s {
+
+void ExprVisitor::visit(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::kIntImm: visit_int(e); break;
+    case ExprKind::kFloatImm: visit_float(e); break;
+    case ExprKind::kVar: visit_var(e); break;
+    case ExprKind::kCall: visit_call(e); break;
+    case ExprKind::kBinary: visit_binary(e); break;
+    case ExprKind::kUnary: visit_unary(e); break;
+    case ExprKind::kSelect: visit_select(e); break;
+    case ExprKind::kCast: visit_cast(e); break;
+  }
+}
+
+void ExprVisitor::visit_operands(const Expr& e) {
+  for (const Expr& o : e->operands) visit(o);
+}
+
+Expr ExprMutator::mutate(const Expr& e) {
+  if (!e) return e;
+  switch (e->kind) {
+    case ExprKind::kIntImm: return mutate_int(e);
+    case ExprKind::kFloatImm: return mutate_float(e);
+    case ExprKind::kVar: return mutate_var(e);
+    case ExprKind::kCall: return mutate_call(e);
+    case ExprKind::kBinary: return mutate_binary(e);
+    case ExprKind::kUnary: return mutate_unary(e);
+    case ExprKind::kSelect: return mutate_select(e);
+    case ExprKind::kCast: return mutate_cast(e);
+  }
+  return e;
+}
+
+Expr ExprMutator::mutate_operands(const Expr& e) {
+  std::vector<Expr> operands;
+  bool changed = false;
+  for (const Expr& o : e->operands) {
+    operands.push_back(mutate(o));
+    changed = changed || operands.back() != o;
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<ExprNode>(*e);
+  copy->operands = std::move(operands);
+  return copy;
+}
+
+StmtList StmtMutator::mutate_stmts(const StmtList& stmts) {
+  StmtList out;
+  for (const StmtPtr& s : stmts)
+    if (StmtPtr m = mutate_stmt(s)) out.push_back(m);
+  return out;
+}
+
+StmtPtr StmtMutator::mutate_stmt(const StmtPtr& s) {
+  auto copy = std::make_shared<Stmt>(*s);
+  copy->min = mutate(s->min);
+  copy->extent = mutate(s->extent);
+  copy->value = mutate(s->value);
+  for (Expr& a : copy->args) a = mutate(a);
+  copy->body = mutate_stmts(s->body);
+  copy->else_body = mutate_stmts(s->else_body);
+  return copy;
+}
+
+}  // namespace t2s

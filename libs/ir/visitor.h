@@ -1,0 +1,63 @@
+// Visitor and mutator bases over expressions and statements, in the style of Halide's
+// IRVisitor / IRMutator: override the node kinds a pass cares about, call the base for the rest.
+#pragma once
+
+#include "libs/ir/expr.h"
+#include "libs/ir/program.h"
+
+namespace t2s {
+
+class ExprVisitor {
+ public:
+  virtual ~ExprVisitor() = default;
+  // Dispatches on the kind; the default for every kind visits the operands.
+  virtual void visit(const Expr& e);
+
+ protected:
+  virtual void visit_int(const Expr& e) {}
+  virtual void visit_float(const Expr& e) {}
+  virtual void visit_var(const Expr& e) {}
+  virtual void visit_call(const Expr& e) { visit_operands(e); }
+  virtual void visit_binary(const Expr& e) { visit_operands(e); }
+  virtual void visit_unary(const Expr& e) { visit_operands(e); }
+  virtual void visit_select(const Expr& e) { visit_operands(e); }
+  virtual void visit_cast(const Expr& e) { visit_operands(e); }
+  void visit_operands(const Expr& e);
+};
+
+class ExprMutator {
+ public:
+  virtual ~ExprMutator() = default;
+  // Returns the rewritten expression; unchanged subtrees are shared, not copied.
+  virtual Expr mutate(const Expr& e);
+
+ protected:
+  virtual Expr mutate_int(const Expr& e) { return e; }
+  virtual Expr mutate_float(const Expr& e) { return e; }
+  virtual Expr mutate_var(const Expr& e) { return e; }
+  virtual Expr mutate_call(const Expr& e) { return mutate_operands(e); }
+  virtual Expr mutate_binary(const Expr& e) { return mutate_operands(e); }
+  virtual Expr mutate_unary(const Expr& e) { return mutate_operands(e); }
+  virtual Expr mutate_select(const Expr& e) { return mutate_operands(e); }
+  virtual Expr mutate_cast(const Expr& e) { return mutate_operands(e); }
+  // A copy of `e` with mutated operands (or `e` itself when none changed).
+  Expr mutate_operands(const Expr& e);
+};
+
+// Applies an ExprMutator to every expression of a statement tree, and lets subclasses rewrite
+// statements. Statements are rebuilt only where something changed.
+class StmtMutator : public ExprMutator {
+ public:
+  virtual StmtList mutate_stmts(const StmtList& stmts);
+  virtual StmtPtr mutate_stmt(const StmtPtr& s);
+};
+
+// Calls `f` on every expression node of `e`, parents before children.
+template <typename F>
+void for_each_expr(const Expr& e, F&& f) {
+  if (!e) return;
+  f(e);
+  for (const Expr& o : e->operands) for_each_expr(o, f);
+}
+
+}  // namespace t2s

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# //testdata:cli_test: the command-line contract of t2s-parse (DESIGN.md section 5):
+# exit 0 success, 1 wrong input, 2 wrong command line; outputs are written atomically.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
+
+SPEC=testdata/specs/gemm.t2s
+passed=0
+failed=0
+check() {  # check DESCRIPTION CONDITION-RESULT(0/1) [DETAILS...]
+  local what="$1" ok="$2"
+  shift 2
+  if ((ok == 0)); then
+    passed=$((passed + 1))
+    echo "ok   $what"
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $what" >&2
+    local d
+    for d in "$@"; do echo "    $d" >&2; done
+    if [[ -s "$TMP/err" ]]; then
+      echo "    --- stderr ---" >&2
+      sed 's/^/    | /' "$TMP/err" | head -n 20 >&2
+    fi
+  fi
+}
+t() { "$@" && echo 0 || echo 1; }  # condition -> 0/1 without tripping set -e
+
+# A wrong spec of our own, so this test does not depend on testdata/errors.
+BAD="$TMP/bad_spec.t2s"
+printf 'Var i;\nFunc f(Int(32), {i});\nf(i) = i +;\n' >"$BAD"
+
+# --help
+run_tool "$TMP/out" "$TMP/err" --help
+cat "$TMP/out" "$TMP/err" >"$TMP/help"
+check "--help exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+for opt in -o -D -I --version; do
+  check "--help mentions $opt" "$(t grep -q -- "$opt" "$TMP/help")"
+done
+
+# --version
+run_tool "$TMP/out" "$TMP/err" --version
+check "--version exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "--version prints something" "$(t test -s "$TMP/out" -o -s "$TMP/err")"
+
+# Bad command lines: exit 2.
+run_tool "$TMP/out" "$TMP/err" --no-such-flag "$SPEC"
+check "unknown flag exits 2" "$(t test "$rc" -eq 2)" "status $rc"
+check "unknown flag: nothing on stdout" "$(t test ! -s "$TMP/out")"
+run_tool "$TMP/out" "$TMP/err"
+check "no input file exits 2" "$(t test "$rc" -eq 2)" "status $rc"
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -D
+check "-D without a value exits 2" "$(t test "$rc" -eq 2)" "status $rc"
+
+# Success: to stdout, to -o, from stdin.
+run_tool "$TMP/out" "$TMP/err" "$SPEC"
+check "valid spec exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "valid spec writes JSON to stdout" "$(t grep -q '^[[:space:]]*{' "$TMP/out")"
+cp "$TMP/out" "$TMP/stdout.json"
+
+rm -rf "$TMP/okdir" && mkdir "$TMP/okdir"
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$TMP/okdir/ir.json"
+check "-o: exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "-o: nothing on stdout" "$(t test ! -s "$TMP/out")"
+check "-o: same bytes as stdout" "$(t cmp -s "$TMP/okdir/ir.json" "$TMP/stdout.json")"
+left="$(ls -A "$TMP/okdir" | tr '\n' ' ')"
+check "-o: no temporary files left behind" "$(t test "$left" = "ir.json ")" "directory holds: $left"
+
+run_tool "$TMP/out" "$TMP/err" - <"$SPEC"
+check "stdin (-): exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "stdin (-): same bytes as the named file" "$(t cmp -s "$TMP/out" "$TMP/stdout.json")"
+
+# Missing input file: exit 1, the message names the file.
+missing=testdata/specs/no_such_spec.t2s
+run_tool "$TMP/out" "$TMP/err" "$missing"
+check "missing input file exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "missing input file: message names the file" "$(t grep -qF "$missing" "$TMP/err")"
+check "missing input file: nothing on stdout" "$(t test ! -s "$TMP/out")"
+
+# -o into a directory that does not exist: fails (1 or 2), creates nothing.
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$TMP/no_such_dir/ir.json"
+check "-o into a missing directory fails with 1 or 2" "$(t test "$rc" -eq 1 -o "$rc" -eq 2)" "status $rc"
+check "-o into a missing directory creates nothing" "$(t test ! -e "$TMP/no_such_dir")"
+
+# A wrong spec: exit 1, nothing on stdout, a diagnostic naming the file.
+run_tool "$TMP/out" "$TMP/err" "$BAD"
+check "wrong spec exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "wrong spec: nothing on stdout" "$(t test ! -s "$TMP/out")"
+check "wrong spec: first stderr line is PATH:LINE:COL: error: ..." \
+  "$(t grep -qE "^$BAD:[0-9]+:[0-9]+: error: .+\[[^]]+\]\$" <(head -n 1 "$TMP/err"))" \
+  "got: $(head -n 1 "$TMP/err")"
+
+# Atomic output: on a wrong spec, a pre-existing -o file is left untouched and nothing is added.
+rm -rf "$TMP/atomic" && mkdir "$TMP/atomic"
+printf 'previous contents\n' >"$TMP/atomic/existing.json"
+cp "$TMP/atomic/existing.json" "$TMP/existing.orig"
+run_tool "$TMP/out" "$TMP/err" "$BAD" -o "$TMP/atomic/existing.json"
+check "wrong spec with -o existing.json exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "wrong spec leaves existing -o file untouched" \
+  "$(t cmp -s "$TMP/atomic/existing.json" "$TMP/existing.orig")"
+left="$(ls -A "$TMP/atomic" | tr '\n' ' ')"
+check "wrong spec leaves no temporary files" "$(t test "$left" = "existing.json ")" "directory holds: $left"
+
+echo "cli_test: $passed ok, $failed failed"
+((failed == 0))

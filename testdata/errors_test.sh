@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# //testdata:errors_test: every testdata/errors/NAME.t2s is a wrong spec that states the exact
+# diagnostic it must produce, in comments:
+#
+#   // expect-error: LINE:COL: MESSAGE [RULE]        exactly one per file
+#   // expect-note: LINE:COL: MESSAGE                 any number; a note in this file
+#   // expect-note: FILE:LINE:COL: MESSAGE            any number; a note in FILE (e.g. an include)
+#   // t2s-parse-flags: -D N=3                        optional extra command-line flags
+#
+# `t2s-parse [flags] testdata/errors/NAME.t2s -o $TEST_TMPDIR/out.json` must exit with status 1,
+# print nothing on stdout, create no output file, and print on stderr first the line
+# `testdata/errors/NAME.t2s:LINE:COL: error: MESSAGE [RULE]`, then the source line, then a caret
+# line; each expected note must appear as a line `PATH:LINE:COL: note: MESSAGE`.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
+
+MIN_SPECS=20
+
+shopt -s nullglob
+specs=(testdata/errors/*.t2s)
+
+passed=0
+failed=()
+
+for spec in "${specs[@]}"; do
+  name="$(basename "$spec" .t2s)"
+  problems=()
+  out_file="$TMP/out.json"
+  rm -f "$out_file"
+
+  # --- expectations -------------------------------------------------------------------------
+  mapfile -t errs < <(grep -E '^[[:space:]]*//[[:space:]]*expect-error:' "$spec" |
+    sed -E 's#^[[:space:]]*//[[:space:]]*expect-error:[[:space:]]*##; s#[[:space:]]+$##')
+  mapfile -t notes < <(grep -E '^[[:space:]]*//[[:space:]]*expect-note:' "$spec" |
+    sed -E 's#^[[:space:]]*//[[:space:]]*expect-note:[[:space:]]*##; s#[[:space:]]+$##')
+  read -r -a flags <<<"$(spec_flags "$spec")"
+
+  if ((${#errs[@]} != 1)); then
+    failed+=("$name")
+    echo "FAIL: $spec: expected exactly one '// expect-error: LINE:COL: MESSAGE [RULE]' comment, found ${#errs[@]}" >&2
+    continue
+  fi
+  if [[ ! "${errs[0]}" =~ ^([0-9]+):([0-9]+):\ (.+)$ ]]; then
+    failed+=("$name")
+    echo "FAIL: $spec: malformed expect-error comment '${errs[0]}' (want LINE:COL: MESSAGE [RULE])" >&2
+    continue
+  fi
+  err_line="${BASH_REMATCH[1]}"
+  err_col="${BASH_REMATCH[2]}"
+  expected_first="$spec:$err_line:$err_col: error: ${BASH_REMATCH[3]}"
+
+  expected_notes=()
+  for n in "${notes[@]}"; do
+    if [[ "$n" =~ ^([0-9]+:[0-9]+):\ (.+)$ ]]; then
+      expected_notes+=("$spec:${BASH_REMATCH[1]}: note: ${BASH_REMATCH[2]}")
+    elif [[ "$n" =~ ^(.+):([0-9]+:[0-9]+):\ (.+)$ ]]; then
+      expected_notes+=("${BASH_REMATCH[1]}:${BASH_REMATCH[2]}: note: ${BASH_REMATCH[3]}")
+    else
+      problems+=("malformed expect-note comment '$n' (want [FILE:]LINE:COL: MESSAGE)")
+    fi
+  done
+
+  # --- run ----------------------------------------------------------------------------------
+  cmd="tools/t2s-parse ${flags[*]:+${flags[*]} }$spec -o \$TEST_TMPDIR/out.json"
+  run_tool "$TMP/stdout" "$TMP/stderr" "${flags[@]}" "$spec" -o "$out_file"
+  first="$(head -n 1 "$TMP/stderr" | tr -d '\r')"
+
+  ((rc == 1)) || problems+=("exit status: expected 1, got $rc")
+  [[ "$first" == "$expected_first" ]] ||
+    problems+=("first line of stderr:" "  expected: $expected_first" "  actual:   $first")
+  [[ ! -s "$TMP/stdout" ]] || problems+=("stdout is not empty ($(wc -c <"$TMP/stdout") bytes)")
+  [[ ! -e "$out_file" ]] || problems+=("output file was created although the spec is wrong")
+
+  # The source line and a caret line follow the error line.
+  src="$(sed -n "${err_line}p" "$spec" | tr -d '\r')"
+  line2="$(sed -n 2p "$TMP/stderr" | tr -d '\r')"
+  line3="$(sed -n 3p "$TMP/stderr" | tr -d '\r')"
+  if (($(wc -l <"$spec") >= err_line)) && [[ "$line2" != "$src" ]]; then
+    problems+=("second line of stderr should be source line $err_line:" "  expected: $src" "  actual:   $line2")
+  fi
+  [[ "$line3" =~ ^[[:space:]~]*\^[~^[:space:]]*$ ]] ||
+    problems+=("third line of stderr should be a caret line, got: $line3")
+
+  for want in "${expected_notes[@]}"; do
+    grep -qxF -- "$want" <(tr -d '\r' <"$TMP/stderr") || problems+=("missing note line: $want")
+  done
+
+  if ((${#problems[@]} == 0)); then
+    passed=$((passed + 1))
+    echo "ok   $name"
+  else
+    failed+=("$name")
+    {
+      echo "FAIL: $spec"
+      echo "  command: $cmd"
+      printf '  %s\n' "${problems[@]}"
+      echo "  --- stderr ---"
+      sed 's/^/  | /' "$TMP/stderr" | head -n 40
+    } >&2
+  fi
+done
+
+status=0
+if ((${#specs[@]} < MIN_SPECS)); then
+  echo "FAIL: only ${#specs[@]} error specs in testdata/errors (at least $MIN_SPECS wanted)" >&2
+  status=1
+fi
+echo "errors_test: ${#specs[@]} specs, $passed ok, ${#failed[@]} failed${failed[*]:+: ${failed[*]}}"
+if ((${#failed[@]})); then status=1; fi
+exit "$status"
