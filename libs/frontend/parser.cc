@@ -565,8 +565,8 @@ class SpecParser : public NameResolver {
         SourceLoc loc = ts_.peek().loc;
         Expr a = parse_expr(ts_);
         if (a->kind != ExprKind::kVar)
-          throw Diagnostic(loc, "the left-hand side of a definition takes Vars only; " +
-                                    describe_untyped(a) + " is not a Var", "lhs-not-var");
+          throw Diagnostic(loc, "the left-hand side of a definition takes Vars only; '" +
+                                    print_expr(a) + "' is not a Var", "lhs-not-var");
         const Symbol* v = lookup(a->name);
         if (!v) throw Diagnostic(loc, "unknown identifier '" + a->name + "'",
                                  "unknown-identifier");
@@ -602,7 +602,7 @@ class SpecParser : public NameResolver {
     if (f->declared) {
       if (args.size() != f->args.size())
         throw_with_note(Diagnostic(name.loc, "Func '" + name.text + "' is declared with " +
-                                       std::to_string(f->args.size()) + " arguments but defined "
+                                       count(f->args.size(), "argument") + " but defined "
                                        "with " + std::to_string(args.size()), "arguments"),
             f->decl_loc, "'" + name.text + "' is declared here");
       if (args != f->args)
@@ -640,15 +640,14 @@ class SpecParser : public NameResolver {
     return 0;
   }
 
+  static std::string count(size_t n, const std::string& noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  }
+
   static std::string join(const std::vector<std::string>& v) {
     std::string s;
     for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
     return s;
-  }
-
-  static std::string describe_untyped(const Expr& e) {
-    if (e->kind == ExprKind::kIntImm) return "'" + std::to_string(e->int_value) + "'";
-    return "the expression";
   }
 
   // select(c, t) is allowed only as the whole right-hand side (of the last merged URE).
@@ -960,9 +959,8 @@ class SpecParser : public NameResolver {
                                        describe(args[1]));
           if (args[1].items.size() != space.size())
             bad_args(loc_of(1), d, "the scheduling vector has " +
-                                       std::to_string(args[1].items.size()) +
-                                       " coefficients for " + std::to_string(space.size()) +
-                                       " space loops");
+                                       count(args[1].items.size(), "coefficient") + " for " +
+                                       count(space.size(), "space loop"));
           for (const DirectiveArg& c : args[1].items)
             vector.items.push_back(DirectiveArg::expr(
                 std::to_string(int_of(c, loc_of(1), d, "a scheduling coefficient"))));
@@ -1140,8 +1138,8 @@ class SpecParser : public NameResolver {
     if (out->definition && out->args.size() != program_.output.extents.size()) {
       Diagnostic d(program_.output.loc,
                    "realize of '" + out->name + "' gives " +
-                       std::to_string(program_.output.extents.size()) + " extents, but '" +
-                       out->name + "' has " + std::to_string(out->args.size()) + " dimensions",
+                       count(program_.output.extents.size(), "extent") + ", but '" + out->name +
+                       "' has " + count(out->args.size(), "dimension"),
                    "realize");
       d.add_note(out->loc, "'" + out->name + "' is defined here");
       throw d;
