@@ -228,13 +228,13 @@ class SpecParser : public NameResolver {
   }
 
   // An integer constant expression (bounds, extents, dims, schedule coefficients).
-  int64_t constant(const char* what) {
+  int64_t constant(const char* what, bool allow_bool = false) {
     SourceLoc loc = ts_.peek().loc;
     const char* saved = constant_context_;
     constant_context_ = what;
     Expr e = typed_expr();
     constant_context_ = saved;
-    if (e->kind != ExprKind::kIntImm || !e->type.is_integer())
+    if (e->kind != ExprKind::kIntImm || !(e->type.is_integer() || (allow_bool && e->type.is_bool())))
       throw Diagnostic(loc, std::string(what) + " must be an integer constant, not '" +
                                 print_expr(e) + "'", "constant-expected");
     return e->int_value;
@@ -455,7 +455,7 @@ class SpecParser : public NameResolver {
   void if_statement() {
     ts_.advance();
     expect("(", "after 'if'");
-    int64_t cond = constant("the condition of 'if'");
+    int64_t cond = constant("the condition of 'if'", /*allow_bool=*/true);
     expect(")", "to close the condition of 'if'");
     if (cond) branch(); else skip_branch();
     if (at_ident("else")) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <utility>
@@ -646,7 +647,8 @@ class Preprocessor {
     } else if (d == "include") {
       include(line);
     } else if (d == "pragma") {
-      // Ignored: pragmas of C++ compilers mean nothing to the spec language.
+      // Other pragmas are ignored: those of C++ compilers mean nothing to the spec language.
+      if (line.size() >= 2 && line[1].tok.is_ident("once")) once_.insert(files_.back().name);
     } else if (d == "error") {
       std::string message = "#error";
       for (size_t i = 1; i < line.size(); ++i) message += " " + line[i].tok.text;
@@ -808,6 +810,7 @@ class Preprocessor {
 
     std::optional<std::string> name = resolve_include(file);
     if (!name) fail(file_tok.loc, "cannot find include file '" + file + "'");
+    if (once_.count(*name) > 0) return;
     const std::string* text = sources_.text(*name);
     if (text == nullptr) {
       std::string path = disk_path(*name);
@@ -848,6 +851,7 @@ class Preprocessor {
   const PreprocessOptions& options_;
   std::unordered_map<std::string, std::shared_ptr<Macro>> macros_;
   std::vector<FileState> files_;
+  std::set<std::string> once_;  // files that said #pragma once
   std::vector<Cond> conds_;
   std::vector<Context> contexts_;
   std::optional<PPToken> pushback_;

@@ -422,6 +422,16 @@ TEST(Include, Errors) {
   EXPECT_EQ(d.message(), "#include expects \"FILE\"");
 }
 
+TEST(Include, PragmaOnce) {
+  std::string root = TempDir() + "/inc3";
+  WriteFile(root + "/once.h", "#pragma once\nonce_token\n");
+  WriteFile(root + "/twice.h", "twice_token\n");
+  EXPECT_EQ(Texts(Preprocess("#include \"once.h\"\n#include \"./once.h\"\n"
+                             "#include \"twice.h\"\n#include \"twice.h\"\n",
+                             {}, root)),
+            "once_token twice_token twice_token");
+}
+
 // ---- Robustness and performance ----
 
 TEST(Robustness, ExponentialExpansionFails) {
@@ -490,7 +500,9 @@ TEST(Performance, TenThousandLines) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GT(t.size(), 100000u);
-  EXPECT_LT(seconds, 0.2);
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
+  EXPECT_LT(seconds, 0.2);  // timing means nothing in unoptimized or sanitized builds
+#endif
   std::printf("10000 lines, %zu tokens: %.3f s\n", t.size(), seconds);
 }
 
