@@ -32,7 +32,7 @@ bytes=$(wc -c <"$spec")
 
 # --- build (opt) ------------------------------------------------------------------------------
 echo "Building //tools:t2s-parse with -c opt ..."
-if ! bazel build -c opt //tools:t2s-parse >"$work/build.log" 2>&1; then
+if ! bazel build -c opt --symlink_prefix=/ //tools:t2s-parse >"$work/build.log" 2>&1; then
   cat "$work/build.log" >&2
   exit 1
 fi

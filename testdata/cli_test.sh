@@ -47,8 +47,6 @@ check "--version prints something" "$(t test -s "$TMP/out" -o -s "$TMP/err")"
 run_tool "$TMP/out" "$TMP/err" --no-such-flag "$SPEC"
 check "unknown flag exits 2" "$(t test "$rc" -eq 2)" "status $rc"
 check "unknown flag: nothing on stdout" "$(t test ! -s "$TMP/out")"
-run_tool "$TMP/out" "$TMP/err"
-check "no input file exits 2" "$(t test "$rc" -eq 2)" "status $rc"
 run_tool "$TMP/out" "$TMP/err" "$SPEC" -D
 check "-D without a value exits 2" "$(t test "$rc" -eq 2)" "status $rc"
 

@@ -102,9 +102,8 @@ Tool::Tool(std::string name, std::string stage, std::string description)
   app_.add_option("-o,--output", output_,
                   "Output file (default: standard output); written atomically, and not at all "
                   "when the tool fails");
-  app_.set_version_flag("--version",
-                        name_ + " (t2s toolchain) " + kToolchainVersion + ", IR format " +
-                            std::to_string(kIrVersion));
+  app_.set_version_flag("--version", name_ + " (t2s toolchain) " + kToolchainVersion +
+                                         ", IR format " + std::to_string(kIrVersion));
   app_.footer(
       "Exit status: 0 success, 1 error in the input (diagnostics on stderr as "
       "file:line:col: error: message [rule]), 2 wrong command line, 3 internal error.");
@@ -121,15 +120,13 @@ std::string Tool::read_input_as_spec() {
   return text;
 }
 
-Program Tool::read_input_program(const std::function<bool(Stage)>& accepts,
-                                 const char* expected) {
+Program Tool::read_input_program(const std::function<bool(Stage)>& accepts, const char* expected) {
   std::string display_name = input_ == "-" ? "<stdin>" : input_;
   Program p = read_program(read_file_or_stdin(input_), display_name);
   if (!accepts(p.stage))
-    throw Diagnostic(SourceLoc{display_name, 0, 0},
-                     name_ + " takes " + expected + " IR, not the '" + stage_name(p.stage) +
-                         "' stage",
-                     "stage");
+    throw Diagnostic(
+        SourceLoc{display_name, 0, 0},
+        name_ + " takes " + expected + " IR, not the '" + stage_name(p.stage) + "' stage", "stage");
   return p;
 }
 

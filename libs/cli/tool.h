@@ -4,11 +4,10 @@
 // unreadable input / unwritable output); 2 wrong command line; 3 internal error.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <iosfwd>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/program.h"

@@ -18,9 +18,15 @@ namespace {
 constexpr int64_t kMaxExtent = int64_t{1} << 31;
 
 const char* const kDirectiveNames[] = {
-    "merge_ures",     "set_bounds",           "reorder",
-    "space_time_transform", "vectorize",      "unroll",
-    "gather",         "isolate_consumer",     "isolate_consumer_chain",
+    "merge_ures",
+    "set_bounds",
+    "reorder",
+    "space_time_transform",
+    "vectorize",
+    "unroll",
+    "gather",
+    "isolate_consumer",
+    "isolate_consumer_chain",
     "isolate_producer_chain",
 };
 
@@ -48,12 +54,18 @@ class TokenStream : public ExprTokenSource {
  private:
   static ExprToken::Kind convert(TokenKind k) {
     switch (k) {
-      case TokenKind::kIdentifier: return ExprToken::kIdentifier;
-      case TokenKind::kInteger: return ExprToken::kInteger;
-      case TokenKind::kFloat: return ExprToken::kFloat;
-      case TokenKind::kString: return ExprToken::kString;
-      case TokenKind::kPunct: return ExprToken::kPunct;
-      case TokenKind::kEnd: return ExprToken::kEnd;
+      case TokenKind::kIdentifier:
+        return ExprToken::kIdentifier;
+      case TokenKind::kInteger:
+        return ExprToken::kInteger;
+      case TokenKind::kFloat:
+        return ExprToken::kFloat;
+      case TokenKind::kString:
+        return ExprToken::kString;
+      case TokenKind::kPunct:
+        return ExprToken::kPunct;
+      case TokenKind::kEnd:
+        return ExprToken::kEnd;
     }
     return ExprToken::kEnd;
   }
@@ -72,18 +84,23 @@ struct Symbol {
 
 const char* describe_kind(SymbolKind k) {
   switch (k) {
-    case SymbolKind::kVar: return "a Var";
-    case SymbolKind::kConst: return "a constant";
-    case SymbolKind::kImage: return "an ImageParam";
-    case SymbolKind::kFunc: return "a Func";
-    case SymbolKind::kTarget: return "a Target";
+    case SymbolKind::kVar:
+      return "a Var";
+    case SymbolKind::kConst:
+      return "a constant";
+    case SymbolKind::kImage:
+      return "an ImageParam";
+    case SymbolKind::kFunc:
+      return "a Func";
+    case SymbolKind::kTarget:
+      return "a Target";
   }
   return "a name";
 }
 
 // Per-Func facts the parse-level checks need beyond what the IR records.
 struct FuncState {
-  SourceLoc defined_by_isolation;  // set by isolate_* directives
+  SourceLoc defined_by_isolation;                         // set by isolate_* directives
   std::vector<std::vector<std::string>> stt_space_loops;  // space loops of each transform
   SourceLoc gather_loc;
 };
@@ -108,26 +125,33 @@ class SpecParser : public NameResolver {
     switch (s->kind) {
       case SymbolKind::kVar:
         if (constant_context_)
-          throw Diagnostic(loc, std::string("'") + name + "' is a Var; " + constant_context_ +
-                                    " must be an integer constant", "constant-expected");
+          throw Diagnostic(loc,
+                           std::string("'") + name + "' is a Var; " + constant_context_ +
+                               " must be an integer constant",
+                           "constant-expected");
         return make_var(name, loc);
-      case SymbolKind::kConst: return make_int(Type::Int(32), s->value, loc);
+      case SymbolKind::kConst:
+        return make_int(Type::Int(32), s->value, loc);
       default:
-        throw Diagnostic(loc, "'" + name + "' is " + describe_kind(s->kind) +
-                                  " and cannot be used as a value here" +
-                                  (s->kind == SymbolKind::kFunc || s->kind == SymbolKind::kImage
-                                       ? " (call it with arguments)"
-                                       : ""),
+        throw Diagnostic(loc,
+                         "'" + name + "' is " + describe_kind(s->kind) +
+                             " and cannot be used as a value here" +
+                             (s->kind == SymbolKind::kFunc || s->kind == SymbolKind::kImage
+                                  ? " (call it with arguments)"
+                                  : ""),
                          "not-a-value");
     }
   }
 
   CallTarget call(const std::string& name, size_t nargs, const SourceLoc& loc) override {
     const Symbol* s = lookup(name);
-    if (!s) throw Diagnostic(loc, "unknown Func or ImageParam '" + name + "'", "unknown-identifier");
+    if (!s)
+      throw Diagnostic(loc, "unknown Func or ImageParam '" + name + "'", "unknown-identifier");
     if (constant_context_)
-      throw Diagnostic(loc, std::string("call to '") + name + "' where " + constant_context_ +
-                                " must be an integer constant", "constant-expected");
+      throw Diagnostic(loc,
+                       std::string("call to '") + name + "' where " + constant_context_ +
+                           " must be an integer constant",
+                       "constant-expected");
     if (s->kind == SymbolKind::kImage) {
       const Input* in = program_.find_input(name);
       check_arity(name, "ImageParam", in->dims, nargs, loc);
@@ -139,9 +163,12 @@ class SpecParser : public NameResolver {
     const Func* f = program_.find_func(name);
     if (!f->declared && !f->definition && f->wraps.empty()) {
       Diagnostic d(loc,
-                   "Func '" + name + "' is used before its definition; only a Func declared "
-                   "with a type and arguments (e.g. Func " + name + "(Int(32), {...})) or one "
-                   "wrapping an ImageParam may be",
+                   "Func '" + name +
+                       "' is used before its definition; only a Func declared "
+                       "with a type and arguments (e.g. Func " +
+                       name +
+                       "(Int(32), {...})) or one "
+                       "wrapping an ImageParam may be",
                    "use-before-define");
       d.add_note(f->decl_loc, "'" + name + "' is declared here");
       throw d;
@@ -155,7 +182,7 @@ class SpecParser : public NameResolver {
   // Token helpers
 
   [[noreturn]] static void throw_with_note(Diagnostic d, const SourceLoc& note_loc,
-                                          const std::string& note) {
+                                           const std::string& note) {
     d.add_note(note_loc, note);
     throw d;
   }
@@ -179,8 +206,8 @@ class SpecParser : public NameResolver {
   }
 
   void expect(const char* p, const std::string& context) {
-    if (!at_punct(p)) syntax_error(std::string("expected '") + p + "' " + context + ", found " +
-                                   found());
+    if (!at_punct(p))
+      syntax_error(std::string("expected '") + p + "' " + context + ", found " + found());
     ts_.advance();
   }
 
@@ -200,21 +227,25 @@ class SpecParser : public NameResolver {
   void check_arity(const std::string& name, const char* what, size_t expected, size_t got,
                    const SourceLoc& loc) {
     if (expected == got) return;
-    throw Diagnostic(loc, std::string(what) + " '" + name + "' takes " + std::to_string(expected) +
-                              " argument" + (expected == 1 ? "" : "s") + ", got " +
-                              std::to_string(got), "arguments");
+    throw Diagnostic(loc,
+                     std::string(what) + " '" + name + "' takes " + std::to_string(expected) +
+                         " argument" + (expected == 1 ? "" : "s") + ", got " + std::to_string(got),
+                     "arguments");
   }
 
   void declare(const ExprToken& name, SymbolKind kind, int64_t value = 0) {
     static const std::set<std::string> kReserved = {
-        "select", "cast", "min", "max", "abs", "sqrt", "exp", "log", "pow", "floor", "ceil",
-        "round", "true", "false", "Var", "Func", "ImageParam", "Place", "int", "const",
-        "Int", "UInt", "Float", "Bool", "type_of", "if", "else", "Buffer", "Target"};
+        "select",     "cast",  "min",  "max",    "abs",   "sqrt",  "exp",   "log",
+        "pow",        "floor", "ceil", "round",  "true",  "false", "Var",   "Func",
+        "ImageParam", "Place", "int",  "const",  "Int",   "UInt",  "Float", "Bool",
+        "type_of",    "if",    "else", "Buffer", "Target"};
     if (kReserved.count(name.text))
       throw Diagnostic(name.loc, "'" + name.text + "' is a reserved name", "redefinition");
     if (const Symbol* prev = lookup(name.text)) {
-      Diagnostic d(name.loc, "redefinition of '" + name.text + "' (already " +
-                                 describe_kind(prev->kind) + ")", "redefinition");
+      Diagnostic d(
+          name.loc,
+          "redefinition of '" + name.text + "' (already " + describe_kind(prev->kind) + ")",
+          "redefinition");
       d.add_note(prev->loc, "previous declaration is here");
       throw d;
     }
@@ -234,9 +265,11 @@ class SpecParser : public NameResolver {
     constant_context_ = what;
     Expr e = typed_expr();
     constant_context_ = saved;
-    if (e->kind != ExprKind::kIntImm || !(e->type.is_integer() || (allow_bool && e->type.is_bool())))
-      throw Diagnostic(loc, std::string(what) + " must be an integer constant, not '" +
-                                print_expr(e) + "'", "constant-expected");
+    if (e->kind != ExprKind::kIntImm ||
+        !(e->type.is_integer() || (allow_bool && e->type.is_bool())))
+      throw Diagnostic(
+          loc, std::string(what) + " must be an integer constant, not '" + print_expr(e) + "'",
+          "constant-expected");
     return e->int_value;
   }
 
@@ -266,8 +299,11 @@ class SpecParser : public NameResolver {
         throw Diagnostic(t.loc, "unknown identifier '" + w + "'", "unknown-identifier");
     }
     if (!lookup(w))
-      throw Diagnostic(t.loc, "unknown identifier '" + w + "' (expected a declaration, a "
-                                  "definition or a directive)", "unknown-identifier");
+      throw Diagnostic(t.loc,
+                       "unknown identifier '" + w +
+                           "' (expected a declaration, a "
+                           "definition or a directive)",
+                       "unknown-identifier");
     syntax_error("expected a declaration, a definition or a directive, found " + found());
   }
 
@@ -296,8 +332,7 @@ class SpecParser : public NameResolver {
 
   void const_decl() {
     if (at_ident("const") || at_ident("constexpr")) ts_.advance();
-    if (!at_ident("int"))
-      syntax_error("expected 'int' (constants are integers), found " + found());
+    if (!at_ident("int")) syntax_error("expected 'int' (constants are integers), found " + found());
     ts_.advance();
     do {
       ExprToken name = expect_identifier("a constant name");
@@ -319,23 +354,26 @@ class SpecParser : public NameResolver {
       Input in;
       in.name = name.text;
       in.loc = name.loc;
-      if (!at_type(ts_)) syntax_error("expected the element type of ImageParam '" + name.text +
-                                      "', found " + found());
+      if (!at_type(ts_))
+        syntax_error("expected the element type of ImageParam '" + name.text + "', found " +
+                     found());
       in.type = parse_type(ts_);
       expect(",", "after the ImageParam's type");
       SourceLoc dims_loc = ts_.peek().loc;
       int64_t dims = constant("the dimension count");
       if (dims < 1 || dims > 16)
-        throw Diagnostic(dims_loc, "an ImageParam has 1 to 16 dimensions, not " +
-                                       std::to_string(dims), "arguments");
+        throw Diagnostic(dims_loc,
+                         "an ImageParam has 1 to 16 dimensions, not " + std::to_string(dims),
+                         "arguments");
       in.dims = static_cast<int>(dims);
       if (consume(",")) {
         if (ts_.peek().kind != ExprToken::kString)
           syntax_error("expected the ImageParam's name as a string, found " + found());
         std::string given = ts_.peek().text.substr(1, ts_.peek().text.size() - 2);
         if (given != name.text)
-          throw Diagnostic(ts_.peek().loc, "ImageParam '" + name.text + "' is named \"" + given +
-                                               "\"; the two names must agree (the IR uses one)",
+          throw Diagnostic(ts_.peek().loc,
+                           "ImageParam '" + name.text + "' is named \"" + given +
+                               "\"; the two names must agree (the IR uses one)",
                            "arguments");
         ts_.advance();
       }
@@ -348,14 +386,16 @@ class SpecParser : public NameResolver {
 
   Place place() {
     ExprToken p = expect_identifier("'Place'");
-    if (p.text != "Place") throw Diagnostic(p.loc, "expected 'Place', found '" + p.text + "'",
-                                            "syntax");
+    if (p.text != "Place")
+      throw Diagnostic(p.loc, "expected 'Place', found '" + p.text + "'", "syntax");
     expect("::", "after 'Place'");
     ExprToken which = expect_identifier("'Host' or 'Device'");
     if (which.text == "Host") return Place::kHost;
     if (which.text == "Device") return Place::kDevice;
-    throw Diagnostic(which.loc, "unknown place 'Place::" + which.text +
-                                    "' (expected Place::Host or Place::Device)", "syntax");
+    throw Diagnostic(
+        which.loc,
+        "unknown place 'Place::" + which.text + "' (expected Place::Host or Place::Device)",
+        "syntax");
   }
 
   std::vector<std::string> var_list(const std::string& what, std::vector<SourceLoc>* locs) {
@@ -365,11 +405,13 @@ class SpecParser : public NameResolver {
       do {
         ExprToken v = expect_identifier("a Var in " + what);
         const Symbol* s = lookup(v.text);
-        if (!s) throw Diagnostic(v.loc, "unknown identifier '" + v.text + "'",
-                                 "unknown-identifier");
+        if (!s)
+          throw Diagnostic(v.loc, "unknown identifier '" + v.text + "'", "unknown-identifier");
         if (s->kind != SymbolKind::kVar)
-          throw Diagnostic(v.loc, "'" + v.text + "' in " + what + " is " +
-                                      describe_kind(s->kind) + ", not a Var", "not-a-var");
+          throw Diagnostic(
+              v.loc,
+              "'" + v.text + "' in " + what + " is " + describe_kind(s->kind) + ", not a Var",
+              "not-a-var");
         vars.push_back(v.text);
         if (locs) locs->push_back(v.loc);
       } while (consume(","));
@@ -393,8 +435,10 @@ class SpecParser : public NameResolver {
         if (at_ident("Place")) {
           f.place = place();
         } else if (at_punct("{") && at_type_in_braces()) {
-          throw Diagnostic(ts_.peek().loc, "Funcs with several return types (tuples) are not "
-                                           "supported", "unsupported");
+          throw Diagnostic(ts_.peek().loc,
+                           "Funcs with several return types (tuples) are not "
+                           "supported",
+                           "unsupported");
         } else if (at_type(ts_)) {
           f.type = parse_type(ts_);
           f.declared = true;
@@ -407,10 +451,12 @@ class SpecParser : public NameResolver {
           ExprToken image = expect_identifier("an ImageParam");
           const Symbol* s = lookup(image.text);
           if (!s || s->kind != SymbolKind::kImage)
-            throw Diagnostic(image.loc, "'" + image.text + "' is " +
-                                            (s ? describe_kind(s->kind) : "not declared") +
-                                            "; Func " + f.name + "(...) takes a type and "
-                                            "arguments, a Place, or an ImageParam to wrap",
+            throw Diagnostic(image.loc,
+                             "'" + image.text + "' is " +
+                                 (s ? describe_kind(s->kind) : "not declared") + "; Func " +
+                                 f.name +
+                                 "(...) takes a type and "
+                                 "arguments, a Place, or an ImageParam to wrap",
                              s ? "arguments" : "unknown-identifier");
           const Input* in = program_.find_input(image.text);
           f.wraps = in->name;
@@ -424,8 +470,10 @@ class SpecParser : public NameResolver {
           f.loc = image.loc;
           if (consume(",")) f.place = place();
         } else if (!at_punct(")")) {
-          syntax_error("expected a type and arguments, a Place, or an ImageParam in the "
-                       "declaration of Func '" + f.name + "', found " + found());
+          syntax_error(
+              "expected a type and arguments, a Place, or an ImageParam in the "
+              "declaration of Func '" +
+              f.name + "', found " + found());
         }
         expect(")", "to close the Func declaration");
       }
@@ -457,10 +505,16 @@ class SpecParser : public NameResolver {
     expect("(", "after 'if'");
     int64_t cond = constant("the condition of 'if'", /*allow_bool=*/true);
     expect(")", "to close the condition of 'if'");
-    if (cond) branch(); else skip_branch();
+    if (cond)
+      branch();
+    else
+      skip_branch();
     if (at_ident("else")) {
       ts_.advance();
-      if (cond) skip_branch(); else branch();
+      if (cond)
+        skip_branch();
+      else
+        branch();
     }
   }
 
@@ -493,9 +547,10 @@ class SpecParser : public NameResolver {
     }
     while (!at_punct(";")) {
       if (ts_.peek().kind == ExprToken::kEnd) syntax_error("expected ';' to end the statement");
-      if (at_punct("(") || at_punct("{")) skip_balanced(ts_.peek().text == "(" ? "(" : "{",
-                                                        ts_.peek().text == "(" ? ")" : "}");
-      else ts_.advance();
+      if (at_punct("(") || at_punct("{"))
+        skip_balanced(ts_.peek().text == "(" ? "(" : "{", ts_.peek().text == "(" ? ")" : "}");
+      else
+        ts_.advance();
     }
     ts_.advance();
   }
@@ -551,11 +606,13 @@ class SpecParser : public NameResolver {
   void definition() {
     ExprToken name = expect_identifier("a Func");
     const Symbol* s = lookup(name.text);
-    if (!s) throw Diagnostic(name.loc, "unknown identifier '" + name.text + "'",
-                             "unknown-identifier");
+    if (!s)
+      throw Diagnostic(name.loc, "unknown identifier '" + name.text + "'", "unknown-identifier");
     if (s->kind != SymbolKind::kFunc)
-      throw Diagnostic(name.loc, "'" + name.text + "' is " + describe_kind(s->kind) +
-                                     "; only a Func can be defined", "not-a-func");
+      throw Diagnostic(
+          name.loc,
+          "'" + name.text + "' is " + describe_kind(s->kind) + "; only a Func can be defined",
+          "not-a-func");
     // Left-hand side: distinct Vars.
     expect("(", "");
     std::vector<std::string> args;
@@ -565,14 +622,17 @@ class SpecParser : public NameResolver {
         SourceLoc loc = ts_.peek().loc;
         Expr a = parse_expr(ts_);
         if (a->kind != ExprKind::kVar)
-          throw Diagnostic(loc, "the left-hand side of a definition takes Vars only; '" +
-                                    print_expr(a) + "' is not a Var", "lhs-not-var");
+          throw Diagnostic(loc,
+                           "the left-hand side of a definition takes Vars only; '" + print_expr(a) +
+                               "' is not a Var",
+                           "lhs-not-var");
         const Symbol* v = lookup(a->name);
-        if (!v) throw Diagnostic(loc, "unknown identifier '" + a->name + "'",
-                                 "unknown-identifier");
+        if (!v) throw Diagnostic(loc, "unknown identifier '" + a->name + "'", "unknown-identifier");
         if (v->kind != SymbolKind::kVar)
-          throw Diagnostic(loc, "the left-hand side of a definition takes Vars only; '" +
-                                    a->name + "' is " + describe_kind(v->kind), "lhs-not-var");
+          throw Diagnostic(loc,
+                           "the left-hand side of a definition takes Vars only; '" + a->name +
+                               "' is " + describe_kind(v->kind),
+                           "lhs-not-var");
         args.push_back(a->name);
         locs.push_back(loc);
       } while (consume(","));
@@ -582,9 +642,11 @@ class SpecParser : public NameResolver {
     check_distinct(args, locs, "the left-hand side of '" + name.text + "'");
     if (at_punct("+") || at_punct("-") || at_punct("*") || at_punct("/")) {
       if (ts_.peek(1).kind == ExprToken::kPunct && ts_.peek(1).text == "=")
-        throw Diagnostic(ts_.peek().loc, "update definitions (" + ts_.peek().text +
-                                             "=) are not supported: a Func has one pure "
-                                             "definition", "unsupported");
+        throw Diagnostic(ts_.peek().loc,
+                         "update definitions (" + ts_.peek().text +
+                             "=) are not supported: a Func has one pure "
+                             "definition",
+                         "unsupported");
     }
     SourceLoc eq_loc = ts_.peek().loc;
     expect("=", "after the left-hand side of the definition");
@@ -601,15 +663,20 @@ class SpecParser : public NameResolver {
     }
     if (f->declared) {
       if (args.size() != f->args.size())
-        throw_with_note(Diagnostic(name.loc, "Func '" + name.text + "' is declared with " +
-                                       count(f->args.size(), "argument") + " but defined "
-                                       "with " + std::to_string(args.size()), "arguments"),
-            f->decl_loc, "'" + name.text + "' is declared here");
+        throw_with_note(Diagnostic(name.loc,
+                                   "Func '" + name.text + "' is declared with " +
+                                       count(f->args.size(), "argument") +
+                                       " but defined "
+                                       "with " +
+                                       std::to_string(args.size()),
+                                   "arguments"),
+                        f->decl_loc, "'" + name.text + "' is declared here");
       if (args != f->args)
         throw_with_note(Diagnostic(locs[mismatch(args, f->args)],
-                         "the arguments of '" + name.text + "' must be (" + join(f->args) +
-                             ") as declared, not (" + join(args) + ")", "decl-args"),
-            f->decl_loc, "'" + name.text + "' is declared here");
+                                   "the arguments of '" + name.text + "' must be (" +
+                                       join(f->args) + ") as declared, not (" + join(args) + ")",
+                                   "decl-args"),
+                        f->decl_loc, "'" + name.text + "' is declared here");
     }
     SourceLoc rhs_loc = ts_.peek().loc;
     Expr rhs = parse_expr(ts_);
@@ -621,9 +688,11 @@ class SpecParser : public NameResolver {
     if (f->declared) {
       Expr coerced = coerce_literal_to(value, f->type);
       if (!coerced)
-        throw_with_note(Diagnostic(rhs_loc, "the definition of '" + name.text + "' has type " +
-                                      value->type.spec_name() + " but '" + name.text +
-                                      "' is declared " + f->type.spec_name(), "type-mismatch"),
+        throw_with_note(
+            Diagnostic(rhs_loc,
+                       "the definition of '" + name.text + "' has type " + value->type.spec_name() +
+                           " but '" + name.text + "' is declared " + f->type.spec_name(),
+                       "type-mismatch"),
             f->decl_loc, "'" + name.text + "' is declared here");
       value = coerced;
     } else {
@@ -653,8 +722,10 @@ class SpecParser : public NameResolver {
   // select(c, t) is allowed only as the whole right-hand side (of the last merged URE).
   void check_select_without_false(const Expr& e, bool whole_rhs) {
     if (e->kind == ExprKind::kSelect && e->operands.size() == 2 && !whole_rhs)
-      throw Diagnostic(e->loc, "select without a false value is allowed only as the whole "
-                               "right-hand side of the last URE of a merge", "select-no-false");
+      throw Diagnostic(e->loc,
+                       "select without a false value is allowed only as the whole "
+                       "right-hand side of the last URE of a merge",
+                       "select-no-false");
     for (const Expr& o : e->operands) check_select_without_false(o, false);
   }
 
@@ -664,8 +735,9 @@ class SpecParser : public NameResolver {
   void directive_chain() {
     ExprToken receiver = expect_identifier("a Func");
     const Symbol* s = lookup(receiver.text);
-    if (!s) throw Diagnostic(receiver.loc, "unknown identifier '" + receiver.text + "'",
-                             "unknown-identifier");
+    if (!s)
+      throw Diagnostic(receiver.loc, "unknown identifier '" + receiver.text + "'",
+                       "unknown-identifier");
     if (s->kind == SymbolKind::kTarget) {  // target.set_feature(...): ignored, see target_decl
       ts_.advance();
       ExprToken m = expect_identifier("'set_feature'");
@@ -676,8 +748,10 @@ class SpecParser : public NameResolver {
       return;
     }
     if (s->kind != SymbolKind::kFunc)
-      throw Diagnostic(receiver.loc, "'" + receiver.text + "' is " + describe_kind(s->kind) +
-                                         "; directives apply to Funcs", "not-a-func");
+      throw Diagnostic(
+          receiver.loc,
+          "'" + receiver.text + "' is " + describe_kind(s->kind) + "; directives apply to Funcs",
+          "not-a-func");
     while (consume(".")) {
       ExprToken name = expect_identifier("a directive name");
       if (name.text == "realize") {
@@ -712,11 +786,10 @@ class SpecParser : public NameResolver {
     }
     // Names of Funcs and ImageParams are kept as written; anything else is typed and folded.
     const ExprToken& t = ts_.peek();
-    if (t.kind == ExprToken::kIdentifier && (at_punct(",", 1) || at_punct(")", 1) ||
-                                             at_punct("}", 1))) {
+    if (t.kind == ExprToken::kIdentifier &&
+        (at_punct(",", 1) || at_punct(")", 1) || at_punct("}", 1))) {
       const Symbol* s = lookup(t.text);
-      if (!s) throw Diagnostic(t.loc, "unknown identifier '" + t.text + "'",
-                               "unknown-identifier");
+      if (!s) throw Diagnostic(t.loc, "unknown identifier '" + t.text + "'", "unknown-identifier");
       std::string text = t.text;
       if (s->kind == SymbolKind::kConst) text = std::to_string(s->value);
       ts_.advance();
@@ -745,19 +818,18 @@ class SpecParser : public NameResolver {
   std::string name_of(const DirectiveArg& arg, SymbolKind kind, const SourceLoc& loc,
                       const std::string& directive) {
     if (arg.kind != DirectiveArg::kExpr || !is_identifier(arg.text))
-      bad_args(loc, directive, std::string("expected ") + describe_kind(kind) + ", found " +
-                                   describe(arg));
+      bad_args(loc, directive,
+               std::string("expected ") + describe_kind(kind) + ", found " + describe(arg));
     const Symbol* s = lookup(arg.text);
     if (!s || s->kind != kind)
-      bad_args(loc, directive, "'" + arg.text + "' is " +
-                                   (s ? describe_kind(s->kind) : "not declared") + ", not " +
-                                   describe_kind(kind));
+      bad_args(loc, directive,
+               "'" + arg.text + "' is " + (s ? describe_kind(s->kind) : "not declared") + ", not " +
+                   describe_kind(kind));
     return arg.text;
   }
 
   static bool is_identifier(const std::string& s) {
-    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-      return false;
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
     for (char c : s)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
     return true;
@@ -774,8 +846,8 @@ class SpecParser : public NameResolver {
       Expr e = parse_expr_text(arg.text, loc);
       if (e->kind == ExprKind::kIntImm && e->type == Type::Int(32)) return e->int_value;
     }
-    bad_args(loc, directive, std::string(what) + " must be an integer constant, not " +
-                                 describe(arg));
+    bad_args(loc, directive,
+             std::string(what) + " must be an integer constant, not " + describe(arg));
   }
 
   std::vector<std::string> var_names(const DirectiveArg& list, const SourceLoc& loc,
@@ -803,8 +875,11 @@ class SpecParser : public NameResolver {
     const Func* f = program_.find_func(name);
     auto& state = states_[name];
     if (f->definition || state.defined_by_isolation.valid()) {
-      Diagnostic diag(loc, d + ": Func '" + name + "' is already defined; an isolated Func "
-                                                  "must not be defined yet", "redefinition");
+      Diagnostic diag(loc,
+                      d + ": Func '" + name +
+                          "' is already defined; an isolated Func "
+                          "must not be defined yet",
+                      "redefinition");
       diag.add_note(f->definition ? f->loc : state.defined_by_isolation,
                     "'" + name + "' is defined here");
       throw diag;
@@ -818,8 +893,10 @@ class SpecParser : public NameResolver {
         std::end(kDirectiveNames)) {
       std::string known;
       for (const char* k : kDirectiveNames) known += std::string(known.empty() ? "" : ", ") + k;
-      throw Diagnostic(name.loc, "unknown or unsupported directive '" + d + "' (supported: " +
-                                     known + ", realize)", "unknown-directive");
+      throw Diagnostic(
+          name.loc,
+          "unknown or unsupported directive '" + d + "' (supported: " + known + ", realize)",
+          "unknown-directive");
     }
     std::vector<SourceLoc> locs;
     std::vector<DirectiveArg> args = raw_args(&locs);
@@ -840,19 +917,22 @@ class SpecParser : public NameResolver {
       out.args = args;
     } else if (d == "set_bounds") {
       if (args.empty() || args.size() % 3 != 0)
-        bad_args(name.loc, d, "expected (Var, min, extent) triples, got " +
-                                  std::to_string(args.size()) + " arguments");
+        bad_args(name.loc, d,
+                 "expected (Var, min, extent) triples, got " + std::to_string(args.size()) +
+                     " arguments");
       for (size_t i = 0; i < args.size(); i += 3) {
         name_of(args[i], SymbolKind::kVar, loc_of(i), d);
         int64_t min = int_of(args[i + 1], loc_of(i + 1), d, "the min");
         int64_t extent = int_of(args[i + 2], loc_of(i + 2), d, "the extent");
         if (extent <= 0)
-          throw Diagnostic(loc_of(i + 2), d + ": the extent of '" + args[i].text +
-                                              "' must be positive, not " + std::to_string(extent),
+          throw Diagnostic(loc_of(i + 2),
+                           d + ": the extent of '" + args[i].text + "' must be positive, not " +
+                               std::to_string(extent),
                            "bounds");
         if (extent >= kMaxExtent || min <= -kMaxExtent || min >= kMaxExtent)
-          throw Diagnostic(loc_of(i + 2), d + ": the bounds of '" + args[i].text +
-                                              "' are too large (at most 2^31)", "bounds");
+          throw Diagnostic(
+              loc_of(i + 2),
+              d + ": the bounds of '" + args[i].text + "' are too large (at most 2^31)", "bounds");
       }
       out.args = args;
     } else if (d == "reorder") {
@@ -879,20 +959,23 @@ class SpecParser : public NameResolver {
       if (args.size() == 3) {
         if (args[2].kind != DirectiveArg::kEnum ||
             (args[2].text != "GatherStrategy::Up" && args[2].text != "GatherStrategy::Down"))
-          bad_args(loc_of(2), d, "the strategy must be GatherStrategy::Up or "
-                                 "GatherStrategy::Down, not " + describe(args[2]));
+          bad_args(loc_of(2), d,
+                   "the strategy must be GatherStrategy::Up or "
+                   "GatherStrategy::Down, not " +
+                       describe(args[2]));
         strategy = args[2];
       }
       auto& state = states_[f];
       if (state.gather_loc.valid())
         throw_with_note(Diagnostic(name.loc, "Func '" + f + "' gathers twice", "gather-twice"),
-            state.gather_loc, "the first gather is here");
+                        state.gather_loc, "the first gather is here");
       state.gather_loc = name.loc;
       out.args = {args[0], args[1], strategy};
     } else if (d == "isolate_consumer" || d == "isolate_consumer_chain") {
       if (args.empty() || (d == "isolate_consumer" && args.size() != 1))
-        bad_args(name.loc, d, d == "isolate_consumer" ? "expected exactly one Func"
-                                                      : "expected at least one Func");
+        bad_args(
+            name.loc, d,
+            d == "isolate_consumer" ? "expected exactly one Func" : "expected at least one Func");
       for (size_t i = 0; i < args.size(); ++i) {
         if (args[i].kind == DirectiveArg::kExpr && args[i].text == f)
           bad_args(loc_of(i), d, "Func '" + f + "' cannot be its own consumer");
@@ -903,8 +986,10 @@ class SpecParser : public NameResolver {
       if (args.size() < 2)
         bad_args(name.loc, d, "expected the value to isolate and at least one producer Func");
       if (args[0].kind != DirectiveArg::kExpr)
-        bad_args(loc_of(0), d, "the value to isolate must be a Func, an ImageParam or an "
-                               "expression, not " + describe(args[0]));
+        bad_args(loc_of(0), d,
+                 "the value to isolate must be a Func, an ImageParam or an "
+                 "expression, not " +
+                     describe(args[0]));
       for (size_t i = 1; i < args.size(); ++i) {
         if (args[i].kind == DirectiveArg::kExpr && args[i].text == f)
           bad_args(loc_of(i), d, "Func '" + f + "' cannot be its own producer");
@@ -927,8 +1012,10 @@ class SpecParser : public NameResolver {
     if (!args.empty() && args.back().kind == DirectiveArg::kEnum) {
       const std::string& c = args.back().text;
       if (c != "SpaceTimeTransform::CheckTime" && c != "SpaceTimeTransform::NoCheckTime")
-        bad_args(loc_of(args.size() - 1), d, "expected SpaceTimeTransform::CheckTime or "
-                                             "SpaceTimeTransform::NoCheckTime, not '" + c + "'");
+        bad_args(loc_of(args.size() - 1), d,
+                 "expected SpaceTimeTransform::CheckTime or "
+                 "SpaceTimeTransform::NoCheckTime, not '" +
+                     c + "'");
       check = args.back();
       args.pop_back();
     }
@@ -955,12 +1042,12 @@ class SpecParser : public NameResolver {
         DirectiveArg vector = DirectiveArg::list({});
         if (args.size() == 2) {
           if (args[1].kind != DirectiveArg::kList)
-            bad_args(loc_of(1), d, "the scheduling vector must be a list {...}, not " +
-                                       describe(args[1]));
+            bad_args(loc_of(1), d,
+                     "the scheduling vector must be a list {...}, not " + describe(args[1]));
           if (args[1].items.size() != space.size())
-            bad_args(loc_of(1), d, "the scheduling vector has " +
-                                       count(args[1].items.size(), "coefficient") + " for " +
-                                       count(space.size(), "space loop"));
+            bad_args(loc_of(1), d,
+                     "the scheduling vector has " + count(args[1].items.size(), "coefficient") +
+                         " for " + count(space.size(), "space loop"));
           for (const DirectiveArg& c : args[1].items)
             vector.items.push_back(DirectiveArg::expr(
                 std::to_string(int_of(c, loc_of(1), d, "a scheduling coefficient"))));
@@ -978,9 +1065,13 @@ class SpecParser : public NameResolver {
       for (const std::string& v : space)
         if (std::find(prev.begin(), prev.end(), v) == prev.end()) subset = false;
       if (!subset)
-        throw Diagnostic(at, "the space loops (" + join(space) + ") of a chained "
+        throw Diagnostic(at,
+                         "the space loops (" + join(space) +
+                             ") of a chained "
                              "space_time_transform must be a proper subset of the previous "
-                             "transform's (" + join(prev) + ")", "stt-chain");
+                             "transform's (" +
+                             join(prev) + ")",
+                         "stt-chain");
     }
     chain.push_back(space);
     return out;
@@ -997,8 +1088,9 @@ class SpecParser : public NameResolver {
     std::vector<std::string> src = *space;
     std::vector<std::string> dst = var_names(args[1], loc_of(1), d);
     if (dst.empty() || dst.size() > src.size())
-      bad_args(loc_of(1), d, "expected 1 to " + std::to_string(src.size()) +
-                                 " destination loops, got " + std::to_string(dst.size()));
+      bad_args(loc_of(1), d,
+               "expected 1 to " + std::to_string(src.size()) + " destination loops, got " +
+                   std::to_string(dst.size()));
     // The matrix: |dst| rows of |src| integers, flat or nested.
     const DirectiveArg& m = args[2];
     if (m.kind != DirectiveArg::kList) bad_args(loc_of(2), d, "the matrix must be a list");
@@ -1006,22 +1098,24 @@ class SpecParser : public NameResolver {
     bool nested = !m.items.empty() && m.items[0].kind == DirectiveArg::kList;
     if (nested) {
       if (m.items.size() != dst.size())
-        bad_args(loc_of(2), d, "the matrix has " + std::to_string(m.items.size()) +
-                                   " rows; expected one per destination loop (" +
-                                   std::to_string(dst.size()) + ")");
+        bad_args(loc_of(2), d,
+                 "the matrix has " + std::to_string(m.items.size()) +
+                     " rows; expected one per destination loop (" + std::to_string(dst.size()) +
+                     ")");
       for (const DirectiveArg& row : m.items) {
         if (row.kind != DirectiveArg::kList || row.items.size() != src.size())
-          bad_args(loc_of(2), d, "every matrix row must list " + std::to_string(src.size()) +
-                                     " integers, one per source loop");
+          bad_args(loc_of(2), d,
+                   "every matrix row must list " + std::to_string(src.size()) +
+                       " integers, one per source loop");
         for (const DirectiveArg& c : row.items)
           flat.push_back(int_of(c, loc_of(2), d, "a matrix entry"));
       }
     } else {
       if (m.items.size() != dst.size() * src.size())
-        bad_args(loc_of(2), d, "the matrix has " + std::to_string(m.items.size()) +
-                                   " entries; expected " + std::to_string(dst.size()) + " x " +
-                                   std::to_string(src.size()) + " = " +
-                                   std::to_string(dst.size() * src.size()));
+        bad_args(loc_of(2), d,
+                 "the matrix has " + std::to_string(m.items.size()) + " entries; expected " +
+                     std::to_string(dst.size()) + " x " + std::to_string(src.size()) + " = " +
+                     std::to_string(dst.size() * src.size()));
       for (const DirectiveArg& c : m.items)
         flat.push_back(int_of(c, loc_of(2), d, "a matrix entry"));
     }
@@ -1036,7 +1130,8 @@ class SpecParser : public NameResolver {
     DirectiveArg reverse = DirectiveArg::list({});
     if (args.size() == 4) {
       const DirectiveArg& r = args[3];
-      if (r.kind != DirectiveArg::kList) bad_args(loc_of(3), d, "the reverse mapping must be a list");
+      if (r.kind != DirectiveArg::kList)
+        bad_args(loc_of(3), d, "the reverse mapping must be a list");
       std::vector<DirectiveArg> items;
       if (!r.items.empty() && r.items[0].kind == DirectiveArg::kList) {
         for (const DirectiveArg& pair : r.items) {
@@ -1053,8 +1148,8 @@ class SpecParser : public NameResolver {
       for (size_t i = 0; i < items.size(); i += 2) {
         name_of(items[i], SymbolKind::kVar, loc_of(3), d);
         if (items[i + 1].kind != DirectiveArg::kExpr)
-          bad_args(loc_of(3), d, "the reverse expression for '" + items[i].text +
-                                     "' must be an expression");
+          bad_args(loc_of(3), d,
+                   "the reverse expression for '" + items[i].text + "' must be an expression");
         reverse.items.push_back(DirectiveArg::list({items[i], items[i + 1]}));
       }
     }
@@ -1072,8 +1167,9 @@ class SpecParser : public NameResolver {
       extent_locs.push_back(ts_.peek().loc);
       int64_t e = constant("a realize extent");
       if (e <= 0 || e >= kMaxExtent)
-        throw Diagnostic(extent_locs.back(), "a realize extent must be from 1 to 2^31 - 1, not " +
-                                                 std::to_string(e), "realize");
+        throw Diagnostic(extent_locs.back(),
+                         "a realize extent must be from 1 to 2^31 - 1, not " + std::to_string(e),
+                         "realize");
       extents.push_back(std::to_string(e));
     };
     if (consume("{")) {
@@ -1095,8 +1191,7 @@ class SpecParser : public NameResolver {
     }
     expect(")", "to close the realize call");
     if (extents.empty())
-      throw Diagnostic(loc, "realize needs the output's extents, e.g. realize({I, J})",
-                       "realize");
+      throw Diagnostic(loc, "realize needs the output's extents, e.g. realize({I, J})", "realize");
     const Symbol* s = lookup(func.text);
     if (!s || s->kind != SymbolKind::kFunc)
       throw Diagnostic(func.loc, "only a Func can be realized", "realize");
@@ -1122,8 +1217,9 @@ class SpecParser : public NameResolver {
     ExprToken t = expect_identifier("a Target");
     const Symbol* s = lookup(t.text);
     if (s && s->kind != SymbolKind::kTarget)
-      throw Diagnostic(t.loc, "'" + t.text + "' is " + describe_kind(s->kind) +
-                                  "; the last argument of realize may only be a Target",
+      throw Diagnostic(t.loc,
+                       "'" + t.text + "' is " + describe_kind(s->kind) +
+                           "; the last argument of realize may only be a Target",
                        "realize");
   }
 
@@ -1132,8 +1228,10 @@ class SpecParser : public NameResolver {
 
   void finish() {
     if (!program_.output.loc.valid())
-      throw Diagnostic(ts_.peek().loc, "the spec has no realize call: realize exactly one Func, "
-                                       "e.g. c.realize({I, J})", "realize");
+      throw Diagnostic(ts_.peek().loc,
+                       "the spec has no realize call: realize exactly one Func, "
+                       "e.g. c.realize({I, J})",
+                       "realize");
     const Func* out = program_.find_func(program_.output.func);
     if (out->definition && out->args.size() != program_.output.extents.size()) {
       Diagnostic d(program_.output.loc,
@@ -1145,8 +1243,9 @@ class SpecParser : public NameResolver {
       throw d;
     }
     if (!out->definition && !states_[out->name].defined_by_isolation.valid()) {
-      throw_with_note(Diagnostic(program_.output.loc, "the realized Func '" + out->name +
-                                                "' is never defined", "realize"),
+      throw_with_note(
+          Diagnostic(program_.output.loc, "the realized Func '" + out->name + "' is never defined",
+                     "realize"),
           out->decl_loc, "'" + out->name + "' is declared here");
     }
   }

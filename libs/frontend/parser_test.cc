@@ -54,8 +54,9 @@ c(i, j) = select(k == 3, A(i, j, k));
 )";
 
 std::string stt(const std::string& call) {
-  Program p = parse(std::string(kPrelude) + "A.merge_ures(c).set_bounds(i, 0, 4, j, 0, 4, k, 0, 4)" +
-                    call + ";\nc.realize({4, 4});\n");
+  Program p =
+      parse(std::string(kPrelude) + "A.merge_ures(c).set_bounds(i, 0, 4, j, 0, 4, k, 0, 4)" + call +
+            ";\nc.realize({4, 4});\n");
   return args_of(p.directives.back());
 }
 
@@ -67,12 +68,15 @@ TEST(ParserTest, SpaceTimeTransformNormalForms) {
   EXPECT_EQ(stt(".space_time_transform({i, j}, {2, 1 + 2}, SpaceTimeTransform::CheckTime)"),
             "{i,j} {2,3} SpaceTimeTransform::CheckTime");
   // General form: flat and nested matrices and reverse mappings give the same record.
-  std::string flat = stt(".space_time_transform({i, j, k}, {s, t}, {1, 0, 0, 1, 1, 1}, "
-                         "{i, s, j, t - s - k, k, k})");
-  std::string nested = stt(".space_time_transform({i, j, k}, {s, t}, {{1, 0, 0}, {1, 1, 1}}, "
-                           "{{i, s}, {j, t - s - k}, {k, k}})");
-  EXPECT_EQ(flat, "{i,j,k} {s,t} {{1,0,0},{1,1,1}} {{i,s},{j,t - s - k},{k,k}} "
-                  "SpaceTimeTransform::NoCheckTime");
+  std::string flat =
+      stt(".space_time_transform({i, j, k}, {s, t}, {1, 0, 0, 1, 1, 1}, "
+          "{i, s, j, t - s - k, k, k})");
+  std::string nested =
+      stt(".space_time_transform({i, j, k}, {s, t}, {{1, 0, 0}, {1, 1, 1}}, "
+          "{{i, s}, {j, t - s - k}, {k, k}})");
+  EXPECT_EQ(flat,
+            "{i,j,k} {s,t} {{1,0,0},{1,1,1}} {{i,s},{j,t - s - k},{k,k}} "
+            "SpaceTimeTransform::NoCheckTime");
   EXPECT_EQ(flat, nested);
   EXPECT_EQ(stt(".space_time_transform({i, j}, {i, t}, {1, 0, 1, 1})"),
             "{i,j} {i,t} {{1,0},{1,1}} {} SpaceTimeTransform::NoCheckTime");
@@ -159,8 +163,8 @@ e.vectorize(i);
 e.realize({4});
 )");
   std::vector<std::string> names;
-  for (const Directive& d : p.directives) names.push_back(d.func + "." + d.name + "(" +
-                                                          args_of(d) + ")");
+  for (const Directive& d : p.directives)
+    names.push_back(d.func + "." + d.name + "(" + args_of(d) + ")");
   EXPECT_EQ(names, (std::vector<std::string>{
                        "A.merge_ures(c)", "A.reorder(j i)", "A.set_bounds(i 0 4 j 0 4)",
                        "A.isolate_producer_chain(a feeder)", "c.isolate_consumer_chain(d e)",
@@ -189,8 +193,7 @@ TEST(ParserTest, Errors) {
   EXPECT_EQ(error_of("Var i;\nFunc f;\nf(i) = f;\nf.realize({4});\n"),
             "3:8: 'f' is a Func and cannot be used as a value here (call it with arguments) "
             "[not-a-value]");
-  EXPECT_EQ(error_of("Var i, i;\n"),
-            "1:8: redefinition of 'i' (already a Var) [redefinition]");
+  EXPECT_EQ(error_of("Var i, i;\n"), "1:8: redefinition of 'i' (already a Var) [redefinition]");
   EXPECT_EQ(error_of("Var select;\n"), "1:5: 'select' is a reserved name [redefinition]");
   EXPECT_EQ(error_of("Var i;\nFunc f, g;\nf(i) = i;\ng(i) = f(i);\nf.merge_ures(g).set_bounds(i, "
                      "0, 3000000000l);\ng.realize({4});\n"),
@@ -198,8 +201,7 @@ TEST(ParserTest, Errors) {
             "[directive-args]");
   EXPECT_EQ(error_of("Var i;\nFunc f;\nf(i) = i;\nf.realize({4});\nwhile (1) {}\n"),
             "5:1: unknown identifier 'while' [unknown-identifier]");
-  EXPECT_EQ(error_of("Var i;\nFunc f, g;\nf.isolate_consumer(g);\ng.realize({4});\n"),
-            "no error");
+  EXPECT_EQ(error_of("Var i;\nFunc f, g;\nf.isolate_consumer(g);\ng.realize({4});\n"), "no error");
   EXPECT_EQ(error_of("Var i;\nFunc f, g;\nf(i) = i;\ng.realize({4});\n"),
             "4:3: the realized Func 'g' is never defined [realize]");
 }

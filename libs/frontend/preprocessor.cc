@@ -1,5 +1,6 @@
 #include "libs/frontend/preprocessor.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,8 @@ struct Macro {
   bool uses_hash = false;  // '#' or '##' operators, which we do not implement
   int disabled = 0;        // > 0 while the macro's own expansion is being rescanned
 };
+
+using MacroTable = std::unordered_map<std::string, std::shared_ptr<Macro>>;
 
 struct Context {
   std::vector<PPToken> toks;
@@ -117,10 +120,8 @@ bool is_file(const std::string& path) {
 // Evaluates the integer constant expression of an #if after macro expansion.
 class IfExpression {
  public:
-  using DefinedFn = bool (*)(const void*, const std::string&);
-  IfExpression(const std::vector<PPToken>& toks, SourceLoc end_loc, const void* pp,
-               DefinedFn defined)
-      : t_(toks), end_loc_(std::move(end_loc)), pp_(pp), defined_(defined) {}
+  IfExpression(const std::vector<PPToken>& toks, SourceLoc end_loc, const MacroTable& macros)
+      : t_(toks), end_loc_(std::move(end_loc)), macros_(macros) {}
 
   int64_t evaluate() {
     if (t_.empty()) fail(end_loc_, "#if with no expression");
@@ -171,12 +172,18 @@ class IfExpression {
     if (p_ >= t_.size() || t_[p_].tok.kind != TokenKind::kPunct) return "";
     const std::string& s = t_[p_].tok.text;
     switch (level) {
-      case 0: return s == "||" ? s : "";
-      case 1: return s == "&&" ? s : "";
-      case 2: return s == "|" ? s : "";
-      case 3: return s == "^" ? s : "";
-      case 4: return s == "&" ? s : "";
-      case 5: return s == "==" || s == "!=" ? s : "";
+      case 0:
+        return s == "||" ? s : "";
+      case 1:
+        return s == "&&" ? s : "";
+      case 2:
+        return s == "|" ? s : "";
+      case 3:
+        return s == "^" ? s : "";
+      case 4:
+        return s == "&" ? s : "";
+      case 5:
+        return s == "==" || s == "!=" ? s : "";
       case 6:
         if ((s == "<" && at_offset(1, "<")) || (s == ">" && at_offset(1, ">"))) return "";
         return s == "<" || s == ">" || s == "<=" || s == ">=" ? s : "";
@@ -186,8 +193,10 @@ class IfExpression {
           return s + s;
         }
         return "";
-      case 8: return s == "+" || s == "-" ? s : "";
-      case 9: return s == "*" || s == "/" || s == "%" ? s : "";
+      case 8:
+        return s == "+" || s == "-" ? s : "";
+      case 9:
+        return s == "*" || s == "/" || s == "%" ? s : "";
     }
     return "";
   }
@@ -295,7 +304,7 @@ class IfExpression {
     if (p_ >= t_.size() || t_[p_].tok.kind != TokenKind::kIdentifier) {
       fail_at(defined_tok, "'defined' expects a macro name");
     }
-    bool v = defined_(pp_, t_[p_].tok.text);
+    bool v = macros_.count(t_[p_].tok.text) > 0;
     ++p_;
     if (paren) expect(")");
     return v ? 1 : 0;
@@ -303,7 +312,8 @@ class IfExpression {
 
   static int64_t parse_integer(const Token& tok) {
     std::string s = tok.text;
-    while (!s.empty() && (s.back() == 'u' || s.back() == 'U' || s.back() == 'l' || s.back() == 'L')) {
+    while (!s.empty() &&
+           (s.back() == 'u' || s.back() == 'U' || s.back() == 'l' || s.back() == 'L')) {
       s.pop_back();
     }
     int base = 10;
@@ -333,8 +343,7 @@ class IfExpression {
 
   const std::vector<PPToken>& t_;
   SourceLoc end_loc_;
-  const void* pp_;
-  DefinedFn defined_;
+  const MacroTable& macros_;
   size_t p_ = 0;
   size_t depth_ = 0;
 };
@@ -351,7 +360,8 @@ class Preprocessor {
     files_.emplace_back(text, "", 0);
 
     std::vector<Token> out;
-    out.reserve(text->size() / 2);  // an upper bound for most specs; untouched pages are free
+    // Roughly an upper bound for a spec's token count; pages never written cost nothing.
+    out.reserve(std::min<size_t>(text->size() / 2, size_t{1} << 20));
     expand(&out);
     Token end;
     end.kind = TokenKind::kEnd;
@@ -701,10 +711,7 @@ class Preprocessor {
       i = j - 1;
     }
     std::vector<PPToken> expanded = expand_list(std::move(toks), name);
-    IfExpression expr(expanded, name.loc, this, [](const void* pp, const std::string& macro) {
-      return static_cast<const Preprocessor*>(pp)->macros_.count(macro) > 0;
-    });
-    return expr.evaluate() != 0;
+    return IfExpression(expanded, name.loc, macros_).evaluate() != 0;
   }
 
   // Defines a macro from line[first..]: NAME [ '(' params ')' ] body. `definition` is where
@@ -776,9 +783,9 @@ class Preprocessor {
       line = lex(head, "");
       line.pop_back();  // kEnd
       // The part before '=' is NAME or NAME(params), nothing else.
-      bool name_only = line.size() == 1 ||
-                       (line.size() > 2 && is_punct(line[1].tok, "(") && !line[1].space_before &&
-                        is_punct(line.back().tok, ")"));
+      bool name_only =
+          line.size() == 1 || (line.size() > 2 && is_punct(line[1].tok, "(") &&
+                               !line[1].space_before && is_punct(line.back().tok, ")"));
       if (line.empty() || line[0].tok.kind != TokenKind::kIdentifier || !name_only) {
         fail(SourceLoc{}, "macro name must be an identifier");
       }
@@ -793,8 +800,7 @@ class Preprocessor {
       for (LexedToken& t : line) t.tok.loc = SourceLoc{};
       define(line, 0, SourceLoc{}, true);
     } catch (const Diagnostic& d) {
-      throw Diagnostic(SourceLoc{}, "invalid -D option '" + option + "': " + d.message(),
-                       d.rule());
+      throw Diagnostic(SourceLoc{}, "invalid -D option '" + option + "': " + d.message(), d.rule());
     }
   }
 
@@ -849,7 +855,7 @@ class Preprocessor {
 
   SourceManager& sources_;
   const PreprocessOptions& options_;
-  std::unordered_map<std::string, std::shared_ptr<Macro>> macros_;
+  MacroTable macros_;
   std::vector<FileState> files_;
   std::set<std::string> once_;  // files that said #pragma once
   std::vector<Cond> conds_;

@@ -14,7 +14,7 @@ namespace t2s {
 namespace {
 
 std::vector<Token> Preprocess(const std::string& text, const PreprocessOptions& options = {},
-                       const std::string& base_dir = "", SourceManager* sm = nullptr) {
+                              const std::string& base_dir = "", SourceManager* sm = nullptr) {
   SourceManager local;
   SourceManager& sources = sm ? *sm : local;
   sources.set_base_dir(base_dir);
@@ -69,7 +69,8 @@ void WriteFile(const std::string& path, const std::string& text) {
 // ---- Lexer ----
 
 TEST(Lexer, KindsAndLocations) {
-  std::vector<Token> t = Preprocess("a_1 0x1F 10u 7ULL 1.5f 1.5 .5 2. 1e3 1.5e-3f \"s\\\"x\" ::\n\t<=");
+  std::vector<Token> t =
+      Preprocess("a_1 0x1F 10u 7ULL 1.5f 1.5 .5 2. 1e3 1.5e-3f \"s\\\"x\" ::\n\t<=");
   ASSERT_EQ(t.size(), 14u);
   TokenKind kinds[] = {TokenKind::kIdentifier, TokenKind::kInteger, TokenKind::kInteger,
                        TokenKind::kInteger,    TokenKind::kFloat,   TokenKind::kFloat,
@@ -118,9 +119,7 @@ TEST(Define, ObjectLike) {
   EXPECT_EQ(Pp("#define I 4\n#define J (I + 1)\nx = I * J;"), "x = 4 * ( 4 + 1 ) ;");
 }
 
-TEST(Define, EmptyBodyAndUndef) {
-  EXPECT_EQ(Pp("#define E\na E b\n#undef E\nE"), "a b E");
-}
+TEST(Define, EmptyBodyAndUndef) { EXPECT_EQ(Pp("#define E\na E b\n#undef E\nE"), "a b E"); }
 
 TEST(Define, RedefinitionReplaces) { EXPECT_EQ(Pp("#define A 1\n#define A 2\nA"), "2"); }
 
@@ -158,8 +157,7 @@ TEST(Define, T2sPattern) {
       "#define P kkk, jj, ii\n"
       "#define i (oi * II * III + ii * III + iii)\n"
       "A(P) = a(i, k);\n";
-  EXPECT_EQ(Pp(spec),
-            "A ( kkk , jj , ii ) = a ( ( oi * II * III + ii * III + iii ) , k ) ;");
+  EXPECT_EQ(Pp(spec), "A ( kkk , jj , ii ) = a ( ( oi * II * III + ii * III + iii ) , k ) ;");
 }
 
 TEST(Define, SelfReferenceDoesNotLoop) {
@@ -306,8 +304,7 @@ TEST(Conditional, Nested) {
 }
 
 TEST(Conditional, SkippedGroupsIgnoreOtherDirectivesAndBadExpressions) {
-  EXPECT_EQ(Pp("#if 0\n#include \"none.h\"\n#frob\n#if 1/0\n#endif\n#elif 1\ny\n#endif\nx"),
-            "y x");
+  EXPECT_EQ(Pp("#if 0\n#include \"none.h\"\n#frob\n#if 1/0\n#endif\n#elif 1\ny\n#endif\nx"), "y x");
   EXPECT_EQ(Pp("#if 1\nx\n#elif 1/0\n#endif"), "x");
 }
 
@@ -316,15 +313,33 @@ TEST(Conditional, Expressions) {
     const char* expr;
     bool value;
   } cases[] = {
-      {"1 + 2 * 3 == 7", true},     {"(1 + 2) * 3 == 9", true},  {"-7 / 2 == -3", true},
-      {"-7 % 2 == -1", true},       {"1 << 4 == 16", true},      {"256 >> 4 == 16", true},
-      {"0x10 == 16", true},         {"010 == 8", true},          {"10u + 2L == 12", true},
-      {"!0 && ~0 == -1", true},     {"(6 & 3) == 2", true},      {"(6 | 3) == 7", true},
-      {"(6 ^ 3) == 5", true},       {"1 ? 2 : 0", true},         {"0 ? 1 : 0", false},
-      {"UNKNOWN", false},           {"UNKNOWN + 1", true},       {"defined(M)", true},
-      {"defined M && M == 5", true}, {"!defined(NOPE)", true},   {"0 || 0", false},
-      {"0 && 1 / 0", false},        {"1 || 1 / 0", true},        {"3 >= 3 && 2 <= 1", false},
-      {"2 > 1 && 1 < 2 && 1 != 2", true}, {"F(2) == 4", true},   {"true", true},
+      {"1 + 2 * 3 == 7", true},
+      {"(1 + 2) * 3 == 9", true},
+      {"-7 / 2 == -3", true},
+      {"-7 % 2 == -1", true},
+      {"1 << 4 == 16", true},
+      {"256 >> 4 == 16", true},
+      {"0x10 == 16", true},
+      {"010 == 8", true},
+      {"10u + 2L == 12", true},
+      {"!0 && ~0 == -1", true},
+      {"(6 & 3) == 2", true},
+      {"(6 | 3) == 7", true},
+      {"(6 ^ 3) == 5", true},
+      {"1 ? 2 : 0", true},
+      {"0 ? 1 : 0", false},
+      {"UNKNOWN", false},
+      {"UNKNOWN + 1", true},
+      {"defined(M)", true},
+      {"defined M && M == 5", true},
+      {"!defined(NOPE)", true},
+      {"0 || 0", false},
+      {"0 && 1 / 0", false},
+      {"1 || 1 / 0", true},
+      {"3 >= 3 && 2 <= 1", false},
+      {"2 > 1 && 1 < 2 && 1 != 2", true},
+      {"F(2) == 4", true},
+      {"true", true},
   };
   for (const Case& c : cases) {
     std::string spec = std::string("#define M 5\n#define F(x) x * x\n#if ") + c.expr +
@@ -384,8 +399,8 @@ TEST(Include, RelativeToIncludingFileThenIncludeDirs) {
   PreprocessOptions options;
   options.include_dirs = {root + "/other"};
   SourceManager sm;
-  std::vector<Token> t =
-      Preprocess("#include \"sub/a.h\"\n#include \"c.h\"\nFROM_B\n", options, root + "/spec_dir", &sm);
+  std::vector<Token> t = Preprocess("#include \"sub/a.h\"\n#include \"c.h\"\nFROM_B\n", options,
+                                    root + "/spec_dir", &sm);
   EXPECT_EQ(Texts(t), "oops_here A_TOKEN c_token b_value");
   EXPECT_EQ(t[0].loc.str(), "sub/b.h:2:3");
   EXPECT_EQ(t[1].loc.str(), "sub/a.h:2:1");
@@ -460,8 +475,8 @@ TEST(Robustness, DeepNesting) {
   for (int i = 0; i < 10000; ++i) args += ")";
   EXPECT_EQ(ErrorOf(args).message(), "macro arguments nested too deeply");
 
-  std::string parens = "#if " + std::string(100000, '(') + "1" + std::string(100000, ')') +
-                       "\n#endif\n";
+  std::string parens =
+      "#if " + std::string(100000, '(') + "1" + std::string(100000, ')') + "\n#endif\n";
   EXPECT_EQ(ErrorOf(parens).message(), "#if expression nested too deeply");
   std::string nots = "#if " + std::string(100000, '!') + "1\n#endif\n";
   EXPECT_EQ(ErrorOf(nots).message(), "#if expression nested too deeply");
@@ -490,15 +505,15 @@ TEST(Performance, TenThousandLines) {
       "#define P kkk, jj, ii\n#define i (oi * II * III + ii * III + iii)\n"
       "#define F(a, b) ((a) * (b) + i)\n";
   for (int n = 0; n < 1000; ++n) {
-    spec += "#if " + std::to_string(n % 3) + " // c\nA(P) = select(k == 0, F(a(i, k), 2), A(P));\n"
+    spec += "#if " + std::to_string(n % 3) +
+            " // c\nA(P) = select(k == 0, F(a(i, k), 2), A(P));\n"
             "#else\nC(i, j, k) = select(k == 0, 0.0f, C(i, j, k - 1)) + A(i, j, k) * B(i, j, k);\n"
             "#endif\n/* comment */\n";
     for (int k = 0; k < 4; ++k) spec += "c(i, j) = select(k == K - 1, C(i, j, k)); // c\n";
   }
   auto start = std::chrono::steady_clock::now();
   std::vector<Token> t = Preprocess(spec);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GT(t.size(), 100000u);
 #if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
   EXPECT_LT(seconds, 0.2);  // timing means nothing in unoptimized or sanitized builds

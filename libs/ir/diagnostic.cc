@@ -26,8 +26,8 @@ SourceLoc SourceLoc::parse(const std::string& text) {
   size_t last = text.rfind(':');
   if (last == std::string::npos) throw std::invalid_argument("malformed location '" + text + "'");
   size_t prev = last == 0 ? std::string::npos : text.rfind(':', last - 1);
-  std::string line_text = prev == std::string::npos ? text.substr(0, last)
-                                                    : text.substr(prev + 1, last - prev - 1);
+  std::string line_text =
+      prev == std::string::npos ? text.substr(0, last) : text.substr(prev + 1, last - prev - 1);
   if (!parse_positive(line_text, &loc.line) || !parse_positive(text.substr(last + 1), &loc.col))
     throw std::invalid_argument("malformed location '" + text + "'");
   if (prev != std::string::npos) {

@@ -37,7 +37,9 @@ struct DiagnosticNote {
 class Diagnostic : public std::runtime_error {
  public:
   Diagnostic(SourceLoc loc, std::string message, std::string rule)
-      : std::runtime_error(message), loc_(std::move(loc)), message_(std::move(message)),
+      : std::runtime_error(message),
+        loc_(std::move(loc)),
+        message_(std::move(message)),
         rule_(std::move(rule)) {}
 
   const SourceLoc& loc() const { return loc_; }

@@ -73,8 +73,12 @@ Expr make_cast(Type type, Expr value, SourceLoc loc) {
 
 bool is_comparison(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kEQ: case BinaryOp::kNE: case BinaryOp::kLT:
-    case BinaryOp::kLE: case BinaryOp::kGT: case BinaryOp::kGE:
+    case BinaryOp::kEQ:
+    case BinaryOp::kNE:
+    case BinaryOp::kLT:
+    case BinaryOp::kLE:
+    case BinaryOp::kGT:
+    case BinaryOp::kGE:
       return true;
     default:
       return false;
@@ -83,19 +87,32 @@ bool is_comparison(BinaryOp op) {
 
 const char* binary_op_spelling(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd: return "+";
-    case BinaryOp::kSub: return "-";
-    case BinaryOp::kMul: return "*";
-    case BinaryOp::kDiv: return "/";
-    case BinaryOp::kMod: return "%";
-    case BinaryOp::kEQ: return "==";
-    case BinaryOp::kNE: return "!=";
-    case BinaryOp::kLT: return "<";
-    case BinaryOp::kLE: return "<=";
-    case BinaryOp::kGT: return ">";
-    case BinaryOp::kGE: return ">=";
-    case BinaryOp::kAnd: return "&&";
-    case BinaryOp::kOr: return "||";
+    case BinaryOp::kAdd:
+      return "+";
+    case BinaryOp::kSub:
+      return "-";
+    case BinaryOp::kMul:
+      return "*";
+    case BinaryOp::kDiv:
+      return "/";
+    case BinaryOp::kMod:
+      return "%";
+    case BinaryOp::kEQ:
+      return "==";
+    case BinaryOp::kNE:
+      return "!=";
+    case BinaryOp::kLT:
+      return "<";
+    case BinaryOp::kLE:
+      return "<=";
+    case BinaryOp::kGT:
+      return ">";
+    case BinaryOp::kGE:
+      return ">=";
+    case BinaryOp::kAnd:
+      return "&&";
+    case BinaryOp::kOr:
+      return "||";
   }
   return "?";
 }
@@ -104,9 +121,8 @@ int intrinsic_arity(const std::string& name) {
   static const struct {
     const char* name;
     int arity;
-  } kIntrinsics[] = {{"min", 2},  {"max", 2},   {"abs", 1},  {"sqrt", 1},
-                     {"exp", 1},  {"log", 1},   {"pow", 2},  {"floor", 1},
-                     {"ceil", 1}, {"round", 1}};
+  } kIntrinsics[] = {{"min", 2}, {"max", 2}, {"abs", 1},   {"sqrt", 1}, {"exp", 1},
+                     {"log", 1}, {"pow", 2}, {"floor", 1}, {"ceil", 1}, {"round", 1}};
   for (const auto& i : kIntrinsics)
     if (name == i.name) return i.arity;
   return 0;

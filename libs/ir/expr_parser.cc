@@ -33,8 +33,8 @@ bool is_ident(ExprTokenSource& ts, const char* text, size_t ahead = 0) {
 
 void expect(ExprTokenSource& ts, const char* text, const char* context) {
   if (!is_punct(ts, text))
-    fail(ts.peek(), std::string("expected '") + text + "' " + context + ", found " +
-                        describe(ts.peek()));
+    fail(ts.peek(),
+         std::string("expected '") + text + "' " + context + ", found " + describe(ts.peek()));
   ts.advance();
 }
 
@@ -67,11 +67,16 @@ class Parser {
       return result;
     }
     Type result;
-    if (name == "Int") result.code = Type::kInt;
-    else if (name == "UInt") result.code = Type::kUInt;
-    else if (name == "Float") result.code = Type::kFloat;
-    else if (name == "Bool") result = Type::Bool();
-    else fail(t, "expected a type (Int, UInt, Float, Bool or type_of<T>()), found '" + name + "'");
+    if (name == "Int")
+      result.code = Type::kInt;
+    else if (name == "UInt")
+      result.code = Type::kUInt;
+    else if (name == "Float")
+      result.code = Type::kFloat;
+    else if (name == "Bool")
+      result = Type::Bool();
+    else
+      fail(t, "expected a type (Int, UInt, Float, Bool or type_of<T>()), found '" + name + "'");
     expect(ts_, "(", ("after '" + name + "'").c_str());
     if (name == "Bool") {
       if (!is_punct(ts_, ")")) result.lanes = small_int("lane count");
@@ -84,9 +89,10 @@ class Parser {
     }
     expect(ts_, ")", ("to close '" + name + "('").c_str());
     if (!result.valid()) {
-      throw Diagnostic(loc, "'" + result.spec_name() + "' is not a type of this language " +
-                                "(Int(8|16|32|64), UInt(1|8|16|32|64), Float(32|64), Bool(), " +
-                                "lanes 1..64)",
+      throw Diagnostic(loc,
+                       "'" + result.spec_name() + "' is not a type of this language " +
+                           "(Int(8|16|32|64), UInt(1|8|16|32|64), Float(32|64), Bool(), " +
+                           "lanes 1..64)",
                        "type");
     }
     return result;
@@ -95,8 +101,8 @@ class Parser {
  private:
   int small_int(const char* what) {
     const ExprToken& t = ts_.peek();
-    if (t.kind != ExprToken::kInteger) fail(t, std::string("expected the ") + what + ", found " +
-                                                   describe(t));
+    if (t.kind != ExprToken::kInteger)
+      fail(t, std::string("expected the ") + what + ", found " + describe(t));
     Expr v = integer_literal(t, false);
     ts_.advance();
     if (v->int_value > 1024) fail(t, std::string("the ") + what + " is too large", "type");
@@ -117,11 +123,11 @@ class Parser {
       const char* name;
       Type type;
     } kTypes[] = {
-        {"bool", Type::Bool()},        {"int", Type::Int(32)},        {"float", Type::Float(32)},
-        {"double", Type::Float(64)},   {"int8_t", Type::Int(8)},      {"int16_t", Type::Int(16)},
-        {"int32_t", Type::Int(32)},    {"int64_t", Type::Int(64)},    {"uint8_t", Type::UInt(8)},
-        {"uint16_t", Type::UInt(16)},  {"uint32_t", Type::UInt(32)},  {"uint64_t", Type::UInt(64)},
-        {"char", Type::Int(8)},        {"short", Type::Int(16)},      {"long", Type::Int(64)},
+        {"bool", Type::Bool()},       {"int", Type::Int(32)},       {"float", Type::Float(32)},
+        {"double", Type::Float(64)},  {"int8_t", Type::Int(8)},     {"int16_t", Type::Int(16)},
+        {"int32_t", Type::Int(32)},   {"int64_t", Type::Int(64)},   {"uint8_t", Type::UInt(8)},
+        {"uint16_t", Type::UInt(16)}, {"uint32_t", Type::UInt(32)}, {"uint64_t", Type::UInt(64)},
+        {"char", Type::Int(8)},       {"short", Type::Int(16)},     {"long", Type::Int(64)},
     };
     for (const auto& k : kTypes)
       if (name == k.name) return k.type;
@@ -177,8 +183,10 @@ class Parser {
         ts_.advance();
       } else {
         Expr operand = unary();
-        if (op == "+") result = operand;
-        else result = make_unary(op == "-" ? UnaryOp::kNeg : UnaryOp::kNot, operand, Type(), loc);
+        if (op == "+")
+          result = operand;
+        else
+          result = make_unary(op == "-" ? UnaryOp::kNeg : UnaryOp::kNot, operand, Type(), loc);
       }
       --depth_;
       return result;
@@ -231,16 +239,17 @@ class Parser {
     std::vector<Expr> args = call_args(t.text);
     if (t.text == "select") {
       if (args.size() != 2 && args.size() != 3)
-        throw Diagnostic(t.loc, "select takes 2 or 3 arguments, got " +
-                                    std::to_string(args.size()), "arguments");
+        throw Diagnostic(t.loc, "select takes 2 or 3 arguments, got " + std::to_string(args.size()),
+                         "arguments");
       return make_select(args[0], args[1], args.size() == 3 ? args[2] : nullptr, Type(), t.loc);
     }
     int arity = intrinsic_arity(t.text);
     if (arity) {
       if (static_cast<int>(args.size()) != arity)
-        throw Diagnostic(t.loc, "'" + t.text + "' takes " + std::to_string(arity) + " argument" +
-                                    (arity == 1 ? "" : "s") + ", got " +
-                                    std::to_string(args.size()), "arguments");
+        throw Diagnostic(t.loc,
+                         "'" + t.text + "' takes " + std::to_string(arity) + " argument" +
+                             (arity == 1 ? "" : "s") + ", got " + std::to_string(args.size()),
+                         "arguments");
       return make_call(t.text, CallKind::kIntrinsic, Type(), args, t.loc);
     }
     return make_call(t.text, CallKind::kUnresolved, Type(), args, t.loc);
@@ -271,8 +280,8 @@ class Parser {
     double value = std::strtod(text.c_str(), nullptr);
     bool out_of_range = errno == ERANGE && std::isinf(value);
     if (single && std::isinf(static_cast<float>(value))) out_of_range = true;
-    if (out_of_range) throw Diagnostic(t.loc, "floating-point literal '" + t.text +
-                                                  "' is out of range", "lex");
+    if (out_of_range)
+      throw Diagnostic(t.loc, "floating-point literal '" + t.text + "' is out of range", "lex");
     if (single) value = static_cast<float>(value);
     return make_float(single ? Type::Float(32) : Type::Float(64), value, t.loc);
   }
@@ -297,7 +306,8 @@ Expr integer_literal(const ExprToken& token, bool negate) {
     throw Diagnostic(token.loc, "invalid integer literal suffix in '" + token.text + "'", "lex");
   bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
   const char* digits = text.c_str() + (hex ? 2 : 0);
-  if (!*digits) throw Diagnostic(token.loc, "malformed integer literal '" + token.text + "'", "lex");
+  if (!*digits)
+    throw Diagnostic(token.loc, "malformed integer literal '" + token.text + "'", "lex");
   for (const char* p = digits; *p; ++p)
     if (!(hex ? std::isxdigit(static_cast<unsigned char>(*p))
               : std::isdigit(static_cast<unsigned char>(*p))))
@@ -319,8 +329,9 @@ Expr integer_literal(const ExprToken& token, bool negate) {
   }
   unsigned long long limit = type.bits == 32 ? 0x7FFFFFFFull : 0x7FFFFFFFFFFFFFFFull;
   if (magnitude > limit + (negate ? 1 : 0))
-    throw Diagnostic(token.loc, "integer literal '" + spelled + "' does not fit in " + type.name() +
-                                    (type.bits == 32 ? " (add an 'l' suffix for int64)" : ""),
+    throw Diagnostic(token.loc,
+                     "integer literal '" + spelled + "' does not fit in " + type.name() +
+                         (type.bits == 32 ? " (add an 'l' suffix for int64)" : ""),
                      "lex");
   int64_t value = negate ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
   return make_int(type, value, token.loc);
@@ -351,8 +362,8 @@ std::vector<ExprToken> tokenize_expr_text(const std::string& text, const SourceL
       size_t s = i;
       while (i < n && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
       add(ExprToken::kIdentifier, s, i);
-    } else if (std::isdigit(c) || (c == '.' && i + 1 < n && std::isdigit(
-                                                     static_cast<unsigned char>(text[i + 1])))) {
+    } else if (std::isdigit(c) ||
+               (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
       size_t s = i;
       bool is_float = false;
       if (c == '0' && i + 1 < n && (text[i + 1] == 'x' || text[i + 1] == 'X')) {
@@ -391,8 +402,9 @@ std::vector<ExprToken> tokenize_expr_text(const std::string& text, const SourceL
       }
       if (matched) continue;
       if (!std::strchr("()+-*/%<>!,", c))
-        throw Diagnostic(loc, std::string("unexpected character '") + text[i] +
-                                  "' in expression '" + text + "'", "syntax");
+        throw Diagnostic(
+            loc, std::string("unexpected character '") + text[i] + "' in expression '" + text + "'",
+            "syntax");
       add(ExprToken::kPunct, i, i + 1);
       ++i;
     }
@@ -405,8 +417,9 @@ Expr parse_expr_text(const std::string& text, const SourceLoc& loc) {
   VectorTokenSource source(tokenize_expr_text(text, loc));
   Expr e = parse_expr(source);
   if (source.peek().kind != ExprToken::kEnd)
-    throw Diagnostic(loc, "unexpected " + describe(source.peek()) + " after the expression '" +
-                              text + "'", "syntax");
+    throw Diagnostic(
+        loc, "unexpected " + describe(source.peek()) + " after the expression '" + text + "'",
+        "syntax");
   return e;
 }
 

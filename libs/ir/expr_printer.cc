@@ -10,31 +10,55 @@ namespace t2s {
 namespace {
 
 // Binding strength, higher binds tighter (C's order).
-enum Precedence { kOr = 1, kAnd, kEquality, kRelational, kAdditive, kMultiplicative, kUnary,
-                  kPrimary };
+enum Precedence {
+  kOr = 1,
+  kAnd,
+  kEquality,
+  kRelational,
+  kAdditive,
+  kMultiplicative,
+  kUnary,
+  kPrimary
+};
 
 int precedence_of(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kOr: return kOr;
-    case BinaryOp::kAnd: return kAnd;
-    case BinaryOp::kEQ: case BinaryOp::kNE: return kEquality;
-    case BinaryOp::kLT: case BinaryOp::kLE: case BinaryOp::kGT: case BinaryOp::kGE:
+    case BinaryOp::kOr:
+      return kOr;
+    case BinaryOp::kAnd:
+      return kAnd;
+    case BinaryOp::kEQ:
+    case BinaryOp::kNE:
+      return kEquality;
+    case BinaryOp::kLT:
+    case BinaryOp::kLE:
+    case BinaryOp::kGT:
+    case BinaryOp::kGE:
       return kRelational;
-    case BinaryOp::kAdd: case BinaryOp::kSub: return kAdditive;
-    case BinaryOp::kMul: case BinaryOp::kDiv: case BinaryOp::kMod: return kMultiplicative;
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+      return kAdditive;
+    case BinaryOp::kMul:
+    case BinaryOp::kDiv:
+    case BinaryOp::kMod:
+      return kMultiplicative;
   }
   return kPrimary;
 }
 
 int precedence_of(const Expr& e) {
   switch (e->kind) {
-    case ExprKind::kBinary: return precedence_of(e->binary_op);
-    case ExprKind::kUnary: return kUnary;
+    case ExprKind::kBinary:
+      return precedence_of(e->binary_op);
+    case ExprKind::kUnary:
+      return kUnary;
     case ExprKind::kIntImm:
       // A negative literal prints with a leading '-', which parses as a unary minus.
       return e->int_value < 0 && !e->type.is_bool() ? kUnary : kPrimary;
-    case ExprKind::kFloatImm: return std::signbit(e->float_value) ? kUnary : kPrimary;
-    default: return kPrimary;
+    case ExprKind::kFloatImm:
+      return std::signbit(e->float_value) ? kUnary : kPrimary;
+    default:
+      return kPrimary;
   }
 }
 
@@ -61,11 +85,23 @@ class Printer {
 
   void print_bare(const Expr& e) {
     switch (e->kind) {
-      case ExprKind::kIntImm: out_ << print_int_literal(e->int_value, e->type); break;
-      case ExprKind::kFloatImm: out_ << print_float_literal(e->float_value, e->type); break;
-      case ExprKind::kVar: out_ << e->name; break;
-      case ExprKind::kCall: out_ << e->name; print_args(e->operands); break;
-      case ExprKind::kSelect: out_ << "select"; print_args(e->operands); break;
+      case ExprKind::kIntImm:
+        out_ << print_int_literal(e->int_value, e->type);
+        break;
+      case ExprKind::kFloatImm:
+        out_ << print_float_literal(e->float_value, e->type);
+        break;
+      case ExprKind::kVar:
+        out_ << e->name;
+        break;
+      case ExprKind::kCall:
+        out_ << e->name;
+        print_args(e->operands);
+        break;
+      case ExprKind::kSelect:
+        out_ << "select";
+        print_args(e->operands);
+        break;
       case ExprKind::kCast:
         out_ << "cast(" << e->type.spec_name() << ", ";
         print(e->operands[0], kOr);

@@ -23,14 +23,18 @@ class ProgramResolver : public NameResolver {
       if (!f->type.known())
         throw Diagnostic(loc, "call to Func '" + name + "' whose type is not known", "ir");
       if (f->args.size() != nargs)
-        throw Diagnostic(loc, "Func '" + name + "' takes " + std::to_string(f->args.size()) +
-                                  " arguments, got " + std::to_string(nargs), "ir");
+        throw Diagnostic(loc,
+                         "Func '" + name + "' takes " + std::to_string(f->args.size()) +
+                             " arguments, got " + std::to_string(nargs),
+                         "ir");
       return {CallKind::kFunc, f->type};
     }
     if (const Input* in = program_.find_input(name)) {
       if (static_cast<size_t>(in->dims) != nargs)
-        throw Diagnostic(loc, "input '" + name + "' has " + std::to_string(in->dims) +
-                                  " dimensions, got " + std::to_string(nargs), "ir");
+        throw Diagnostic(loc,
+                         "input '" + name + "' has " + std::to_string(in->dims) +
+                             " dimensions, got " + std::to_string(nargs),
+                         "ir");
       return {CallKind::kImage, in->type};
     }
     throw Diagnostic(loc, "call to unknown Func or input '" + name + "'", "ir");
@@ -263,8 +267,9 @@ class Reader {
       for (const Json& a : array(j, "index", where)) s->args.push_back(expr(a, where, s->loc));
       s->value = expr(field(j, "value", where), where + ".value", s->loc);
     } else {
-      fail(where, "unknown statement kind (expected for, let, if, provide, alloc or "
-                  "write_channel)");
+      fail(where,
+           "unknown statement kind (expected for, let, if, provide, alloc or "
+           "write_channel)");
     }
     return s;
   }

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "libs/ir/ir_json.h"
+
+#include <gtest/gtest.h>
 
 namespace t2s {
 namespace {
@@ -164,13 +164,15 @@ std::string error_of(const std::string& text) {
 
 TEST(IrJsonTest, RejectsBadDocuments) {
   std::string doc = kDocument;
-  EXPECT_EQ(error_of("{"), "doc.json: malformed JSON: [json.exception.parse_error.101] parse "
-                           "error at line 1, column 2: syntax error while parsing object key - "
-                           "unexpected end of input; expected string literal [ir]");
+  EXPECT_EQ(error_of("{"),
+            "doc.json: malformed JSON: [json.exception.parse_error.101] parse "
+            "error at line 1, column 2: syntax error while parsing object key - "
+            "unexpected end of input; expected string literal [ir]");
   std::string newer = doc;
   newer.replace(newer.find("\"t2s_ir\": 1"), 11, "\"t2s_ir\": 2");
-  EXPECT_EQ(error_of(newer), "doc.json: IR format version 2 is newer than this tool understands "
-                             "(1); use a newer toolchain [ir]");
+  EXPECT_EQ(error_of(newer),
+            "doc.json: IR format version 2 is newer than this tool understands "
+            "(1); use a newer toolchain [ir]");
   std::string stage = doc;
   stage.replace(stage.find("\"merged\""), 8, "\"fused\"");
   EXPECT_EQ(error_of(stage), "doc.json: unknown stage 'fused' [ir]");

@@ -33,11 +33,11 @@ struct Func {
   Type type;                      // unknown for an undeclared Func not defined yet
   std::vector<std::string> args;  // empty for an undeclared Func not defined yet
   Place place = Place::kHost;
-  bool declared = false;          // declared with type and args: may be used before definition
-  std::string wraps;              // the ImageParam of `Func f(a)`, else empty
-  Expr definition;                // null when not defined
-  SourceLoc loc;                  // the definition (or the declaration when not defined)
-  SourceLoc decl_loc;             // the declaration
+  bool declared = false;  // declared with type and args: may be used before definition
+  std::string wraps;      // the ImageParam of `Func f(a)`, else empty
+  Expr definition;        // null when not defined
+  SourceLoc loc;          // the definition (or the declaration when not defined)
+  SourceLoc decl_loc;     // the declaration
 };
 
 // A directive argument: an expression (a name is an expression too), a brace list, or an enum
@@ -50,7 +50,9 @@ struct DirectiveArg {
 
   static DirectiveArg expr(std::string t) { return {kExpr, std::move(t), {}}; }
   static DirectiveArg enumerator(std::string t) { return {kEnum, std::move(t), {}}; }
-  static DirectiveArg list(std::vector<DirectiveArg> items) { return {kList, "", std::move(items)}; }
+  static DirectiveArg list(std::vector<DirectiveArg> items) {
+    return {kList, "", std::move(items)};
+  }
   bool operator==(const DirectiveArg& o) const {
     return kind == o.kind && text == o.text && items == o.items;
   }
@@ -81,16 +83,16 @@ bool loop_kind_from_name(const std::string& name, LoopKind* out);
 struct Stmt {
   enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel };
   Kind kind = kProvide;
-  std::string name;            // for: loop var; let: var; provide: func; alloc: register;
-                               // write_channel: channel
-  Expr min, extent;            // for
+  std::string name;  // for: loop var; let: var; provide: func; alloc: register;
+                     // write_channel: channel
+  Expr min, extent;  // for
   LoopKind loop_kind = LoopKind::kSerial;
-  Expr value;                  // let, provide, write_channel; if: the condition
-  std::vector<Expr> args;      // provide: the left-hand side arguments; write_channel: index;
-                               // alloc: the shape
-  Type type;                   // alloc: element type
-  StmtList body;               // for, let, if (then)
-  StmtList else_body;          // if
+  Expr value;              // let, provide, write_channel; if: the condition
+  std::vector<Expr> args;  // provide: the left-hand side arguments; write_channel: index;
+                           // alloc: the shape
+  Type type;               // alloc: element type
+  StmtList body;           // for, let, if (then)
+  StmtList else_body;      // if
   SourceLoc loc;
 };
 
@@ -106,7 +108,7 @@ struct Program {
   Stage stage = Stage::kParsed;
   std::vector<std::string> vars;  // declared Vars in declaration order
   std::vector<Input> inputs;
-  std::vector<Func> funcs;  // in declaration order
+  std::vector<Func> funcs;            // in declaration order
   std::vector<Directive> directives;  // in program order
   Output output;
   std::vector<Kernel> kernels;

@@ -5,10 +5,17 @@ namespace t2s {
 std::string Type::name() const {
   std::string base;
   switch (code) {
-    case kInt: base = "int" + std::to_string(bits); break;
-    case kUInt: base = bits == 1 ? "bool" : "uint" + std::to_string(bits); break;
-    case kFloat: base = "float" + std::to_string(bits); break;
-    case kUnknown: return "unknown";
+    case kInt:
+      base = "int" + std::to_string(bits);
+      break;
+    case kUInt:
+      base = bits == 1 ? "bool" : "uint" + std::to_string(bits);
+      break;
+    case kFloat:
+      base = "float" + std::to_string(bits);
+      break;
+    case kUnknown:
+      return "unknown";
   }
   return lanes == 1 ? base : base + "x" + std::to_string(lanes);
 }
@@ -48,12 +55,15 @@ std::optional<Type> Type::from_name(const std::string& name) {
 std::string Type::spec_name() const {
   std::string lanes_suffix = lanes == 1 ? "" : ", " + std::to_string(lanes);
   switch (code) {
-    case kInt: return "Int(" + std::to_string(bits) + lanes_suffix + ")";
+    case kInt:
+      return "Int(" + std::to_string(bits) + lanes_suffix + ")";
     case kUInt:
       if (bits == 1) return lanes == 1 ? "Bool()" : "Bool(" + std::to_string(lanes) + ")";
       return "UInt(" + std::to_string(bits) + lanes_suffix + ")";
-    case kFloat: return "Float(" + std::to_string(bits) + lanes_suffix + ")";
-    case kUnknown: break;
+    case kFloat:
+      return "Float(" + std::to_string(bits) + lanes_suffix + ")";
+    case kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -61,10 +71,14 @@ std::string Type::spec_name() const {
 bool Type::valid() const {
   if (lanes < 1 || lanes > 64) return false;
   switch (code) {
-    case kInt: return bits == 8 || bits == 16 || bits == 32 || bits == 64;
-    case kUInt: return bits == 1 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
-    case kFloat: return bits == 32 || bits == 64;
-    case kUnknown: return false;
+    case kInt:
+      return bits == 8 || bits == 16 || bits == 32 || bits == 64;
+    case kUInt:
+      return bits == 1 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
+    case kFloat:
+      return bits == 32 || bits == 64;
+    case kUnknown:
+      return false;
   }
   return false;
 }

@@ -73,8 +73,8 @@ Expr fold_cast(Type t, const Expr& v) {
     return make_float(t, d, v->loc);
   }
   if (v->kind == ExprKind::kFloatImm && t.is_float() && t.lanes == 1) {
-    double d = t.bits == 32 ? static_cast<double>(static_cast<float>(v->float_value))
-                            : v->float_value;
+    double d =
+        t.bits == 32 ? static_cast<double>(static_cast<float>(v->float_value)) : v->float_value;
     return make_float(t, d, v->loc);
   }
   return nullptr;
@@ -102,21 +102,36 @@ Expr fold_binary(BinaryOp op, const Expr& a, const Expr& b, Type result, const S
   // Values fit in 32 bits or are int64: compute in __int128 to detect overflow.
   __int128 X = x, Y = y, r = 0;
   switch (op) {
-    case BinaryOp::kAdd: r = X + Y; break;
-    case BinaryOp::kSub: r = X - Y; break;
-    case BinaryOp::kMul: r = X * Y; break;
+    case BinaryOp::kAdd:
+      r = X + Y;
+      break;
+    case BinaryOp::kSub:
+      r = X - Y;
+      break;
+    case BinaryOp::kMul:
+      r = X * Y;
+      break;
     case BinaryOp::kDiv:
       if (t.bits == 64 && x == std::numeric_limits<int64_t>::min() && y == -1) return nullptr;
       r = halide_div(x, y);
       break;
-    case BinaryOp::kMod: r = halide_mod(x, y); break;
-    case BinaryOp::kEQ: return make_bool(x == y, loc);
-    case BinaryOp::kNE: return make_bool(x != y, loc);
-    case BinaryOp::kLT: return make_bool(x < y, loc);
-    case BinaryOp::kLE: return make_bool(x <= y, loc);
-    case BinaryOp::kGT: return make_bool(x > y, loc);
-    case BinaryOp::kGE: return make_bool(x >= y, loc);
-    default: return nullptr;
+    case BinaryOp::kMod:
+      r = halide_mod(x, y);
+      break;
+    case BinaryOp::kEQ:
+      return make_bool(x == y, loc);
+    case BinaryOp::kNE:
+      return make_bool(x != y, loc);
+    case BinaryOp::kLT:
+      return make_bool(x < y, loc);
+    case BinaryOp::kLE:
+      return make_bool(x <= y, loc);
+    case BinaryOp::kGT:
+      return make_bool(x > y, loc);
+    case BinaryOp::kGE:
+      return make_bool(x >= y, loc);
+    default:
+      return nullptr;
   }
   if (r < std::numeric_limits<int64_t>::min() || r > std::numeric_limits<int64_t>::max())
     return nullptr;
@@ -144,9 +159,12 @@ class Typer {
                                  ": lane counts differ");
         return cast_to(e->type, v);
       }
-      case ExprKind::kUnary: return unary(e);
-      case ExprKind::kBinary: return binary(e);
-      case ExprKind::kSelect: return select(e);
+      case ExprKind::kUnary:
+        return unary(e);
+      case ExprKind::kBinary:
+        return binary(e);
+      case ExprKind::kSelect:
+        return select(e);
       case ExprKind::kCall:
         return e->call_kind == CallKind::kIntrinsic ? intrinsic(e) : call(e);
     }
@@ -228,9 +246,9 @@ class Typer {
     for (size_t i = 0; i < e->operands.size(); ++i) {
       Expr a = visit(e->operands[i]);
       if (!a->type.is_integer() || a->type.lanes != 1)
-        type_error(a->loc.valid() ? a->loc : e->loc,
-                   "argument " + std::to_string(i + 1) + " of '" + e->name +
-                       "' must be an integer, not " + a->type.spec_name());
+        type_error(a->loc.valid() ? a->loc : e->loc, "argument " + std::to_string(i + 1) + " of '" +
+                                                         e->name + "' must be an integer, not " +
+                                                         a->type.spec_name());
       args.push_back(cast_to(Type::Int(32), a));
     }
     return make_call(e->name, target.kind, target.type, args, e->loc);
@@ -245,8 +263,8 @@ Expr coerce_literal_to(const Expr& e, Type t) {
   if (e->type == t) return e;
   if (!is_coercible_literal(e) || t.lanes != 1) return nullptr;
   if (t.is_float()) return fold_cast(t, e);
-  if (t.is_bool()) return e->int_value == 0 || e->int_value == 1 ? make_bool(e->int_value, e->loc)
-                                                                  : nullptr;
+  if (t.is_bool())
+    return e->int_value == 0 || e->int_value == 1 ? make_bool(e->int_value, e->loc) : nullptr;
   if (!fits_in_type(e->int_value, t)) return nullptr;
   return make_int(t, e->int_value, e->loc);
 }

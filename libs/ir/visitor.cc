@@ -4,14 +4,30 @@ namespace t2s {
 
 void ExprVisitor::visit(const Expr& e) {
   switch (e->kind) {
-    case ExprKind::kIntImm: visit_int(e); break;
-    case ExprKind::kFloatImm: visit_float(e); break;
-    case ExprKind::kVar: visit_var(e); break;
-    case ExprKind::kCall: visit_call(e); break;
-    case ExprKind::kBinary: visit_binary(e); break;
-    case ExprKind::kUnary: visit_unary(e); break;
-    case ExprKind::kSelect: visit_select(e); break;
-    case ExprKind::kCast: visit_cast(e); break;
+    case ExprKind::kIntImm:
+      visit_int(e);
+      break;
+    case ExprKind::kFloatImm:
+      visit_float(e);
+      break;
+    case ExprKind::kVar:
+      visit_var(e);
+      break;
+    case ExprKind::kCall:
+      visit_call(e);
+      break;
+    case ExprKind::kBinary:
+      visit_binary(e);
+      break;
+    case ExprKind::kUnary:
+      visit_unary(e);
+      break;
+    case ExprKind::kSelect:
+      visit_select(e);
+      break;
+    case ExprKind::kCast:
+      visit_cast(e);
+      break;
   }
 }
 
@@ -22,14 +38,22 @@ void ExprVisitor::visit_operands(const Expr& e) {
 Expr ExprMutator::mutate(const Expr& e) {
   if (!e) return e;
   switch (e->kind) {
-    case ExprKind::kIntImm: return mutate_int(e);
-    case ExprKind::kFloatImm: return mutate_float(e);
-    case ExprKind::kVar: return mutate_var(e);
-    case ExprKind::kCall: return mutate_call(e);
-    case ExprKind::kBinary: return mutate_binary(e);
-    case ExprKind::kUnary: return mutate_unary(e);
-    case ExprKind::kSelect: return mutate_select(e);
-    case ExprKind::kCast: return mutate_cast(e);
+    case ExprKind::kIntImm:
+      return mutate_int(e);
+    case ExprKind::kFloatImm:
+      return mutate_float(e);
+    case ExprKind::kVar:
+      return mutate_var(e);
+    case ExprKind::kCall:
+      return mutate_call(e);
+    case ExprKind::kBinary:
+      return mutate_binary(e);
+    case ExprKind::kUnary:
+      return mutate_unary(e);
+    case ExprKind::kSelect:
+      return mutate_select(e);
+    case ExprKind::kCast:
+      return mutate_cast(e);
   }
   return e;
 }
