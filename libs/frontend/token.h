@@ -13,8 +13,10 @@ enum class TokenKind {
   kInteger,     // decimal or hex literal, with optional u/l suffixes, as written: "0x1F", "10u"
   kFloat,       // "1.5f", "1.5", "1e3", "2.f"
   kString,      // "..." including the quotes, escapes left as written
-  kPunct,       // operators and punctuation: ( ) { } [ ] , ; . :: : < > <= >= == != + - * / % ! && || = ? & | ^ ~ # ##
-  kEnd,         // end of input (always the last token)
+  // Operators and punctuation: ( ) { } [ ] , ; . :: : < > <= >= == != + - * / % ! && || = ? & | ^ ~
+  // # ##
+  kPunct,
+  kEnd,  // end of input (always the last token)
 };
 
 // One level of macro expansion that produced a token: the macro and where it was defined.

@@ -305,15 +305,17 @@ Expr integer_literal(const ExprToken& token, bool negate) {
       (suffix.size() == 2 && suffix != "ul" && suffix != "lu" && suffix != "ll"))
     throw Diagnostic(token.loc, "invalid integer literal suffix in '" + token.text + "'", "lex");
   bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  // A leading 0 means octal, as in C++ (and in #if); 010 is 8.
+  bool octal = !hex && text.size() > 1 && text[0] == '0';
   const char* digits = text.c_str() + (hex ? 2 : 0);
   if (!*digits)
     throw Diagnostic(token.loc, "malformed integer literal '" + token.text + "'", "lex");
   for (const char* p = digits; *p; ++p)
     if (!(hex ? std::isxdigit(static_cast<unsigned char>(*p))
-              : std::isdigit(static_cast<unsigned char>(*p))))
+              : (octal ? (*p >= '0' && *p <= '7') : std::isdigit(static_cast<unsigned char>(*p)))))
       throw Diagnostic(token.loc, "malformed integer literal '" + token.text + "'", "lex");
   errno = 0;
-  unsigned long long magnitude = std::strtoull(digits, nullptr, hex ? 16 : 10);
+  unsigned long long magnitude = std::strtoull(digits, nullptr, hex ? 16 : (octal ? 8 : 10));
   if (errno == ERANGE)
     throw Diagnostic(token.loc, "integer literal '" + token.text + "' is too large", "lex");
   Type type = is_unsigned ? (is_long ? Type::UInt(64) : Type::UInt(32))

@@ -76,6 +76,7 @@ TEST(ExprTest, HalideCoercion) {
 
 TEST(ExprTest, IntegerFoldingUsesHalideSemantics) {
   EXPECT_EQ(canonical("8 / 2 / 2"), "2");
+  EXPECT_EQ(canonical("010 + 0x10"), "24");  // octal and hex, as in C++
   EXPECT_EQ(canonical("-7 / 2"), "-4");
   EXPECT_EQ(canonical("-7 % 2"), "1");
   EXPECT_EQ(canonical("7 % -2"), "1");
