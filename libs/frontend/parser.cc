@@ -33,7 +33,7 @@ const char* const kDirectiveNames[] = {
 // Presents the preprocessed tokens to the shared expression parser.
 class TokenStream : public ExprTokenSource {
  public:
-  explicit TokenStream(const std::vector<Token>& tokens) : tokens_(tokens) {
+  explicit TokenStream(const std::vector<Token>& tokens) {
     converted_.reserve(tokens.size());
     for (const Token& t : tokens) converted_.push_back({convert(t.kind), t.text, t.loc});
   }
@@ -44,12 +44,6 @@ class TokenStream : public ExprTokenSource {
   void advance() override {
     if (pos_ + 1 < converted_.size()) ++pos_;
   }
-  const Token& token(size_t ahead = 0) const {
-    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
-  }
-  size_t pos() const { return pos_; }
-  void set_pos(size_t p) { pos_ = p; }
-  const std::vector<Token>& tokens() const { return tokens_; }
 
  private:
   static ExprToken::Kind convert(TokenKind k) {
@@ -69,7 +63,6 @@ class TokenStream : public ExprTokenSource {
     }
     return ExprToken::kEnd;
   }
-  const std::vector<Token>& tokens_;
   std::vector<ExprToken> converted_;
   size_t pos_ = 0;
 };
@@ -648,7 +641,6 @@ class SpecParser : public NameResolver {
                              "definition",
                          "unsupported");
     }
-    SourceLoc eq_loc = ts_.peek().loc;
     expect("=", "after the left-hand side of the definition");
     if (f->definition || f->wraps.size()) {
       Diagnostic d(name.loc, "Func '" + name.text + "' is defined twice", "redefinition");
@@ -698,7 +690,6 @@ class SpecParser : public NameResolver {
     } else {
       f->type = value->type;
     }
-    (void)eq_loc;
     f->definition = value;
     f->loc = name.loc;
   }
@@ -1159,7 +1150,6 @@ class SpecParser : public NameResolver {
   }
 
   void realize(const ExprToken& func, const SourceLoc& loc) {
-    std::vector<SourceLoc> locs;
     expect("(", "after 'realize'");
     std::vector<std::string> extents;
     std::vector<SourceLoc> extent_locs;
@@ -1202,7 +1192,6 @@ class SpecParser : public NameResolver {
       throw d;
     }
     program_.output = Output{func.text, extents, loc};
-    realize_extent_locs_ = extent_locs;
   }
 
   bool is_target_arg() {
@@ -1254,7 +1243,6 @@ class SpecParser : public NameResolver {
   Program program_;
   std::unordered_map<std::string, Symbol> symbols_;
   std::map<std::string, FuncState> states_;
-  std::vector<SourceLoc> realize_extent_locs_;
   const char* constant_context_ = nullptr;
 };
 
