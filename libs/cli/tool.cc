@@ -1,6 +1,7 @@
 #include "libs/cli/tool.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,6 +131,41 @@ Program Tool::read_input_program(const std::function<bool(Stage)>& accepts, cons
   return p;
 }
 
+namespace {
+
+// Runs `body` on a thread with a large stack: the IR is a tree, and the passes walk it
+// recursively; the parsers cap its depth, and this stack makes those caps safe. Exceptions are
+// carried back to the caller.
+void run_with_large_stack(const std::function<void()>& body) {
+  struct Task {
+    const std::function<void()>* body;
+    std::exception_ptr error;
+  } task{&body, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t{1} << 30);  // reserved, committed only when used
+  pthread_t thread;
+  auto entry = [](void* arg) -> void* {
+    auto* t = static_cast<Task*>(arg);
+    try {
+      (*t->body)();
+    } catch (...) {
+      t->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  if (pthread_create(&thread, &attr, entry, &task) != 0) {
+    pthread_attr_destroy(&attr);
+    body();  // no thread to be had: run on this one
+    return;
+  }
+  pthread_attr_destroy(&attr);
+  pthread_join(thread, nullptr);
+  if (task.error) std::rethrow_exception(task.error);
+}
+
+}  // namespace
+
 int Tool::run(int argc, char** argv, const std::function<void()>& body) {
   try {
     app_.parse(argc, argv);
@@ -143,7 +179,7 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     return kExitUsage;
   }
   try {
-    body();
+    run_with_large_stack(body);
     return kExitOk;
   } catch (const Diagnostic& d) {
     render_diagnostic(d, sources_, std::cerr);

@@ -755,14 +755,16 @@ class SpecParser : public NameResolver {
   }
 
   // One argument as written: an expression, a brace list, or Enum::Value.
-  DirectiveArg raw_arg(std::vector<SourceLoc>* locs) {
+  DirectiveArg raw_arg(std::vector<SourceLoc>* locs, int depth = 0) {
     locs->push_back(ts_.peek().loc);
     if (at_punct("{")) {
+      // Directive lists nest two deep at most ({{1, 0}, {0, 1}}); refuse absurd nesting.
+      if (depth >= 8) syntax_error("lists nested too deeply in a directive argument");
       ts_.advance();
       std::vector<DirectiveArg> items;
       std::vector<SourceLoc> ignored;
       if (!at_punct("}")) {
-        do items.push_back(raw_arg(&ignored));
+        do items.push_back(raw_arg(&ignored, depth + 1));
         while (consume(","));
       }
       expect("}", "to close the list");

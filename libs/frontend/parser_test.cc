@@ -202,6 +202,8 @@ TEST(ParserTest, Errors) {
   EXPECT_EQ(error_of("Var i;\nFunc f;\nf(i) = i;\nf.realize({4});\nwhile (1) {}\n"),
             "5:1: unknown identifier 'while' [unknown-identifier]");
   EXPECT_EQ(error_of("Var i;\nFunc f, g;\nf.isolate_consumer(g);\ng.realize({4});\n"), "no error");
+  EXPECT_EQ(error_of("Var i;\nFunc f;\nf(i) = i;\nf.merge_ures(" + std::string(100000, '{') + "\n"),
+            "4:22: lists nested too deeply in a directive argument [syntax]");
   EXPECT_EQ(error_of("Var i;\nFunc f, g;\nf(i) = i;\ng.realize({4});\n"),
             "4:3: the realized Func 'g' is never defined [realize]");
 }

@@ -38,8 +38,11 @@ void expect(ExprTokenSource& ts, const char* text, const char* context) {
   ts.advance();
 }
 
-// Caps nesting so that a hostile input cannot overflow the stack.
+// Caps nesting so that a hostile input cannot overflow the stack: kMaxDepth bounds the
+// parser's own recursion, kMaxTreeDepth the depth of the tree it builds (a chain a + b + c ...
+// is a left-deep tree), which every later recursive walk inherits.
 constexpr int kMaxDepth = 400;
+constexpr int kMaxTreeDepth = 10000;
 
 class Parser {
  public:
@@ -160,12 +163,21 @@ class Parser {
     if (level > 6) return unary();
     Expr lhs = binary(level + 1);
     BinaryOp op;
+    int chain = 0;
     while (binary_op_at(ts_.peek(), level, &op)) {
       SourceLoc loc = ts_.peek().loc;
+      if (depth_ + chain_depth_ >= kMaxTreeDepth) {
+        chain_depth_ -= chain;
+        fail(ts_.peek(), "expression too deep (more than " + std::to_string(kMaxTreeDepth) +
+                             " nested operations)");
+      }
+      ++chain;
+      ++chain_depth_;
       ts_.advance();
       Expr rhs = binary(level + 1);
       lhs = make_binary(op, lhs, rhs, Type(), loc);
     }
+    chain_depth_ -= chain;
     return lhs;
   }
 
@@ -288,6 +300,7 @@ class Parser {
 
   ExprTokenSource& ts_;
   int depth_ = 0;
+  int chain_depth_ = 0;  // operators in the open left-deep chains (see kMaxTreeDepth)
 };
 
 }  // namespace

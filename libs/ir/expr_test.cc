@@ -142,6 +142,9 @@ TEST(ExprTest, SyntaxErrors) {
   EXPECT_EQ(error_of("min(i)"), "arguments: 'min' takes 2 arguments, got 1");
   std::string deep(1000, '(');
   EXPECT_EQ(error_of(deep + "1"), "syntax: expression nested too deeply");
+  std::string chain = "i";
+  for (int n = 0; n < 10001; ++n) chain += " + i";
+  EXPECT_EQ(error_of(chain), "syntax: expression too deep (more than 10000 nested operations)");
 }
 
 }  // namespace
