@@ -28,6 +28,12 @@ const char* const kDirectiveNames[] = {
     "isolate_consumer",
     "isolate_consumer_chain",
     "isolate_producer_chain",
+    // T2S directives beyond LANGUAGE.md section 5, used by T2S's own programs: recorded so that
+    // such specs parse unchanged; the stages refuse them until they implement them.
+    "scatter",
+    "buffer",
+    "remove",
+    "min_depth",
 };
 
 // Presents the preprocessed tokens to the shared expression parser.
@@ -974,6 +980,30 @@ class SpecParser : public NameResolver {
           bad_args(loc_of(i), d, "Func '" + f + "' cannot be its own consumer");
         isolation_target(args[i], loc_of(i), d);
       }
+      out.args = args;
+    } else if (d == "scatter" || d == "buffer") {
+      // scatter(F, v [, ScatterStrategy::...]), buffer(F, v [, BufferStrategy::...])
+      if (args.size() < 2 || args.size() > 3)
+        bad_args(name.loc, d, "expected (Func, Var [, strategy])");
+      name_of(args[0], SymbolKind::kFunc, loc_of(0), d);
+      name_of(args[1], SymbolKind::kVar, loc_of(1), d);
+      std::string scope = d == "scatter" ? "ScatterStrategy::" : "BufferStrategy::";
+      if (args.size() == 3 &&
+          (args[2].kind != DirectiveArg::kEnum || args[2].text.rfind(scope, 0) != 0))
+        bad_args(loc_of(2), d,
+                 "the strategy must be a " + scope.substr(0, scope.size() - 2) + " value, not " +
+                     describe(args[2]));
+      out.args = args;
+    } else if (d == "remove") {
+      if (args.empty()) bad_args(name.loc, d, "expected the loops to remove");
+      for (size_t i = 0; i < args.size(); ++i) name_of(args[i], SymbolKind::kVar, loc_of(i), d);
+      out.args = args;
+    } else if (d == "min_depth") {
+      if (args.size() != 1) bad_args(name.loc, d, "expected one channel depth");
+      int64_t depth = int_of(args[0], loc_of(0), d, "the depth");
+      if (depth < 1 || depth >= kMaxExtent)
+        bad_args(loc_of(0), d,
+                 "the depth must be from 1 to 2^31 - 1, not " + std::to_string(depth));
       out.args = args;
     } else if (d == "isolate_producer_chain") {
       if (args.size() < 2)

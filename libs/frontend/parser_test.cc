@@ -171,6 +171,24 @@ e.realize({4});
                        "d.gather(c i GatherStrategy::Up)", "e.vectorize(i)"}));
 }
 
+TEST(ParserTest, RecordsT2sDirectivesBeyondTheLanguage) {
+  Program p = parse(std::string(kPrelude) + R"(
+Func loader(Place::Device), feeder(Place::Device);
+A.merge_ures(c).set_bounds(i, 0, 4, j, 0, 4, k, 0, 4);
+A.isolate_producer_chain(a, loader, feeder);
+feeder.scatter(loader, i).buffer(loader, j, BufferStrategy::Double).remove(k).min_depth(2 * 128);
+c.realize({4, 4});
+)");
+  std::vector<std::string> names;
+  for (size_t n = 3; n < p.directives.size(); ++n)
+    names.push_back(p.directives[n].name + "(" + args_of(p.directives[n]) + ")");
+  EXPECT_EQ(names, (std::vector<std::string>{"scatter(loader i)",
+                                             "buffer(loader j BufferStrategy::Double)", "remove(k)",
+                                             "min_depth(256)"}));
+  EXPECT_EQ(error_of(std::string(kPrelude) + "A.min_depth(0);\nc.realize({4, 4});\n"),
+            "7:13: min_depth: the depth must be from 1 to 2^31 - 1, not 0 [directive-args]");
+}
+
 TEST(ParserTest, CommandLineDefines) {
   const char* spec = R"(
 #ifndef N

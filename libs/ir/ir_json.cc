@@ -205,10 +205,11 @@ class Reader {
     }
   }
 
-  DirectiveArg directive_arg(const Json& v, const std::string& where) {
+  DirectiveArg directive_arg(const Json& v, const std::string& where, int depth = 0) {
     if (v.is_array()) {
+      if (depth >= 8) fail(where, "directive argument lists nested too deeply");
       std::vector<DirectiveArg> items;
-      for (const Json& item : v) items.push_back(directive_arg(item, where));
+      for (const Json& item : v) items.push_back(directive_arg(item, where, depth + 1));
       return DirectiveArg::list(std::move(items));
     }
     if (!v.is_string()) fail(where, "a directive argument must be a string or an array");
