@@ -75,6 +75,11 @@ check "missing input file exits 1" "$(t test "$rc" -eq 1)" "status $rc"
 check "missing input file: message names the file" "$(t grep -qF "$missing" "$TMP/err")"
 check "missing input file: nothing on stdout" "$(t test ! -s "$TMP/out")"
 
+# A directory as input: exit 1 with a message saying so (not an empty spec).
+run_tool "$TMP/out" "$TMP/err" "$TMP"
+check "directory as input exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "directory as input: says it is a directory" "$(t grep -qF "is a directory" "$TMP/err")"
+
 # -o into a directory that does not exist: fails (1 or 2), creates nothing.
 run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$TMP/no_such_dir/ir.json"
 check "-o into a missing directory fails with 1 or 2" "$(t test "$rc" -eq 1 -o "$rc" -eq 2)" "status $rc"

@@ -57,6 +57,9 @@ std::string read_file_or_stdin(const std::string& path) {
     buffer << std::cin.rdbuf();
     return buffer.str();
   }
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+    throw IoError("cannot read '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError("cannot read '" + path + "': " + errno_text());
   buffer << in.rdbuf();

@@ -26,7 +26,10 @@ struct LexedToken {
 // unterminated block comment. `text` must outlive the lexer.
 class Lexer {
  public:
-  Lexer(const std::string* text, std::string file) : text_(text), file_(std::move(file)) {}
+  Lexer(const std::string* text, std::string file) : text_(text), file_(std::move(file)) {
+    // A UTF-8 byte order mark (as some Windows editors write) is not part of the text.
+    if (text_->compare(0, 3, "\xEF\xBB\xBF") == 0) i_ = 3;
+  }
   LexedToken next();
 
  private:

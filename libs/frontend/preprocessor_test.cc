@@ -533,3 +533,15 @@ TEST(Output, EndsWithOneEndToken) {
 
 }  // namespace
 }  // namespace t2s
+
+namespace t2s {
+namespace {
+
+TEST(LexerTest, SkipsUtf8ByteOrderMark) {
+  std::vector<Token> toks = Preprocess("\xEF\xBB\xBFVar i;\r\n");
+  EXPECT_EQ(Texts(toks), "Var i ;");
+  EXPECT_EQ(toks[0].loc.str(), "1:1");
+}
+
+}  // namespace
+}  // namespace t2s
