@@ -80,6 +80,12 @@ run_tool "$TMP/out" "$TMP/err" "$TMP"
 check "directory as input exits 1" "$(t test "$rc" -eq 1)" "status $rc"
 check "directory as input: says it is a directory" "$(t grep -qF "is a directory" "$TMP/err")"
 
+# -o naming the input itself: exit 1, the spec is left as it was.
+cp "$SPEC" "$TMP/self.t2s"
+run_tool "$TMP/out" "$TMP/err" "$TMP/self.t2s" -o "$TMP/self.t2s"
+check "-o equal to the input exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "-o equal to the input: spec untouched" "$(t cmp -s "$SPEC" "$TMP/self.t2s")"
+
 # -o into a directory that does not exist: fails (1 or 2), creates nothing.
 run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$TMP/no_such_dir/ir.json"
 check "-o into a missing directory fails with 1 or 2" "$(t test "$rc" -eq 1 -o "$rc" -eq 2)" "status $rc"

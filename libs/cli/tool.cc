@@ -134,6 +134,14 @@ Program Tool::read_input_program(const std::function<bool(Stage)>& accepts, cons
   return p;
 }
 
+void Tool::write_output(const std::string& text) {
+  struct stat in, out;
+  if (input_ != "-" && output_ != "-" && stat(input_.c_str(), &in) == 0 &&
+      stat(output_.c_str(), &out) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+    throw IoError("the output '" + output_ + "' is the input file; refusing to overwrite it");
+  write_file_atomically(output_, text);
+}
+
 namespace {
 
 // Runs `body` on a thread with a large stack: the IR is a tree, and the passes walk it

@@ -50,7 +50,8 @@ class Tool {
   std::string read_input_as_spec();
   // Reads an IR document from the input; `accepts` says whether the tool takes its stage.
   Program read_input_program(const std::function<bool(Stage)>& accepts, const char* expected);
-  void write_output(const std::string& text) { write_file_atomically(output_, text); }
+  // Writes the output; refuses to replace the input file itself (IoError).
+  void write_output(const std::string& text);
 
   // Parses the command line and runs `body`, mapping every outcome to an exit code.
   int run(int argc, char** argv, const std::function<void()>& body);
