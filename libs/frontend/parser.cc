@@ -1,5 +1,6 @@
 // The statement parser and the checks that need no lowering (LANGUAGE.md sections 3, 5, 6).
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -36,42 +37,37 @@ const char* const kDirectiveNames[] = {
     "min_depth",
 };
 
-// Presents the preprocessed tokens to the shared expression parser.
-class TokenStream : public ExprTokenSource {
- public:
-  explicit TokenStream(const std::vector<Token>& tokens) {
-    converted_.reserve(tokens.size());
-    for (const Token& t : tokens) converted_.push_back({convert(t.kind), t.text, t.loc});
-  }
-  const ExprToken& peek(size_t ahead = 0) override {
-    size_t i = std::min(pos_ + ahead, converted_.size() - 1);
-    return converted_[i];
-  }
-  void advance() override {
-    if (pos_ + 1 < converted_.size()) ++pos_;
-  }
-
- private:
-  static ExprToken::Kind convert(TokenKind k) {
-    switch (k) {
+// The preprocessed tokens as the shared expression parser sees them (macro chains stay with
+// the original tokens; parse_spec maps diagnostics back to them by location).
+std::vector<ExprToken> to_expr_tokens(const std::vector<Token>& tokens) {
+  std::vector<ExprToken> out;
+  out.reserve(tokens.size());
+  for (const Token& t : tokens) {
+    ExprToken::Kind kind = ExprToken::kEnd;
+    switch (t.kind) {
       case TokenKind::kIdentifier:
-        return ExprToken::kIdentifier;
+        kind = ExprToken::kIdentifier;
+        break;
       case TokenKind::kInteger:
-        return ExprToken::kInteger;
+        kind = ExprToken::kInteger;
+        break;
       case TokenKind::kFloat:
-        return ExprToken::kFloat;
+        kind = ExprToken::kFloat;
+        break;
       case TokenKind::kString:
-        return ExprToken::kString;
+        kind = ExprToken::kString;
+        break;
       case TokenKind::kPunct:
-        return ExprToken::kPunct;
+        kind = ExprToken::kPunct;
+        break;
       case TokenKind::kEnd:
-        return ExprToken::kEnd;
+        kind = ExprToken::kEnd;
+        break;
     }
-    return ExprToken::kEnd;
+    out.push_back({kind, t.text, t.loc});
   }
-  std::vector<ExprToken> converted_;
-  size_t pos_ = 0;
-};
+  return out;
+}
 
 enum class SymbolKind { kVar, kConst, kImage, kFunc, kTarget };
 
@@ -106,7 +102,7 @@ struct FuncState {
 
 class SpecParser : public NameResolver {
  public:
-  SpecParser(const std::vector<Token>& tokens) : ts_(tokens) {}
+  explicit SpecParser(const std::vector<Token>& tokens) : ts_(to_expr_tokens(tokens)) {}
 
   Program parse() {
     program_.stage = Stage::kParsed;
@@ -293,16 +289,17 @@ class SpecParser : public NameResolver {
     if (w == "Buffer") return buffer_realize();
     if (at_punct("(", 1)) return definition();
     if (at_punct(".", 1)) return directive_chain();
-    if (at_punct("=", 1) || at_punct("+", 1) || at_punct("-", 1) || at_punct("*", 1)) {
-      if (!lookup(w))
-        throw Diagnostic(t.loc, "unknown identifier '" + w + "'", "unknown-identifier");
-    }
-    if (!lookup(w))
+    if (!lookup(w)) {
+      // `x = ...` reads as a definition of x; anything else gets the statement kinds listed.
+      bool assignment =
+          at_punct("=", 1) || at_punct("+", 1) || at_punct("-", 1) || at_punct("*", 1);
       throw Diagnostic(t.loc,
-                       "unknown identifier '" + w +
-                           "' (expected a declaration, a "
-                           "definition or a directive)",
+                       "unknown identifier '" + w + "'" +
+                           (assignment ? ""
+                                       : " (expected a declaration, a definition or a "
+                                         "directive)"),
                        "unknown-identifier");
+    }
     syntax_error("expected a declaration, a definition or a directive, found " + found());
   }
 
@@ -1271,7 +1268,7 @@ class SpecParser : public NameResolver {
     }
   }
 
-  TokenStream ts_;
+  VectorTokenSource ts_;
   Program program_;
   std::unordered_map<std::string, Symbol> symbols_;
   std::map<std::string, FuncState> states_;
