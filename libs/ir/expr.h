@@ -34,6 +34,8 @@ enum class CallKind {
   kFunc,        // a Func of the program
   kImage,       // an ImageParam (program input)
   kIntrinsic,   // min max abs sqrt exp log pow floor ceil round
+  kChannel,     // read_channel(ch, index...): operands[0] is a Var naming the channel; reads
+                // (and removes) the next value of that FIFO. Only in kernels, never in a spec.
 };
 
 struct ExprNode;

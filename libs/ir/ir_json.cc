@@ -40,6 +40,11 @@ class ProgramResolver : public NameResolver {
     throw Diagnostic(loc, "call to unknown Func or input '" + name + "'", "ir");
   }
 
+  Type channel(const std::string& name, const SourceLoc& loc) override {
+    if (const Channel* c = program_.find_channel(name)) return c->type;
+    throw Diagnostic(loc, "read_channel of unknown channel '" + name + "'", "ir");
+  }
+
  private:
   const Program& program_;
 };
@@ -72,6 +77,13 @@ Json directive_arg_json(const DirectiveArg& arg) {
 }
 
 Json stmts_json(const StmtList& stmts);
+
+Json bounds_json(const std::vector<Expr>& mins, const std::vector<Expr>& extents) {
+  Json a = Json::array();
+  for (size_t i = 0; i < mins.size(); ++i)
+    a.push_back(Json::array({print_expr(mins[i]), print_expr(extents[i])}));
+  return a;
+}
 
 Json stmt_json(const Stmt& s) {
   Json j = Json::object();
@@ -107,6 +119,12 @@ Json stmt_json(const Stmt& s) {
       j["write_channel"] = s.name;
       j["index"] = exprs_json(s.args);
       j["value"] = expr_json(s.value);
+      break;
+    case Stmt::kRealize:
+      j["realize"] = s.name;
+      j["type"] = s.type.name();
+      j["bounds"] = bounds_json(s.args, s.extents);
+      j["body"] = stmts_json(s.body);
       break;
   }
   if (s.loc.valid()) j["loc"] = s.loc.str();
@@ -205,6 +223,23 @@ class Reader {
     }
   }
 
+  // [[min, extent], ...] into untyped expressions.
+  void bounds(const Json& obj, const std::string& where, const SourceLoc& entity_loc,
+              std::vector<Expr>* mins, std::vector<Expr>* extents) {
+    for (const Json& b : array(obj, "bounds", where)) {
+      if (!b.is_array() || b.size() != 2)
+        fail(where, "each of 'bounds' must be a [min, extent] pair");
+      mins->push_back(expr(b[0], where + ".bounds", entity_loc));
+      extents->push_back(expr(b[1], where + ".bounds", entity_loc));
+    }
+  }
+
+  int64_t integer(const Json& obj, const char* key, const std::string& where) {
+    const Json& v = field(obj, key, where);
+    if (!v.is_number_integer()) fail(where, std::string("field '") + key + "' must be an integer");
+    return v.get<int64_t>();
+  }
+
   DirectiveArg directive_arg(const Json& v, const std::string& where, int depth = 0) {
     if (v.is_array()) {
       if (depth >= 8) fail(where, "directive argument lists nested too deeply");
@@ -267,10 +302,16 @@ class Reader {
       s->name = str(j, "write_channel", where);
       for (const Json& a : array(j, "index", where)) s->args.push_back(expr(a, where, s->loc));
       s->value = expr(field(j, "value", where), where + ".value", s->loc);
+    } else if (j.contains("realize")) {
+      s->kind = Stmt::kRealize;
+      s->name = str(j, "realize", where);
+      s->type = type(field(j, "type", where), where, false);
+      bounds(j, where, s->loc, &s->args, &s->extents);
+      s->body = stmts(field(j, "body", where), where + ".body", depth);
     } else {
       fail(where,
-           "unknown statement kind (expected for, let, if, provide, alloc or "
-           "write_channel)");
+           "unknown statement kind (expected for, let, if, provide, alloc, write_channel or "
+           "realize)");
     }
     return s;
   }
@@ -281,6 +322,7 @@ class Reader {
       s->extent = typed(s->extent, p, where);
       s->value = typed(s->value, p, where);
       for (Expr& a : s->args) a = typed(a, p, where);
+      for (Expr& a : s->extents) a = typed(a, p, where);
       type_stmts(s->body, p, where);
       type_stmts(s->else_body, p, where);
     }
@@ -317,6 +359,11 @@ class Reader {
       if (!dims.is_number_integer() || dims.get<int>() < 0 || dims.get<int>() > 16)
         fail(where, "'dims' must be an integer from 0 to 16");
       in.dims = dims.get<int>();
+      if (inputs[i].contains("extents")) {
+        in.extents = strings(inputs[i], "extents", where);
+        if (in.extents.size() != static_cast<size_t>(in.dims))
+          fail(where, "'extents' must have one entry per dimension");
+      }
       in.loc = loc(inputs[i], "loc", where);
       p.inputs.push_back(in);
     }
@@ -358,6 +405,17 @@ class Reader {
     p.output.extents = strings(output, "extents", "output");
     p.output.loc = loc(output, "loc", "output");
 
+    const Json& buffers = array(doc, "buffers", "buffers");
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      std::string where = "buffers[" + std::to_string(i) + "]";
+      Buffer b;
+      b.name = str(buffers[i], "name", where);
+      b.type = type(field(buffers[i], "type", where), where, false);
+      b.loc = loc(buffers[i], "loc", where);
+      bounds(buffers[i], where, b.loc, &b.mins, &b.extents);
+      p.buffers.push_back(std::move(b));
+    }
+
     const Json& kernels = array(doc, "kernels", "kernels");
     for (size_t i = 0; i < kernels.size(); ++i) {
       std::string where = "kernels[" + std::to_string(i) + "]";
@@ -368,13 +426,36 @@ class Reader {
       k.loc = loc(kernels[i], "loc", where);
       p.kernels.push_back(std::move(k));
     }
-    p.channels_json = array(doc, "channels", "channels").dump();
+    const Json& channels = array(doc, "channels", "channels");
+    for (size_t i = 0; i < channels.size(); ++i) {
+      std::string where = "channels[" + std::to_string(i) + "]";
+      const Json& j = channels[i];
+      Channel c;
+      c.name = str(j, "name", where);
+      c.type = type(field(j, "type", where), where, false);
+      for (const Json& d : array(j, "dims", where)) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 1)
+          fail(where, "'dims' must hold positive integers");
+        c.dims.push_back(d.get<int64_t>());
+      }
+      c.depth = integer(j, "depth", where);
+      if (c.depth < 0) fail(where, "'depth' must not be negative");
+      c.producer = str(j, "producer", where);
+      c.consumer = str(j, "consumer", where);
+      c.loc = loc(j, "loc", where);
+      p.channels.push_back(std::move(c));
+    }
     p.registers_json = array(doc, "registers", "registers").dump();
 
     // Types need every Func and input, so they are resolved last.
     for (size_t i = 0; i < p.funcs.size(); ++i)
       p.funcs[i].definition =
           typed(p.funcs[i].definition, p, "funcs[" + std::to_string(i) + "].definition");
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      std::string where = "buffers[" + std::to_string(i) + "]";
+      for (Expr& e : p.buffers[i].mins) e = typed(e, p, where);
+      for (Expr& e : p.buffers[i].extents) e = typed(e, p, where);
+    }
     for (size_t i = 0; i < p.kernels.size(); ++i)
       type_stmts(p.kernels[i].body, p, "kernels[" + std::to_string(i) + "]");
     return p;
@@ -397,6 +478,7 @@ std::string write_program(const Program& p) {
     j["name"] = in.name;
     j["type"] = in.type.name();
     j["dims"] = in.dims;
+    if (!in.extents.empty()) j["extents"] = in.extents;
     j["loc"] = loc_json(in.loc);
     inputs.push_back(j);
   }
@@ -433,6 +515,16 @@ std::string write_program(const Program& p) {
   output["extents"] = p.output.extents;
   output["loc"] = loc_json(p.output.loc);
   doc["output"] = output;
+  Json buffers = Json::array();
+  for (const Buffer& b : p.buffers) {
+    Json j = Json::object();
+    j["name"] = b.name;
+    j["type"] = b.type.name();
+    j["bounds"] = bounds_json(b.mins, b.extents);
+    j["loc"] = loc_json(b.loc);
+    buffers.push_back(j);
+  }
+  doc["buffers"] = buffers;
   Json kernels = Json::array();
   for (const Kernel& k : p.kernels) {
     Json j = Json::object();
@@ -443,7 +535,19 @@ std::string write_program(const Program& p) {
     kernels.push_back(j);
   }
   doc["kernels"] = kernels;
-  doc["channels"] = Json::parse(p.channels_json);
+  Json channels = Json::array();
+  for (const Channel& c : p.channels) {
+    Json j = Json::object();
+    j["name"] = c.name;
+    j["type"] = c.type.name();
+    j["dims"] = c.dims;
+    j["depth"] = c.depth;
+    j["producer"] = c.producer;
+    j["consumer"] = c.consumer;
+    j["loc"] = loc_json(c.loc);
+    channels.push_back(j);
+  }
+  doc["channels"] = channels;
   doc["registers"] = Json::parse(p.registers_json);
   return doc.dump(2) + "\n";
 }

@@ -18,6 +18,10 @@ const char* kDocument = R"json({
       "name": "a",
       "type": "float32",
       "dims": 2,
+      "extents": [
+        "4",
+        "8"
+      ],
       "loc": "3:1"
     }
   ],
@@ -74,6 +78,23 @@ const char* kDocument = R"json({
     ],
     "loc": "9:1"
   },
+  "buffers": [
+    {
+      "name": "A",
+      "type": "float32",
+      "bounds": [
+        [
+          "0",
+          "4"
+        ],
+        [
+          "0",
+          "8"
+        ]
+      ],
+      "loc": "6:1"
+    }
+  ],
   "kernels": [
     {
       "name": "A",
@@ -123,6 +144,25 @@ const char* kDocument = R"json({
                             "i"
                           ],
                           "value": "A(i, k)"
+                        },
+                        {
+                          "realize": "T",
+                          "type": "int16",
+                          "bounds": [
+                            [
+                              "-1",
+                              "k + 2"
+                            ]
+                          ],
+                          "body": [
+                            {
+                              "provide": "T",
+                              "args": [
+                                "i"
+                              ],
+                              "value": "cast(Int(16), read_channel(ch2, i))"
+                            }
+                          ]
                         }
                       ]
                     }
@@ -139,7 +179,23 @@ const char* kDocument = R"json({
   "channels": [
     {
       "name": "ch",
-      "depth": 2
+      "type": "float32",
+      "dims": [
+        4
+      ],
+      "depth": 2,
+      "producer": "A",
+      "consumer": "B",
+      "loc": "8:1"
+    },
+    {
+      "name": "ch2",
+      "type": "int32",
+      "dims": [],
+      "depth": 0,
+      "producer": "B",
+      "consumer": "A",
+      "loc": null
     }
   ],
   "registers": []
@@ -151,6 +207,8 @@ TEST(IrJsonTest, ReadWriteReproducesBytes) {
   EXPECT_EQ(write_program(p), kDocument);
   EXPECT_EQ(p.funcs[0].definition->type, Type::Float(32));
   EXPECT_EQ(p.funcs[1].loc, (SourceLoc{"inc/defs.h", 2, 6}));
+  EXPECT_EQ(p.channels[1].type, Type::Int(32));
+  EXPECT_EQ(p.inputs[0].extents, (std::vector<std::string>{"4", "8"}));
 }
 
 std::string error_of(const std::string& text) {
@@ -184,6 +242,16 @@ TEST(IrJsonTest, RejectsBadDocuments) {
   std::string bad_call = doc;
   bad_call.replace(bad_call.find("\"A(i, k)\""), 9, "\"B(i, k)\"");
   EXPECT_EQ(error_of(bad_call), "doc.json: kernels[0]: call to unknown Func or input 'B' [ir]");
+  std::string bad_channel = doc;
+  bad_channel.replace(bad_channel.find("read_channel(ch2"), 16, "read_channel(ch3");
+  EXPECT_EQ(error_of(bad_channel),
+            "doc.json: kernels[0]: read_channel of unknown channel 'ch3' [ir]");
+  std::string bad_bounds = doc;
+  bad_bounds.replace(bad_bounds.find("\"k + 2\""), 7, "\"k +\"");
+  EXPECT_EQ(error_of(bad_bounds),
+            "doc.json: kernels[0].body[1].body[0].body[0].body[0].else[1].bounds: expected an "
+            "expression, "
+            "found end of input [ir]");
 }
 
 TEST(SourceLocTest, ParsesAndPrints) {

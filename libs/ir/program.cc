@@ -49,4 +49,16 @@ const Input* Program::find_input(const std::string& name) const {
   return nullptr;
 }
 
+const Channel* Program::find_channel(const std::string& name) const {
+  for (const Channel& c : channels)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+const Buffer* Program::find_buffer(const std::string& name) const {
+  for (const Buffer& b : buffers)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
 }  // namespace t2s

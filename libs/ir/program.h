@@ -25,6 +25,10 @@ struct Input {  // ImageParam
   std::string name;
   Type type;
   int dims = 0;
+  // From the merged stage on: the extent of each dimension that the program reads, index 0 up
+  // to the largest index read (inferred by t2s-merge); the shape of generated input data. Empty
+  // in the parsed stage.
+  std::vector<std::string> extents;
   SourceLoc loc;
 };
 
@@ -81,18 +85,19 @@ const char* loop_kind_name(LoopKind k);
 bool loop_kind_from_name(const std::string& name, LoopKind* out);
 
 struct Stmt {
-  enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel };
+  enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel, kRealize };
   Kind kind = kProvide;
   std::string name;  // for: loop var; let: var; provide: func; alloc: register;
-                     // write_channel: channel
+                     // write_channel: channel; realize: func
   Expr min, extent;  // for
   LoopKind loop_kind = LoopKind::kSerial;
-  Expr value;              // let, provide, write_channel; if: the condition
-  std::vector<Expr> args;  // provide: the left-hand side arguments; write_channel: index;
-                           // alloc: the shape
-  Type type;               // alloc: element type
-  StmtList body;           // for, let, if (then)
-  StmtList else_body;      // if
+  Expr value;                 // let, provide, write_channel; if: the condition
+  std::vector<Expr> args;     // provide: the left-hand side arguments; write_channel: index;
+                              // alloc: the shape; realize: the min of each dimension
+  std::vector<Expr> extents;  // realize: the extent of each dimension
+  Type type;                  // alloc, realize: element type
+  StmtList body;              // for, let, if (then), realize
+  StmtList else_body;         // if
   SourceLoc loc;
 };
 
@@ -100,6 +105,26 @@ struct Kernel {
   std::string name;
   Place place = Place::kDevice;
   StmtList body;
+  SourceLoc loc;
+};
+
+// Storage of a Func that lives beyond one kernel: the realized output, or a Func computed by
+// one kernel and read by another without a channel.
+struct Buffer {
+  std::string name;  // the Func
+  Type type;
+  std::vector<Expr> mins, extents;
+  SourceLoc loc;
+};
+
+// A FIFO between two device kernels. `dims` is the shape of an array of channels (one per PE
+// from the stt stage on; empty for a single channel).
+struct Channel {
+  std::string name;
+  Type type;
+  std::vector<int64_t> dims;
+  int64_t depth = 0;
+  std::string producer, consumer;  // kernel names
   SourceLoc loc;
 };
 
@@ -111,15 +136,18 @@ struct Program {
   std::vector<Func> funcs;            // in declaration order
   std::vector<Directive> directives;  // in program order
   Output output;
+  std::vector<Buffer> buffers;
   std::vector<Kernel> kernels;
-  // Channel and register records are defined by the stages that create them (docs/ir.md); the
-  // model keeps them as JSON text so that documents round-trip before those stages exist.
-  std::string channels_json = "[]";
+  std::vector<Channel> channels;
+  // Register records are defined by t2s-stt (docs/ir.md); until then the model keeps them as
+  // JSON text so that documents round-trip.
   std::string registers_json = "[]";
 
   const Func* find_func(const std::string& name) const;
   Func* find_func(const std::string& name);
   const Input* find_input(const std::string& name) const;
+  const Channel* find_channel(const std::string& name) const;
+  const Buffer* find_buffer(const std::string& name) const;
 };
 
 }  // namespace t2s

@@ -166,7 +166,9 @@ class Typer {
       case ExprKind::kSelect:
         return select(e);
       case ExprKind::kCall:
-        return e->call_kind == CallKind::kIntrinsic ? intrinsic(e) : call(e);
+        if (e->call_kind == CallKind::kIntrinsic) return intrinsic(e);
+        if (e->name == "read_channel") return read_channel(e);
+        return call(e);
     }
     throw InternalError("typing: unknown expression kind");
   }
@@ -240,17 +242,28 @@ class Typer {
     return make_call(name, CallKind::kIntrinsic, args[0]->type, args, e->loc);
   }
 
+  Expr read_channel(const Expr& e) {
+    if (e->operands.empty() || e->operands[0]->kind != ExprKind::kVar)
+      type_error(e->loc, "read_channel takes a channel name and optional indices");
+    Type type = resolver_.channel(e->operands[0]->name, e->loc);
+    std::vector<Expr> args{e->operands[0]};
+    for (size_t i = 1; i < e->operands.size(); ++i) args.push_back(int_arg(e, i));
+    return make_call(e->name, CallKind::kChannel, type, args, e->loc);
+  }
+
+  Expr int_arg(const Expr& e, size_t i) {
+    Expr a = visit(e->operands[i]);
+    if (!a->type.is_integer() || a->type.lanes != 1)
+      type_error(a->loc.valid() ? a->loc : e->loc, "argument " + std::to_string(i + 1) + " of '" +
+                                                       e->name + "' must be an integer, not " +
+                                                       a->type.spec_name());
+    return cast_to(Type::Int(32), a);
+  }
+
   Expr call(const Expr& e) {
     CallTarget target = resolver_.call(e->name, e->operands.size(), e->loc);
     std::vector<Expr> args;
-    for (size_t i = 0; i < e->operands.size(); ++i) {
-      Expr a = visit(e->operands[i]);
-      if (!a->type.is_integer() || a->type.lanes != 1)
-        type_error(a->loc.valid() ? a->loc : e->loc, "argument " + std::to_string(i + 1) + " of '" +
-                                                         e->name + "' must be an integer, not " +
-                                                         a->type.spec_name());
-      args.push_back(cast_to(Type::Int(32), a));
-    }
+    for (size_t i = 0; i < e->operands.size(); ++i) args.push_back(int_arg(e, i));
     return make_call(e->name, target.kind, target.type, args, e->loc);
   }
 
@@ -267,6 +280,10 @@ Expr coerce_literal_to(const Expr& e, Type t) {
     return e->int_value == 0 || e->int_value == 1 ? make_bool(e->int_value, e->loc) : nullptr;
   if (!fits_in_type(e->int_value, t)) return nullptr;
   return make_int(t, e->int_value, e->loc);
+}
+
+Type NameResolver::channel(const std::string& name, const SourceLoc& loc) {
+  throw Diagnostic(loc, "read_channel is not available here (no channel '" + name + "')", "type");
 }
 
 Expr resolve_types(const Expr& e, NameResolver& resolver) { return Typer(resolver).visit(e); }

@@ -22,6 +22,9 @@ class NameResolver {
   // The callee of `name(args...)` with `nargs` arguments; throws Diagnostic when `name` is not
   // callable, has another arity, or its type is not known yet.
   virtual CallTarget call(const std::string& name, size_t nargs, const SourceLoc& loc) = 0;
+  // The element type of channel `name` in `read_channel(name, ...)`; throws Diagnostic when
+  // there is no such channel. Specs have no channels: the default refuses.
+  virtual Type channel(const std::string& name, const SourceLoc& loc);
 };
 
 // Resolves every name in `e`, gives every node its type, inserts the implicit casts of Halide's

@@ -84,6 +84,7 @@ StmtPtr StmtMutator::mutate_stmt(const StmtPtr& s) {
   copy->extent = mutate(s->extent);
   copy->value = mutate(s->value);
   for (Expr& a : copy->args) a = mutate(a);
+  for (Expr& a : copy->extents) a = mutate(a);
   copy->body = mutate_stmts(s->body);
   copy->else_body = mutate_stmts(s->else_body);
   return copy;
