@@ -134,6 +134,64 @@ Program Tool::read_input_program(const std::function<bool(Stage)>& accepts, cons
   return p;
 }
 
+void Tool::add_frontend_options() {
+  app_.add_option("-D,--define", frontend_.preprocess.defines,
+                  "Define macro NAME (as 1) or NAME=VALUE before the spec, as cc -D does; "
+                  "repeatable")
+      ->allow_extra_args(false)
+      ->type_name("NAME[=VALUE]");
+  app_.add_option("-I,--include-dir", frontend_.preprocess.include_dirs,
+                  "Search DIR for #include \"...\" files after the including file's directory; "
+                  "repeatable")
+      ->allow_extra_args(false)
+      ->type_name("DIR");
+  app_.add_flag("--no-t2s-macros", no_t2s_macros_,
+                "Do not predefine PLACE0 (Place::Host) and PLACE1 (Place::Device), the macros "
+                "of T2S's test utilities");
+}
+
+FrontendOptions Tool::frontend_options() const {
+  FrontendOptions o = frontend_;
+  o.t2s_builtin_macros = !no_t2s_macros_;
+  return o;
+}
+
+void Tool::add_spec_options() {
+  app_.add_option("--spec", spec_,
+                  "The spec the input IR was made from; read only to show its lines in "
+                  "diagnostics (IR records spec locations as LINE:COL, without the file name). "
+                  "Not needed when the input is the spec itself")
+      ->type_name("FILE");
+  add_frontend_options();
+}
+
+Program Tool::read_input_program_or_spec(const std::function<bool(Stage)>& accepts,
+                                         const char* expected) {
+  std::string display_name = input_ == "-" ? "<stdin>" : input_;
+  std::string text = read_file_or_stdin(input_);
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    if (!spec_.empty()) {
+      sources_.add("", spec_, read_file_or_stdin(spec_));
+      size_t slash = spec_.rfind('/');
+      sources_.set_base_dir(slash == std::string::npos ? "" : spec_.substr(0, slash));
+    }
+    Program p = read_program(text, display_name);
+    if (!accepts(p.stage))
+      throw Diagnostic(
+          SourceLoc{display_name, 0, 0},
+          name_ + " takes " + expected + " IR, not the '" + stage_name(p.stage) + "' stage",
+          "stage");
+    return p;
+  }
+  sources_.add("", display_name, text);
+  if (input_ != "-") {
+    size_t slash = input_.rfind('/');
+    sources_.set_base_dir(slash == std::string::npos ? "" : input_.substr(0, slash));
+  }
+  return parse_spec(sources_, frontend_options());
+}
+
 void Tool::write_output(const std::string& text) {
   struct stat in, out;
   if (input_ != "-" && output_ != "-" && stat(input_.c_str(), &in) == 0 &&

@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "libs/frontend/frontend.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/program.h"
 #include "libs/ir/source_manager.h"
@@ -50,6 +51,20 @@ class Tool {
   std::string read_input_as_spec();
   // Reads an IR document from the input; `accepts` says whether the tool takes its stage.
   Program read_input_program(const std::function<bool(Stage)>& accepts, const char* expected);
+  // For tools that read IR of a later stage: adds `--spec FILE` (the spec the IR came from,
+  // read only to show its lines in diagnostics) and the front-end options -D, -I and
+  // --no-t2s-macros, and accepts a .t2s spec as input in place of parsed IR.
+  void add_spec_options();
+  // Reads the input: an IR document (anything whose first non-blank character is '{'), or a
+  // spec, which is parsed with the front-end options (parse_spec). Diagnostics on spec
+  // locations then show the spec's lines, with exact columns.
+  Program read_input_program_or_spec(const std::function<bool(Stage)>& accepts,
+                                     const char* expected);
+  // The front-end options (-D, -I, --no-t2s-macros) as given on the command line.
+  FrontendOptions frontend_options() const;
+  // Registers the -D, -I and --no-t2s-macros options (t2s-parse, and add_spec_options).
+  void add_frontend_options();
+
   // Writes the output; refuses to replace the input file itself (IoError).
   void write_output(const std::string& text);
 
@@ -62,6 +77,9 @@ class Tool {
   CLI::App app_;
   std::string input_ = "-";
   std::string output_ = "-";
+  std::string spec_;
+  FrontendOptions frontend_;
+  bool no_t2s_macros_ = false;
   SourceManager sources_;
 };
 

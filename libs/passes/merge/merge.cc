@@ -1,0 +1,841 @@
+#include "libs/passes/merge/merge.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "libs/ir/expr_parser.h"
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/ir_json.h"
+#include "libs/ir/visitor.h"
+#include "libs/passes/merge/plan.h"
+
+namespace t2s {
+
+using namespace merge_internal;
+
+namespace {
+
+// Loop nests larger than this are refused rather than attempted (DESIGN.md section 5).
+constexpr int64_t kMaxIterations = 1000000000;
+constexpr int64_t kMaxStorageElements = int64_t{1} << 31;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+const std::string& arg_name(const DirectiveArg& a) { return a.text; }
+
+int64_t arg_int(const DirectiveArg& a, const SourceLoc& loc) {
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(a.text, &used);
+    if (used == a.text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw Diagnostic(loc, "expected an integer constant, found '" + a.text + "'",
+                   "constant-expected");
+}
+
+// Replaces calls to `name` with the expression `with` (args substituted for `params`).
+class CallInliner : public ExprMutator {
+ public:
+  explicit CallInliner(const std::function<Expr(const Expr&)>& replace) : replace_(replace) {}
+
+ protected:
+  Expr mutate_call(const Expr& e) override {
+    Expr m = mutate_operands(e);
+    if (Expr r = replace_(m)) return r;
+    return m;
+  }
+
+ private:
+  std::function<Expr(const Expr&)> replace_;
+};
+
+class VarSubstituter : public ExprMutator {
+ public:
+  explicit VarSubstituter(const std::map<std::string, Expr>& with) : with_(with) {}
+
+ protected:
+  Expr mutate_var(const Expr& e) override {
+    auto it = with_.find(e->name);
+    return it == with_.end() ? e : it->second;
+  }
+
+ private:
+  const std::map<std::string, Expr>& with_;
+};
+
+Expr substitute_args(const Func& f, const std::vector<Expr>& args) {
+  std::map<std::string, Expr> with;
+  for (size_t i = 0; i < f.args.size(); ++i) with[f.args[i]] = args[i];
+  VarSubstituter s(with);
+  return s.mutate(f.definition);
+}
+
+StmtPtr make_stmt(Stmt::Kind kind, const SourceLoc& loc) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+std::vector<Expr> var_exprs(const std::vector<std::string>& names) {
+  std::vector<Expr> out;
+  for (const std::string& n : names) out.push_back(make_var(n));
+  return out;
+}
+
+class Merger {
+ public:
+  explicit Merger(const Program& parsed) : in_(parsed), out_(parsed) {
+    out_.stage = Stage::kMerged;
+    out_.kernels.clear();
+    out_.buffers.clear();
+    out_.channels.clear();
+  }
+
+  Program run() {
+    read_directives();
+    check_structure();
+    check_initial_values(out_);
+    make_groups();
+    check_cycles();
+    resolve_bounds();
+    check_distances(out_, plan_);
+    apply_isolation();
+    lower();
+    infer_input_extents(out_);
+    return std::move(out_);
+  }
+
+ private:
+  Func& func(const std::string& name) { return *out_.find_func(name); }
+  bool defined(const std::string& name) {
+    const Func* f = out_.find_func(name);
+    return f && f->definition;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Directives
+
+  void read_directives() {
+    for (const Directive& d : in_.directives) {
+      if (d.name == "merge_ures") {
+        Group g;
+        g.rep = d.func;
+        g.members.push_back(d.func);
+        g.merged = true;
+        g.loc = d.loc;
+        for (const DirectiveArg& a : d.args) g.members.push_back(arg_name(a));
+        for (const std::string& m : g.members)
+          if (!defined(m))
+            throw Diagnostic(d.loc,
+                             "merge_ures of '" + m +
+                                 "', which is never defined: every merged "
+                                 "URE needs a definition",
+                             "merge-undefined");
+        for (const std::string& m : g.members) {
+          if (plan_.group_of.count(m))
+            throw Diagnostic(d.loc, "'" + m + "' is merged twice", "merge-twice");
+          plan_.group_of[m] = plan_.groups.size();
+        }
+        plan_.groups.push_back(g);
+      } else if (d.name == "set_bounds" || d.name == "reorder") {
+        loop_directives_.push_back(&d);
+      } else if (d.name == "isolate_consumer" || d.name == "isolate_consumer_chain") {
+        std::string from = d.func;
+        for (const DirectiveArg& a : d.args) {
+          plan_.isolations.push_back({Isolation::kConsumer, from, arg_name(a), d.loc, "", nullptr});
+          from = arg_name(a);
+        }
+      } else if (d.name == "isolate_producer_chain") {
+        producer_directives_.push_back(&d);
+      } else if (d.name == "min_depth") {
+        plan_.min_depth[d.func] = arg_int(d.args[0], d.loc);
+      } else if (d.name == "remove") {
+        throw Diagnostic(d.loc, "'remove' is not supported yet", "unsupported-directive");
+      }
+      // space_time_transform, vectorize, unroll, gather, scatter and buffer belong to later
+      // stages, which read them from `directives`.
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Rules on the shape of UREs and merges (seed 001, LANGUAGE.md section 6)
+
+  bool is_last_of_merge(const std::string& f) {
+    auto it = plan_.group_of.find(f);
+    return it != plan_.group_of.end() && plan_.groups[it->second].members.back() == f;
+  }
+
+  void check_structure() {
+    for (const Func& f : out_.funcs) {
+      if (!f.definition) continue;
+      auto it = plan_.group_of.find(f.name);
+      const Group* g = it == plan_.group_of.end() ? nullptr : &plan_.groups[it->second];
+      std::vector<std::string> extra;
+      for (const std::string& v : used_vars(f.definition))
+        if (std::find(f.args.begin(), f.args.end(), v) == f.args.end()) extra.push_back(v);
+      bool extended = !extra.empty() || (g && f.args.size() < func(g->rep).args.size());
+      if (g && f.name != g->rep) {
+        const Func& rep = func(g->rep);
+        if (!extended && f.args != rep.args)
+          throw Diagnostic(f.loc,
+                           "'" + f.name + "' has arguments (" + join(f.args) +
+                               ") but the representative '" + rep.name + "' has (" +
+                               join(rep.args) +
+                               "): merged UREs have the same arguments in the same order",
+                           "ure-arg-order");
+        for (const std::string& a : f.args)
+          if (std::find(rep.args.begin(), rep.args.end(), a) == rep.args.end())
+            throw Diagnostic(f.loc,
+                             "argument '" + a + "' of '" + f.name + "' is not a loop of '" +
+                                 rep.name + "' (" + join(rep.args) + ")",
+                             "ure-arg-order");
+      }
+      if (extended && !is_last_of_merge(f.name))
+        throw Diagnostic(
+            f.loc,
+            "'" + f.name + "' is an extended URE (" +
+                (extra.empty() ? "it has fewer arguments than its representative"
+                               : "it uses " + join(extra) + ", not among its arguments") +
+                "): only the last URE of a merge_ures may be one",
+            "ure-extended-not-last");
+      for (const std::string& v : extra)
+        if (g && std::find(func(g->rep).args.begin(), func(g->rep).args.end(), v) ==
+                     func(g->rep).args.end())
+          throw Diagnostic(
+              f.loc, "'" + f.name + "' uses '" + v + "', which is not a loop of '" + g->rep + "'",
+              "ure-extended-not-last");
+      if (is_write_when(f.definition) && !is_last_of_merge(f.name))
+        throw Diagnostic(f.loc,
+                         "select without a false value is allowed only as the whole definition "
+                         "of the last URE of a merge_ures ('" +
+                             f.name + "' is not one)",
+                         "select-no-false");
+    }
+    const std::string& out = in_.output.func;
+    auto it = plan_.group_of.find(out);
+    if (it != plan_.group_of.end() && plan_.groups[it->second].members.back() != out)
+      throw Diagnostic(in_.output.loc,
+                       "realized Func '" + out + "' is merged into '" +
+                           plan_.groups[it->second].rep + "' but is not its last URE ('" +
+                           plan_.groups[it->second].members.back() +
+                           "'): realize the last URE, or an isolated consumer of it",
+                       "realize-not-last-ure");
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Which Funcs get a loop nest, which are inlined
+
+  void make_groups() {
+    std::set<std::string> isolated;
+    for (const Isolation& iso : plan_.isolations) {
+      isolated.insert(iso.from);
+      isolated.insert(iso.to);
+    }
+    for (const Directive* d : producer_directives_) {
+      isolated.insert(d->func);
+      for (size_t i = 1; i < d->args.size(); ++i) isolated.insert(arg_name(d->args[i]));
+    }
+    for (const Func& f : out_.funcs) {
+      if (plan_.group_of.count(f.name)) continue;
+      bool self_recursive = false;
+      if (f.definition)
+        for (const std::string& c : called_funcs(f.definition)) self_recursive |= c == f.name;
+      bool computed =
+          f.name == in_.output.func || isolated.count(f.name) ||
+          (f.definition && (self_recursive || f.place == Place::kDevice) && f.wraps.empty());
+      if (!computed) {
+        if (f.definition) plan_.inlined.insert(f.name);
+        continue;
+      }
+      Group g;
+      g.rep = f.name;
+      g.members = {f.name};
+      g.loop_vars = f.args;
+      g.loc = f.loc;
+      plan_.group_of[f.name] = plan_.groups.size();
+      plan_.groups.push_back(g);
+    }
+    for (Group& g : plan_.groups)
+      if (g.merged) g.loop_vars = func(g.rep).args;
+    // A Func used but never defined (and not defined by an isolation directive).
+    for (const Func& f : out_.funcs) {
+      if (!f.definition) continue;
+      for (const std::string& c : called_funcs(f.definition))
+        if (!defined(c) && !isolated.count(c))
+          throw Diagnostic(f.loc, "'" + f.name + "' uses '" + c + "', which is never defined",
+                           "undefined-func");
+    }
+  }
+
+  // Funcs that depend on each other must share a loop nest (merge_ures).
+  void check_cycles() {
+    std::map<std::string, std::vector<std::string>> calls;
+    for (const Func& f : out_.funcs)
+      if (f.definition) calls[f.name] = called_funcs(f.definition);
+    auto key = [&](const std::string& f) {
+      auto it = plan_.group_of.find(f);
+      return it == plan_.group_of.end() ? "func " + f : "group " + plan_.groups[it->second].rep;
+    };
+    // Depth-first search for a path from a callee back to the caller through other nests.
+    for (const Func& f : out_.funcs) {
+      if (!f.definition) continue;
+      for (const std::string& c : calls[f.name]) {
+        if (key(c) == key(f.name)) continue;
+        std::vector<std::string> path;
+        std::set<std::string> seen;
+        std::function<bool(const std::string&)> reaches = [&](const std::string& x) {
+          if (x == f.name) return true;
+          if (!seen.insert(x).second) return false;
+          path.push_back(x);
+          for (const std::string& y : calls[x])
+            if (reaches(y)) return true;
+          path.pop_back();
+          return false;
+        };
+        if (reaches(c))
+          throw Diagnostic(f.loc,
+                           "'" + f.name + "' and '" + join(path) +
+                               "' depend on each other but are not in one loop nest: merge "
+                               "them with merge_ures",
+                           "merge-cycle");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Loop bounds and order
+
+  void resolve_bounds() {
+    for (const Directive* d : loop_directives_) {
+      auto it = plan_.group_of.find(d->func);
+      if (it == plan_.group_of.end())
+        throw Diagnostic(d->loc,
+                         d->name + " on '" + d->func +
+                             "', which has no loop nest of its own (it is inlined into its "
+                             "users: it is not merged, recursive, on the device or realized)",
+                         "directive-on-inlined");
+      Group& g = plan_.groups[it->second];
+      if (g.rep != d->func)
+        throw Diagnostic(d->loc,
+                         d->name + " on '" + d->func + "', which is merged into '" + g.rep +
+                             "': call it on the representative '" + g.rep + "'",
+                         "merge-directive-on-member");
+      auto check_var = [&](const std::string& v) {
+        if (std::find(g.loop_vars.begin(), g.loop_vars.end(), v) == g.loop_vars.end())
+          throw Diagnostic(
+              d->loc, "'" + v + "' is not a loop of '" + g.rep + "' (" + join(g.loop_vars) + ")",
+              d->name == "reorder" ? "reorder-var" : "set-bounds-var");
+      };
+      if (d->name == "set_bounds") {
+        for (size_t i = 0; i + 2 < d->args.size(); i += 3) {
+          const std::string& v = arg_name(d->args[i]);
+          check_var(v);
+          LoopBound b{arg_int(d->args[i + 1], d->loc), arg_int(d->args[i + 2], d->loc)};
+          if (b.extent <= 0)
+            throw Diagnostic(
+                d->loc, "extent of '" + v + "' must be positive, not " + std::to_string(b.extent),
+                "set-bounds-extent");
+          g.bounds[v] = b;
+        }
+      } else {
+        std::vector<std::string> order;
+        for (const DirectiveArg& a : d->args) {
+          check_var(arg_name(a));
+          if (std::find(order.begin(), order.end(), arg_name(a)) != order.end())
+            throw Diagnostic(d->loc, "'" + arg_name(a) + "' appears twice in reorder",
+                             "reorder-var");
+          order.push_back(arg_name(a));
+        }
+        // Halide's reorder: the named loops take the positions they occupied, in the given
+        // order (innermost first); other loops stay where they are.
+        std::vector<size_t> slots;
+        for (size_t i = 0; i < g.loop_vars.size(); ++i)
+          if (std::find(order.begin(), order.end(), g.loop_vars[i]) != order.end())
+            slots.push_back(i);
+        for (size_t i = 0; i < slots.size(); ++i) g.loop_vars[slots[i]] = order[i];
+      }
+    }
+    const Func* output = out_.find_func(in_.output.func);
+    for (Group& g : plan_.groups) {
+      bool has_output =
+          std::find(g.members.begin(), g.members.end(), in_.output.func) != g.members.end();
+      for (const std::string& v : g.loop_vars) {
+        auto pos = std::find(output->args.begin(), output->args.end(), v);
+        if (has_output && pos != output->args.end()) {
+          int64_t e = std::stoll(in_.output.extents[pos - output->args.begin()]);
+          if (!g.bounds.count(v)) {
+            g.bounds[v] = {0, e};
+          } else if (g.bounds[v].min != 0 || g.bounds[v].extent != e) {
+            throw Diagnostic(in_.output.loc,
+                             "'" + output->name + "' is realized with extent " + std::to_string(e) +
+                                 " in '" + v + "', but its loop runs over [" +
+                                 std::to_string(g.bounds[v].min) + ", " +
+                                 std::to_string(g.bounds[v].min + g.bounds[v].extent) + ")",
+                             "realize-bounds");
+          }
+        }
+      }
+    }
+  }
+
+  // Bounds of groups that copy another's (isolated consumers and producers); called once the
+  // isolation edges are known.
+  void copy_loops(Group& g, const Group& from, const std::vector<std::string>& vars) {
+    g.loop_vars.clear();
+    for (const std::string& v : from.loop_vars)
+      if (std::find(vars.begin(), vars.end(), v) != vars.end()) g.loop_vars.push_back(v);
+    g.bounds = from.bounds;
+  }
+
+  void check_all_bounds() {
+    for (const Group& g : plan_.groups) {
+      int64_t iterations = 1;
+      for (const std::string& v : g.loop_vars) {
+        auto it = g.bounds.find(v);
+        if (it == g.bounds.end())
+          throw Diagnostic(g.loc,
+                           "no bounds for loop '" + v + "' of '" + g.rep + "': give " + g.rep +
+                               ".set_bounds(" + v + ", min, extent)",
+                           "merge-bounds");
+        iterations = it->second.extent > kMaxIterations ? kMaxIterations + 1
+                                                        : iterations * it->second.extent;
+        if (iterations > kMaxIterations)
+          throw Diagnostic(g.loc,
+                           "the loop nest of '" + g.rep + "' has more than " +
+                               std::to_string(kMaxIterations) + " iterations",
+                           "loop-too-large");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Isolation: new Funcs, their loop nests, and the edges values travel along
+
+  Group& group(const std::string& f) { return plan_.groups[plan_.group_of.at(f)]; }
+
+  void apply_isolation() {
+    check_all_bounds_for_merges();
+    for (Isolation& iso : plan_.isolations) {
+      if (!defined(iso.from))
+        throw Diagnostic(iso.loc, "'" + iso.from + "' is not defined, so it has no consumer",
+                         "isolate-undefined");
+      Func& from = func(iso.from);
+      Func& to = func(iso.to);
+      to.type = from.type;
+      to.args = from.args;
+      to.definition = make_call(from.name, CallKind::kFunc, from.type, var_exprs(from.args));
+      to.loc = iso.loc;
+      Group& g = group(iso.to);
+      g.copies = iso.from;
+      g.loc = iso.loc;
+      copy_loops(g, group(iso.from), from.args);
+    }
+    for (const Directive* d : producer_directives_) isolate_producers(*d);
+    check_all_bounds();
+  }
+
+  void check_all_bounds_for_merges() {
+    for (const Group& g : plan_.groups)
+      if (g.copies.empty() && !is_isolation_target(g.rep)) check_group_bounds(g);
+  }
+
+  bool is_isolation_target(const std::string& f) {
+    for (const Isolation& iso : plan_.isolations)
+      if (iso.to == f) return true;
+    for (const Directive* d : producer_directives_)
+      for (size_t i = 1; i < d->args.size(); ++i)
+        if (arg_name(d->args[i]) == f) return true;
+    return false;
+  }
+
+  void check_group_bounds(const Group& g) {
+    for (const std::string& v : g.loop_vars)
+      if (!g.bounds.count(v))
+        throw Diagnostic(g.loc,
+                         "no bounds for loop '" + v + "' of '" + g.rep + "': give " + g.rep +
+                             ".set_bounds(" + v + ", min, extent)",
+                         "merge-bounds");
+  }
+
+  void isolate_producers(const Directive& d) {
+    Func& reader = func(d.func);
+    if (!reader.definition)
+      throw Diagnostic(d.loc, "'" + reader.name + "' is not defined", "isolate-undefined");
+    Expr x = resolve_in_program(parse_expr_text(d.args[0].text, d.loc), out_);
+    // Occurrences: a bare name stands for every call of that Func or input.
+    bool by_name = x->kind == ExprKind::kVar;
+    std::vector<Expr> conditions;  // select conditions on the path to the occurrence
+    int count = 0;
+    Expr found;
+    std::function<void(const Expr&, std::vector<Expr>&)> find = [&](const Expr& e,
+                                                                    std::vector<Expr>& path) {
+      bool match = by_name ? (e->kind == ExprKind::kCall && e->name == x->name) : equal(e, x);
+      if (match) {
+        if (++count == 1) {
+          conditions = path;
+          found = e;
+        }
+        return;
+      }
+      if (e->kind == ExprKind::kSelect) {
+        find(e->operands[0], path);
+        path.push_back(e->operands[0]);
+        find(e->operands[1], path);
+        path.pop_back();
+        if (e->operands.size() == 3) {
+          path.push_back(make_unary(UnaryOp::kNot, e->operands[0], e->operands[0]->type));
+          find(e->operands[2], path);
+          path.pop_back();
+        }
+        return;
+      }
+      for (const Expr& o : e->operands) find(o, path);
+    };
+    std::vector<Expr> path;
+    find(reader.definition, path);
+    if (count != 1)
+      throw Diagnostic(d.loc,
+                       "'" + d.args[0].text + "' occurs " + std::to_string(count) +
+                           " times in the definition of '" + reader.name +
+                           "'; isolate_producer_chain needs exactly one occurrence",
+                       "isolate-producer-occurrence");
+    Expr condition;
+    for (const Expr& c : conditions) {
+      if (!called_funcs(c).empty())
+        throw Diagnostic(d.loc,
+                         "the read of '" + d.args[0].text + "' in '" + reader.name +
+                             "' depends on the condition '" + print_expr(c) +
+                             "', which reads Func values; a producer can only follow conditions "
+                             "on loop variables",
+                         "isolate-producer-condition");
+      condition = condition ? make_binary(BinaryOp::kAnd, condition, c, Type::Bool()) : c;
+    }
+    const Group& rg = group(reader.name);
+    const Func& rep = func(rg.rep);
+    std::string prev;
+    for (size_t i = 1; i < d.args.size(); ++i) {
+      Func& p = func(arg_name(d.args[i]));
+      if (p.definition)
+        throw Diagnostic(d.loc,
+                         "'" + p.name +
+                             "' is already defined; isolate_producer_chain "
+                             "defines it",
+                         "isolate-defined");
+      p.type = found->type;
+      p.args = rep.args;
+      p.definition =
+          prev.empty() ? found : make_call(prev, CallKind::kFunc, found->type, var_exprs(rep.args));
+      p.loc = d.loc;
+      Group& g = group(p.name);
+      g.loc = d.loc;
+      copy_loops(g, rg, rep.args);
+      if (!prev.empty())
+        plan_.isolations.push_back({Isolation::kProducer, prev, p.name, d.loc, "", condition});
+      prev = p.name;
+    }
+    // The reader now reads the last producer.
+    Expr last = make_call(prev, CallKind::kFunc, found->type, var_exprs(rep.args));
+    CallInliner swap([&](const Expr& e) -> Expr { return e == found ? last : nullptr; });
+    reader.definition = swap.mutate(reader.definition);
+    plan_.isolations.push_back(
+        {Isolation::kProducer, prev, reader.name, d.loc, reader.name, condition});
+    producer_condition_[arg_name(d.args[1])] = condition;
+    for (size_t i = 2; i < d.args.size(); ++i) producer_condition_[arg_name(d.args[i])] = condition;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Lowering
+
+  std::string kernel_of(const std::string& f) { return group(f).rep; }
+  bool on_device(const std::string& kernel) {
+    for (const std::string& m : group(kernel).members)
+      if (func(m).place == Place::kDevice) return true;
+    return false;
+  }
+
+  // The channel carrying `from`'s values into `to`, if both kernels are on the device.
+  const Channel* channel_between(const std::string& from, const std::string& to) {
+    for (const Channel& c : out_.channels)
+      if (c.producer == kernel_of(from) && c.consumer == kernel_of(to) &&
+          channel_func_[c.name] == from)
+        return &c;
+    return nullptr;
+  }
+
+  Expr inline_calls(const Expr& e, int depth = 0) {
+    if (depth > 100) throw InternalError("merge: inlining does not terminate");
+    CallInliner inliner([&](const Expr& call) -> Expr {
+      if (call->call_kind == CallKind::kFunc && plan_.inlined.count(call->name))
+        return inline_calls(substitute_args(func(call->name), call->operands), depth + 1);
+      if (call->call_kind == CallKind::kFunc && !func(call->name).wraps.empty() &&
+          plan_.inlined.count(call->name))
+        return nullptr;
+      return nullptr;
+    });
+    return inliner.mutate(e);
+  }
+
+  void lower() {
+    // Channels for isolation edges between device kernels; buffers otherwise.
+    for (const Isolation& iso : plan_.isolations) {
+      bool channel = on_device(kernel_of(iso.from)) && on_device(kernel_of(iso.to));
+      if (!channel) {
+        need_buffer_.insert(iso.from);
+        continue;
+      }
+      Channel c;
+      c.name = iso.from + "_to_" + iso.to;
+      while (out_.find_func(c.name) || std::count(out_.vars.begin(), out_.vars.end(), c.name))
+        c.name += "_";
+      c.type = func(iso.from).type;
+      c.depth = plan_.min_depth.count(iso.to) ? plan_.min_depth[iso.to] : 0;
+      c.producer = kernel_of(iso.from);
+      c.consumer = kernel_of(iso.to);
+      c.loc = iso.loc;
+      channel_func_[c.name] = iso.from;
+      out_.channels.push_back(c);
+    }
+    for (const auto& [f, depth] : plan_.min_depth) {
+      bool found = false;
+      for (const Channel& c : out_.channels) found |= c.consumer == kernel_of(f);
+      if (!found)
+        throw Diagnostic(SourceLoc(), "min_depth on '" + f + "', which reads no channel",
+                         "min-depth");
+    }
+    // Inline, then find which Funcs each kernel reads from other kernels' memory.
+    std::map<std::string, Expr> values;  // computed Func -> definition with inlined calls
+    for (const Group& g : plan_.groups)
+      for (const std::string& m : g.members) values[m] = inline_calls(func(m).definition);
+    std::map<std::string, std::set<std::string>> reads_in_kernel;  // kernel -> Funcs read
+    for (const Group& g : plan_.groups) {
+      for (const std::string& m : g.members) {
+        for (const std::string& c : called_funcs(values[m])) {
+          if (kernel_of(c) == g.rep) {
+            reads_in_kernel[g.rep].insert(c);
+            continue;
+          }
+          if (channel_between(c, m)) continue;
+          if (on_device(g.rep) && on_device(kernel_of(c)))
+            throw Diagnostic(func(m).loc,
+                             "device Func '" + m + "' reads '" + c +
+                                 "', which another device kernel computes; connect them with "
+                                 "isolate_consumer or isolate_producer_chain (a channel)",
+                             "merge-device-read");
+          need_buffer_.insert(c);
+          kernel_deps_[g.rep].insert(kernel_of(c));
+        }
+      }
+    }
+    need_buffer_.insert(in_.output.func);
+    for (const Channel& c : out_.channels) kernel_deps_[c.consumer].insert(c.producer);
+
+    // Global buffers.
+    for (const Func& f : out_.funcs) {
+      if (!need_buffer_.count(f.name)) continue;
+      Buffer b;
+      b.name = f.name;
+      b.type = f.type;
+      b.loc = f.loc;
+      if (f.name == in_.output.func) {
+        for (const std::string& e : in_.output.extents) {
+          b.mins.push_back(make_int(Type::Int(32), 0));
+          b.extents.push_back(make_int(Type::Int(32), std::stoll(e)));
+        }
+      } else {
+        storage_bounds(f.name, &b.mins, &b.extents);
+      }
+      check_storage(f.name, b.extents, f.loc);
+      out_.buffers.push_back(b);
+    }
+
+    for (const Group& g : kernel_order())
+      out_.kernels.push_back(make_kernel(g, values, reads_in_kernel[g.rep]));
+  }
+
+  void storage_bounds(const std::string& f, std::vector<Expr>* mins, std::vector<Expr>* extents) {
+    const Group& g = group(f);
+    for (const std::string& a : func(f).args) {
+      const LoopBound& b = g.bounds.at(a);
+      mins->push_back(make_int(Type::Int(32), b.min));
+      extents->push_back(make_int(Type::Int(32), b.extent));
+    }
+  }
+
+  void check_storage(const std::string& f, const std::vector<Expr>& extents, const SourceLoc& loc) {
+    int64_t n = 1;
+    for (const Expr& e : extents) {
+      n *= std::max<int64_t>(e->int_value, 1);
+      if (n > kMaxStorageElements)
+        throw Diagnostic(loc, "storage of '" + f + "' would exceed 2^31 elements",
+                         "loop-too-large");
+    }
+  }
+
+  // Topological order of kernels; device kernels joined by channels run together, so they are
+  // kept adjacent, producers first. Ties go to declaration order.
+  std::vector<Group> kernel_order() {
+    std::vector<std::string> names;
+    for (const Func& f : out_.funcs)
+      if (plan_.group_of.count(f.name) && group(f.name).rep == f.name) names.push_back(f.name);
+    std::map<std::string, std::string> component;  // kernel -> component root
+    std::function<std::string(const std::string&)> root = [&](const std::string& k) {
+      auto it = component.find(k);
+      if (it == component.end() || it->second == k) return k;
+      return it->second = root(it->second);
+    };
+    for (const std::string& k : names) component[k] = k;
+    for (const Channel& c : out_.channels) component[root(c.consumer)] = root(c.producer);
+    std::vector<std::string> order;
+    std::set<std::string> done;
+    while (order.size() < names.size()) {
+      bool progress = false;
+      for (const std::string& k : names) {
+        if (done.count(k)) continue;
+        // Ready when every dependency outside its component is done, and every dependency
+        // inside it too (the channel graph of a component is acyclic).
+        bool ready = true;
+        for (const std::string& dep : kernel_deps_[k]) ready &= done.count(dep) > 0;
+        // A kernel outside a component must not start before the whole component is placed.
+        if (!ready) continue;
+        order.push_back(k);
+        done.insert(k);
+        progress = true;
+        // Place the rest of its component right after it, in dependency order.
+        for (bool more = true; more;) {
+          more = false;
+          for (const std::string& m : names) {
+            if (done.count(m) || root(m) != root(k)) continue;
+            bool r = true;
+            for (const std::string& dep : kernel_deps_[m]) r &= done.count(dep) > 0;
+            if (!r) continue;
+            order.push_back(m);
+            done.insert(m);
+            more = true;
+          }
+        }
+        break;
+      }
+      if (!progress) throw InternalError("merge: kernels depend on each other in a cycle");
+    }
+    std::vector<Group> out;
+    for (const std::string& k : order) out.push_back(group(k));
+    return out;
+  }
+
+  Kernel make_kernel(const Group& g, const std::map<std::string, Expr>& values,
+                     const std::set<std::string>& local_reads) {
+    Kernel k;
+    k.name = g.rep;
+    k.place = on_device(g.rep) ? Place::kDevice : Place::kHost;
+    k.loc = func(g.rep).loc;
+    StmtList inner;
+    for (const std::string& m : g.members) {
+      for (const StmtPtr& s : compute(m, values.at(m), local_reads)) inner.push_back(s);
+    }
+    // Loops, innermost first in loop_vars.
+    StmtList body = inner;
+    for (const std::string& v : g.loop_vars) {
+      auto loop = make_stmt(Stmt::kFor, SourceLoc());
+      loop->name = v;
+      loop->min = make_int(Type::Int(32), g.bounds.at(v).min);
+      loop->extent = make_int(Type::Int(32), g.bounds.at(v).extent);
+      loop->body = body;
+      body = {loop};
+    }
+    // Local storage for Funcs read inside this kernel only.
+    for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
+      if (!local_reads.count(*it) || need_buffer_.count(*it)) continue;
+      auto r = make_stmt(Stmt::kRealize, func(*it).loc);
+      r->name = *it;
+      r->type = func(*it).type;
+      storage_bounds(*it, &r->args, &r->extents);
+      check_storage(*it, r->extents, func(*it).loc);
+      r->body = body;
+      body = {r};
+    }
+    k.body = body;
+    return k;
+  }
+
+  // The statements computing one value of Func `m` per iteration.
+  StmtList compute(const std::string& m, Expr value, const std::set<std::string>& local_reads) {
+    const Func& f = func(m);
+    Expr condition;
+    if (is_write_when(value)) {
+      condition = value->operands[0];
+      value = value->operands[1];
+    }
+    auto it = producer_condition_.find(m);
+    if (it != producer_condition_.end()) condition = it->second;
+    // Values arriving over a channel.
+    CallInliner to_channel([&](const Expr& call) -> Expr {
+      if (call->call_kind != CallKind::kFunc) return nullptr;
+      if (const Channel* c = channel_between(call->name, m))
+        return make_call("read_channel", CallKind::kChannel, c->type, {make_var(c->name)});
+      return nullptr;
+    });
+    value = to_channel.mutate(value);
+    // An isolated consumer of a write-when Func copies its condition when that condition only
+    // involves the consumer's own loops (otherwise the producer writes once per point).
+    const Group& g = group(m);
+    if (!g.copies.empty()) {
+      const Func& from = func(g.copies);
+      if (is_write_when(from.definition)) {
+        bool own = true;
+        for (const std::string& v : used_vars(from.definition->operands[0]))
+          own &= std::count(f.args.begin(), f.args.end(), v) > 0;
+        if (own) condition = from.definition->operands[0];
+      }
+    }
+    StmtList stmts;
+    bool stored = local_reads.count(m) || need_buffer_.count(m);
+    std::vector<Expr> args = var_exprs(f.args);
+    if (stored) {
+      auto p = make_stmt(Stmt::kProvide, f.loc);
+      p->name = m;
+      p->args = args;
+      p->value = value;
+      stmts.push_back(p);
+    }
+    for (const Channel& c : out_.channels) {
+      if (channel_func_[c.name] != m) continue;
+      auto w = make_stmt(Stmt::kWriteChannel, c.loc);
+      w->name = c.name;
+      w->value = stored ? make_call(m, CallKind::kFunc, f.type, args) : value;
+      stmts.push_back(w);
+    }
+    if (!condition) return stmts;
+    auto s = make_stmt(Stmt::kIf, f.loc);
+    s->value = condition;
+    s->body = stmts;
+    return {s};
+  }
+
+  const Program& in_;
+  Program out_;
+  Plan plan_;
+  std::vector<const Directive*> loop_directives_;
+  std::vector<const Directive*> producer_directives_;
+  std::map<std::string, Expr> producer_condition_;  // producer Func -> when it sends
+  std::set<std::string> need_buffer_;
+  std::map<std::string, std::string> channel_func_;  // channel -> the Func it carries
+  std::map<std::string, std::set<std::string>> kernel_deps_;
+};
+
+}  // namespace
+
+Program merge_program(const Program& parsed) {
+  if (parsed.stage != Stage::kParsed)
+    throw InternalError("merge_program needs a parsed-stage program");
+  return Merger(parsed).run();
+}
+
+}  // namespace t2s

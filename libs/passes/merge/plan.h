@@ -1,0 +1,68 @@
+// Internal to libs/passes/merge: what the checks find out about a program and the lowering
+// uses. Not part of the library's interface.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "libs/ir/program.h"
+
+namespace t2s::merge_internal {
+
+struct LoopBound {
+  int64_t min = 0, extent = 0;
+};
+
+// The UREs computed in one loop nest: a merge_ures group, or one Func with a loop nest of its
+// own. Becomes one kernel named after the representative.
+struct Group {
+  std::string rep;
+  std::vector<std::string> members;    // realization order, representative first
+  std::vector<std::string> loop_vars;  // innermost first, after reorder
+  std::map<std::string, LoopBound> bounds;
+  SourceLoc loc;
+  bool merged = false;  // from merge_ures
+  // An isolated consumer copies the loop nest of the Func it consumes (`copies`): loop_vars
+  // and bounds are filled from that Func's group.
+  std::string copies;
+};
+
+// One step of an isolation chain: `to` receives every value of `from`.
+struct Isolation {
+  enum Kind { kConsumer, kProducer };
+  Kind kind = kConsumer;
+  std::string from, to;
+  SourceLoc loc;
+  // Producer chains: the expression isolated out of `reader`, and the condition (over loop
+  // variables) under which `reader` reads it; null when unconditional.
+  std::string reader;
+  Expr condition;
+};
+
+struct Plan {
+  std::vector<Group> groups;
+  std::map<std::string, size_t> group_of;    // Func -> index in groups
+  std::set<std::string> inlined;             // Funcs substituted into their callers
+  std::vector<Isolation> isolations;         // in directive order
+  std::map<std::string, int64_t> min_depth;  // Func -> min_depth of the channel into it
+};
+
+// The Funcs that `e` calls (kFunc calls), each once, in first-call order.
+std::vector<std::string> called_funcs(const Expr& e);
+// True when `e` is `select(c, t)` without a false value (the write-when form).
+bool is_write_when(const Expr& e);
+// The Vars `e` uses, each once, in first-use order.
+std::vector<std::string> used_vars(const Expr& e);
+
+// Seed 001's recursive-reference check (every URE has an initial value). Throws Diagnostic.
+void check_initial_values(const Program& p);
+// The URE rules on calls inside each group: simple arguments, argument order, dependence
+// distances lexicographically non-negative in loop order. Throws Diagnostic.
+void check_distances(const Program& p, const Plan& plan);
+// Fills `extents` of every input whose indices are quasi-affine (isl).
+void infer_input_extents(Program& p);
+
+}  // namespace t2s::merge_internal

@@ -1,0 +1,214 @@
+// The URE rules of seed 001 that look inside definitions: the initial-value (recursive
+// reference) check and the rules on the arguments of calls between UREs of one loop nest.
+#include <algorithm>
+#include <map>
+
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/visitor.h"
+#include "libs/passes/merge/plan.h"
+
+namespace t2s::merge_internal {
+
+std::vector<std::string> called_funcs(const Expr& e) {
+  std::vector<std::string> out;
+  for_each_expr(e, [&](const Expr& n) {
+    if (n->kind == ExprKind::kCall && n->call_kind == CallKind::kFunc &&
+        std::find(out.begin(), out.end(), n->name) == out.end())
+      out.push_back(n->name);
+  });
+  return out;
+}
+
+std::vector<std::string> used_vars(const Expr& e) {
+  std::vector<std::string> out;
+  for_each_expr(e, [&](const Expr& n) {
+    if (n->kind == ExprKind::kVar && std::find(out.begin(), out.end(), n->name) == out.end())
+      out.push_back(n->name);
+  });
+  return out;
+}
+
+bool is_write_when(const Expr& e) {
+  return e && e->kind == ExprKind::kSelect && e->operands.size() == 2;
+}
+
+namespace {
+
+// Seed 001: a Func "has an initial value" when some way of evaluating it ends without coming
+// back to a Func that has none. As a formula over the Funcs: a select needs its condition and
+// either branch (c and (t or f)), every other node needs all its operands, a leaf (literal,
+// Var, input read) is true. The seed builds a tree and converts each node's formula to CNF;
+// the least fixed point of the same formulas, iterated from "nothing has a value", gives the
+// same answer on every program (the formulas are monotone) and needs no tree.
+bool has_value(const Expr& e, const std::map<std::string, bool>& known) {
+  switch (e->kind) {
+    case ExprKind::kCall:
+      if (e->call_kind == CallKind::kFunc) {
+        auto it = known.find(e->name);
+        if (it != known.end() && !it->second) return false;
+      }
+      break;
+    case ExprKind::kSelect:
+      if (!has_value(e->operands[0], known)) return false;
+      return has_value(e->operands[1], known) ||
+             (e->operands.size() == 3 && has_value(e->operands[2], known));
+    default:
+      break;
+  }
+  for (const Expr& o : e->operands)
+    if (!has_value(o, known)) return false;
+  return true;
+}
+
+}  // namespace
+
+void check_initial_values(const Program& p) {
+  std::map<std::string, bool> known;  // defined Funcs only; others count as values
+  for (const Func& f : p.funcs)
+    if (f.definition) known[f.name] = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Func& f : p.funcs) {
+      if (!f.definition || known[f.name]) continue;
+      if (has_value(f.definition, known)) known[f.name] = changed = true;
+    }
+  }
+  std::vector<const Func*> missing;
+  for (const Func& f : p.funcs)
+    if (f.definition && !known[f.name]) missing.push_back(&f);
+  if (missing.empty()) return;
+  const Func& first = *missing.front();
+  Diagnostic d(first.loc,
+               "'" + first.name +
+                   "' has no initial value: every way of computing it needs a value of a Func "
+                   "that has none (recursive reference)",
+               "ure-initial-value");
+  for (size_t i = 1; i < missing.size(); ++i)
+    d.add_note(missing[i]->loc, "'" + missing[i]->name + "' has no initial value either");
+  throw d;
+}
+
+namespace {
+
+// The linear form sum(coeff * var) + constant of an int32 expression built from Vars, literals,
+// +, - and multiplication by a literal; false for anything else.
+bool linear_form(const Expr& e, std::map<std::string, int64_t>* coeffs, int64_t* constant,
+                 int64_t scale = 1) {
+  switch (e->kind) {
+    case ExprKind::kIntImm:
+      *constant += scale * e->int_value;
+      return true;
+    case ExprKind::kVar:
+      (*coeffs)[e->name] += scale;
+      return true;
+    case ExprKind::kUnary:
+      return e->unary_op == UnaryOp::kNeg &&
+             linear_form(e->operands[0], coeffs, constant, -scale);
+    case ExprKind::kBinary: {
+      const Expr& a = e->operands[0];
+      const Expr& b = e->operands[1];
+      if (e->binary_op == BinaryOp::kAdd || e->binary_op == BinaryOp::kSub)
+        return linear_form(a, coeffs, constant, scale) &&
+               linear_form(b, coeffs, constant,
+                           e->binary_op == BinaryOp::kAdd ? scale : -scale);
+      if (e->binary_op != BinaryOp::kMul) return false;
+      if (b->kind == ExprKind::kIntImm)
+        return linear_form(a, coeffs, constant, scale * b->int_value);
+      if (a->kind == ExprKind::kIntImm)
+        return linear_form(b, coeffs, constant, scale * a->int_value);
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+
+// `v + c` in any arrangement that simplifies to it (`kkk + KKK - 1` after macro expansion):
+// sets *var and *offset.
+bool simple_arg(const Expr& e, std::string* var, int64_t* offset) {
+  std::map<std::string, int64_t> coeffs;
+  int64_t constant = 0;
+  if (!linear_form(e, &coeffs, &constant)) return false;
+  var->clear();
+  for (const auto& [v, c] : coeffs) {
+    if (c == 0) continue;
+    if (c != 1 || !var->empty()) return false;
+    *var = v;
+  }
+  *offset = constant;
+  return !var->empty();
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void check_call(const Func& caller, const Expr& call, const Func& callee, const Group& g,
+                const std::vector<std::string>& order) {
+  std::map<std::string, int64_t> distance;  // loop var -> caller point minus callee point
+  for (size_t a = 0; a < call->operands.size(); ++a) {
+    const Expr& arg = call->operands[a];
+    const std::string& want = callee.args[a];
+    std::string var;
+    int64_t offset = 0;
+    std::string where = "argument " + std::to_string(a + 1) + " of '" + callee.name + "' in '" +
+                        print_expr(call) + "'";
+    if (!simple_arg(arg, &var, &offset))
+      throw Diagnostic(
+          call->loc.valid() ? call->loc : caller.loc,
+          where + " is not simple: a URE reads '" + want + "' or '" + want + " +/- constant' there",
+          "ure-simple-args");
+    if (var != want)
+      throw Diagnostic(call->loc.valid() ? call->loc : caller.loc,
+                       where + " uses '" + var + "' where '" + callee.name + "' has '" + want +
+                           "': a URE reads its arguments in the same order as it is defined",
+                       "ure-arg-order");
+    distance[var] = -offset;
+  }
+  // Lexicographically non-negative in loop order, outermost loop first.
+  std::vector<std::string> outer_first(g.loop_vars.rbegin(), g.loop_vars.rend());
+  std::vector<std::string> shown;
+  for (const std::string& v : outer_first)
+    shown.push_back(std::to_string(distance.count(v) ? distance[v] : 0));
+  for (const std::string& v : outer_first) {
+    int64_t d = distance.count(v) ? distance[v] : 0;
+    if (d > 0) return;
+    if (d < 0)
+      throw Diagnostic(call->loc.valid() ? call->loc : caller.loc,
+                       "'" + caller.name + "' reads '" + print_expr(call) + "' at distance (" +
+                           join(shown) + ") in loop order (" + join(outer_first) +
+                           "), which is lexicographically negative: that value is computed later",
+                       "ure-distance");
+  }
+  // Distance zero: the callee must be realized earlier in the same iteration.
+  auto pos = [&](const std::string& f) { return std::find(order.begin(), order.end(), f); };
+  if (pos(callee.name) >= pos(caller.name))
+    throw Diagnostic(call->loc.valid() ? call->loc : caller.loc,
+                     callee.name == caller.name
+                         ? "'" + caller.name + "' reads itself at distance zero"
+                         : "'" + caller.name + "' reads '" + print_expr(call) +
+                               "' at distance zero, but '" + callee.name + "' is realized after '" +
+                               caller.name + "' in the merge order (" + join(order) + ")",
+                     "ure-distance");
+}
+
+}  // namespace
+
+void check_distances(const Program& p, const Plan& plan) {
+  for (const Group& g : plan.groups) {
+    if (!g.copies.empty()) continue;
+    for (const std::string& name : g.members) {
+      const Func& caller = *p.find_func(name);
+      for_each_expr(caller.definition, [&](const Expr& n) {
+        if (n->kind != ExprKind::kCall || n->call_kind != CallKind::kFunc) return;
+        auto it = plan.group_of.find(n->name);
+        if (it == plan.group_of.end() || plan.groups[it->second].rep != g.rep) return;
+        check_call(caller, n, *p.find_func(n->name), g, g.members);
+      });
+    }
+  }
+}
+
+}  // namespace t2s::merge_internal
