@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# //testdata:golden_parsed_test: for every testdata/specs/NAME.t2s, `t2s-parse` must produce
+# //testdata:golden_test: for every testdata/specs/NAME.t2s, `t2s-parse` must produce
 # exactly testdata/golden/NAME/parsed.json (byte for byte), the same bytes when the spec comes
-# from stdin, and the same bytes when run twice. Regenerate goldens with scripts/update-goldens
-# and review the diff.
+# from stdin, and the same bytes when run twice; `t2s-merge` must turn that parsed.json into
+# exactly testdata/golden/NAME/merged.json, and give the same bytes when given the spec itself.
+# Regenerate goldens with scripts/update-goldens and review the diff.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
@@ -62,7 +63,26 @@ for spec in "${specs[@]}"; do
     diff -u --label "$spec" --label "stdin" "$out" "$out.stdin" | head -n 50 >&2 || true
   fi
 
-  # TODO: IR round trip (read parsed.json back and re-emit it) once a tool option exists.
+  # The merged stage, from the parsed IR (as in a pipe) and from the spec itself.
+  merged_golden="testdata/golden/$name/merged.json"
+  run_merge "$out.merged" "$err.merged" "$out"
+  if ((rc != 0)); then
+    fail "$name" "\`tools/t2s-merge\` of the parsed IR exited with status $rc; stderr:"
+    sed 's/^/    /' "$err.merged" >&2
+  elif [[ ! -f "$merged_golden" ]]; then
+    fail "$name" "no golden file $merged_golden; create it with scripts/update-goldens"
+  elif ! cmp -s "$merged_golden" "$out.merged"; then
+    fail "$name" "\`t2s-parse $spec | t2s-merge\` differs from $merged_golden:"
+    diff -u --label "$merged_golden (expected)" --label "t2s-merge (actual)" "$merged_golden" \
+      "$out.merged" | head -n 200 >&2 || true
+    echo "    If the change is intended, run scripts/update-goldens and review \`git diff testdata/golden\`." >&2
+  else
+    run_merge "$out.merged2" "$err.merged2" "${flags[@]}" "$spec"
+    if ((rc != 0)) || ! cmp -s "$out.merged" "$out.merged2"; then
+      fail "$name" "\`tools/t2s-merge ${flags[*]:+${flags[*]} }$spec\` (status $rc) differs from merging the parsed IR"
+      diff -u "$out.merged" "$out.merged2" | head -n 50 >&2 || true
+    fi
+  fi
 
   if ((spec_failed == 0)); then
     passed=$((passed + 1))
@@ -76,5 +96,5 @@ for dir in testdata/golden/*/; do
   [[ -f "testdata/specs/$name.t2s" ]] || echo "warning: $dir has no spec testdata/specs/$name.t2s" >&2
 done
 
-echo "golden_parsed_test: ${#specs[@]} specs, $passed ok, $failed check(s) failed"
+echo "golden_test: ${#specs[@]} specs, $passed ok, $failed check(s) failed"
 ((failed == 0))

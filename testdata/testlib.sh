@@ -17,6 +17,10 @@ if [[ ! -x "$T2S_PARSE" ]]; then
   echo "FAIL: t2s-parse not found (looked at $T2S_PARSE)" >&2
   exit 1
 fi
+T2S_MERGE="${T2S_MERGE:-$PWD/tools/t2s-merge}"
+if [[ ! -x "$T2S_MERGE" && -x bazel-bin/tools/t2s-merge ]]; then
+  T2S_MERGE="$PWD/bazel-bin/tools/t2s-merge"
+fi
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 
 # Extra command-line flags for a spec: the first `// t2s-parse-flags: ...` comment among its
@@ -32,4 +36,12 @@ run_tool() {
   shift 2
   rc=0
   "$T2S_PARSE" "$@" >"$out" 2>"$err" || rc=$?
+}
+
+# run_merge OUT ERR ARGS... : run t2s-merge with stdout/stderr to files; sets $rc (never exits).
+run_merge() {
+  local out="$1" err="$2"
+  shift 2
+  rc=0
+  "$T2S_MERGE" "$@" >"$out" 2>"$err" || rc=$?
 }

@@ -19,7 +19,19 @@ class ProgramResolver : public NameResolver {
   }
 
   CallTarget call(const std::string& name, size_t nargs, const SourceLoc& loc) override {
-    if (const Func* f = program_.find_func(name)) {
+    const Func* f = program_.find_func(name);
+    // A Func defined by an isolation directive has no type in `funcs` (which keep the spec's
+    // form); its buffer has one.
+    if (f && !f->type.known())
+      if (const Buffer* b = program_.find_buffer(name)) {
+        if (b->mins.size() != nargs)
+          throw Diagnostic(loc,
+                           "buffer '" + name + "' has " + std::to_string(b->mins.size()) +
+                               " dimensions, got " + std::to_string(nargs),
+                           "ir");
+        return {CallKind::kFunc, b->type};
+      }
+    if (f) {
       if (!f->type.known())
         throw Diagnostic(loc, "call to Func '" + name + "' whose type is not known", "ir");
       if (f->args.size() != nargs)

@@ -110,6 +110,9 @@ class Merger {
     apply_isolation();
     lower();
     infer_input_extents(out_);
+    // `funcs` stay as the spec wrote them (isolation's rewrites live in the kernels), so any
+    // later stage can be merged again to give its reference (t2s-run --check).
+    out_.funcs = in_.funcs;
     return std::move(out_);
   }
 
@@ -831,6 +834,17 @@ class Merger {
 };
 
 }  // namespace
+
+Program as_parsed(const Program& lowered) {
+  Program p = lowered;
+  p.stage = Stage::kParsed;
+  p.kernels.clear();
+  p.buffers.clear();
+  p.channels.clear();
+  p.registers_json = "[]";
+  for (Input& in : p.inputs) in.extents.clear();
+  return p;
+}
 
 Program merge_program(const Program& parsed) {
   if (parsed.stage != Stage::kParsed)

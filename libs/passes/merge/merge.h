@@ -14,4 +14,8 @@ namespace t2s {
 // rule. `parsed` must be at stage parsed.
 Program merge_program(const Program& parsed);
 
+// The parsed stage of a program of any later stage: lowered stages keep `funcs`, `directives`
+// and `output` as the spec gave them, so merging the result again gives the merged reference.
+Program as_parsed(const Program& lowered);
+
 }  // namespace t2s

@@ -102,15 +102,13 @@ bool linear_form(const Expr& e, std::map<std::string, int64_t>* coeffs, int64_t*
       (*coeffs)[e->name] += scale;
       return true;
     case ExprKind::kUnary:
-      return e->unary_op == UnaryOp::kNeg &&
-             linear_form(e->operands[0], coeffs, constant, -scale);
+      return e->unary_op == UnaryOp::kNeg && linear_form(e->operands[0], coeffs, constant, -scale);
     case ExprKind::kBinary: {
       const Expr& a = e->operands[0];
       const Expr& b = e->operands[1];
       if (e->binary_op == BinaryOp::kAdd || e->binary_op == BinaryOp::kSub)
         return linear_form(a, coeffs, constant, scale) &&
-               linear_form(b, coeffs, constant,
-                           e->binary_op == BinaryOp::kAdd ? scale : -scale);
+               linear_form(b, coeffs, constant, e->binary_op == BinaryOp::kAdd ? scale : -scale);
       if (e->binary_op != BinaryOp::kMul) return false;
       if (b->kind == ExprKind::kIntImm)
         return linear_form(a, coeffs, constant, scale * b->int_value);
