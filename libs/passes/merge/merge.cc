@@ -226,7 +226,7 @@ class Merger {
     auto it = plan_.group_of.find(out);
     if (it != plan_.group_of.end() && plan_.groups[it->second].members.back() != out)
       throw Diagnostic(in_.output.loc,
-                       "realized Func '" + out + "' is merged into '" +
+                       "realized Func '" + out + "' is in the merge_ures of '" +
                            plan_.groups[it->second].rep + "' but is not its last URE ('" +
                            plan_.groups[it->second].members.back() +
                            "'): realize the last URE, or an isolated consumer of it",
