@@ -110,5 +110,29 @@ check "wrong spec leaves existing -o file untouched" \
 left="$(ls -A "$TMP/atomic" | tr '\n' ' ')"
 check "wrong spec leaves no temporary files" "$(t test "$left" = "existing.json ")" "directory holds: $left"
 
+# t2s-merge on IR: diagnostics name the spec line; --spec shows the spec's line and a caret.
+URE_BAD=testdata/errors/ure_simple_args.t2s
+"$T2S_PARSE" "$URE_BAD" -o "$TMP/ure_bad.json"
+run_merge "$TMP/out" "$TMP/err" "$TMP/ure_bad.json"
+check "t2s-merge of wrong IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-merge of IR without --spec: <spec>:LINE:COL" \
+  "$(t grep -q '^<spec>:5:1: error: .*\[ure-simple-args\]$' <(head -n 1 "$TMP/err"))" \
+  "got: $(head -n 1 "$TMP/err")"
+run_merge "$TMP/out" "$TMP/err" --spec "$URE_BAD" "$TMP/ure_bad.json"
+check "t2s-merge --spec: names the spec file" \
+  "$(t grep -q "^$URE_BAD:5:1: error: .*\[ure-simple-args\]\$" <(head -n 1 "$TMP/err"))" \
+  "got: $(head -n 1 "$TMP/err")"
+check "t2s-merge --spec: shows the source line" \
+  "$(t test "$(sed -n 2p "$TMP/err")" = "$(sed -n 5p "$URE_BAD")")"
+# A stage it does not take.
+"$T2S_MERGE" "$SPEC" -o "$TMP/merged.json"
+run_merge "$TMP/out" "$TMP/err" "$TMP/merged.json"
+check "t2s-merge of merged IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-merge of merged IR: says which stage it takes" \
+  "$(t grep -q "t2s-merge takes parsed IR, not the 'merged' stage \[stage\]" "$TMP/err")"
+# A spec and its parsed IR merge to the same bytes.
+"$T2S_PARSE" "$SPEC" | "$T2S_MERGE" - >"$TMP/merged_pipe.json"
+check "t2s-parse | t2s-merge equals t2s-merge SPEC" "$(t cmp -s "$TMP/merged.json" "$TMP/merged_pipe.json")"
+
 echo "cli_test: $passed ok, $failed failed"
 ((failed == 0))
