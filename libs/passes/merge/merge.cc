@@ -160,6 +160,7 @@ class Merger {
         producer_directives_.push_back(&d);
       } else if (d.name == "min_depth") {
         plan_.min_depth[d.func] = arg_int(d.args[0], d.loc);
+        min_depth_loc_[d.func] = d.loc;
       } else if (d.name == "remove") {
         throw Diagnostic(d.loc, "'remove' is not supported yet", "unsupported-directive");
       }
@@ -573,14 +574,12 @@ class Merger {
     return nullptr;
   }
 
-  Expr inline_calls(const Expr& e, int depth = 0) {
-    if (depth > 100) throw InternalError("merge: inlining does not terminate");
+  // Terminates: check_cycles has refused every cycle that is not inside one loop nest, and
+  // inlined Funcs are in none.
+  Expr inline_calls(const Expr& e) {
     CallInliner inliner([&](const Expr& call) -> Expr {
       if (call->call_kind == CallKind::kFunc && plan_.inlined.count(call->name))
-        return inline_calls(substitute_args(func(call->name), call->operands), depth + 1);
-      if (call->call_kind == CallKind::kFunc && !func(call->name).wraps.empty() &&
-          plan_.inlined.count(call->name))
-        return nullptr;
+        return inline_calls(substitute_args(func(call->name), call->operands));
       return nullptr;
     });
     return inliner.mutate(e);
@@ -610,7 +609,10 @@ class Merger {
       bool found = false;
       for (const Channel& c : out_.channels) found |= c.consumer == kernel_of(f);
       if (!found)
-        throw Diagnostic(SourceLoc(), "min_depth on '" + f + "', which reads no channel",
+        throw Diagnostic(min_depth_loc_[f],
+                         "min_depth on '" + f +
+                             "', which reads no channel (min_depth sets the depth of the channel "
+                             "into a Func)",
                          "min-depth");
     }
     // Inline, then find which Funcs each kernel reads from other kernels' memory.
@@ -827,6 +829,7 @@ class Merger {
   Plan plan_;
   std::vector<const Directive*> loop_directives_;
   std::vector<const Directive*> producer_directives_;
+  std::map<std::string, SourceLoc> min_depth_loc_;
   std::map<std::string, Expr> producer_condition_;  // producer Func -> when it sends
   std::set<std::string> need_buffer_;
   std::map<std::string, std::string> channel_func_;  // channel -> the Func it carries
