@@ -74,8 +74,9 @@ int intrinsic_arity(const std::string& name);
 // Structural equality (types and values; locations ignored).
 bool equal(const Expr& a, const Expr& b);
 
-// Halide integer arithmetic: division rounds towards negative infinity, modulo is Euclidean
-// (never negative), and both give 0 for a zero divisor. Shared by constant folding, the
+// Halide integer arithmetic: Euclidean division and modulo (the remainder is never negative, so
+// division rounds down for a positive divisor and up for a negative one: -7 / 2 == -4,
+// -7 / -2 == 4), and both give 0 for a zero divisor. Shared by constant folding, the
 // interpreter and (as emitted code) every backend.
 int64_t halide_div(int64_t a, int64_t b);
 int64_t halide_mod(int64_t a, int64_t b);

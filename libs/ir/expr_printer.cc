@@ -1,5 +1,7 @@
 #include "libs/ir/expr_printer.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +163,18 @@ std::string print_float_literal(double value, Type t) {
     }
   }
   std::string text = buffer;
+  // %g switches to an exponent as soon as the digits run out (560 is "5.6e+02"); plain
+  // notation reads better wherever it stays short, with the same digits.
+  size_t e = text.find('e');
+  if (e != std::string::npos) {
+    int exponent = std::atoi(text.c_str() + e + 1);
+    int digits = 0;
+    for (size_t i = 0; i < e; ++i) digits += std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+    if (exponent >= -5 && exponent < 16) {
+      std::snprintf(buffer, sizeof(buffer), "%.*f", std::max(0, digits - 1 - exponent), value);
+      text = buffer;
+    }
+  }
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   if (t.bits == 32) text += "f";
   return text;
