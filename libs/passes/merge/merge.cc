@@ -153,7 +153,7 @@ class Merger {
       } else if (d.name == "isolate_consumer" || d.name == "isolate_consumer_chain") {
         std::string from = d.func;
         for (const DirectiveArg& a : d.args) {
-          plan_.isolations.push_back({Isolation::kConsumer, from, arg_name(a), d.loc, "", nullptr});
+          plan_.isolations.push_back({from, arg_name(a), d.loc});
           from = arg_name(a);
         }
       } else if (d.name == "isolate_producer_chain") {
@@ -401,14 +401,10 @@ class Merger {
 
   void check_all_bounds() {
     for (const Group& g : plan_.groups) {
+      check_group_bounds(g);
       int64_t iterations = 1;
       for (const std::string& v : g.loop_vars) {
         auto it = g.bounds.find(v);
-        if (it == g.bounds.end())
-          throw Diagnostic(g.loc,
-                           "no bounds for loop '" + v + "' of '" + g.rep + "': give " + g.rep +
-                               ".set_bounds(" + v + ", min, extent)",
-                           "merge-bounds");
         iterations = it->second.extent > kMaxIterations ? kMaxIterations + 1
                                                         : iterations * it->second.extent;
         if (iterations > kMaxIterations)
@@ -541,16 +537,14 @@ class Merger {
       Group& g = group(p.name);
       g.loc = d.loc;
       copy_loops(g, rg, rep.args);
-      if (!prev.empty())
-        plan_.isolations.push_back({Isolation::kProducer, prev, p.name, d.loc, "", condition});
+      if (!prev.empty()) plan_.isolations.push_back({prev, p.name, d.loc});
       prev = p.name;
     }
     // The reader now reads the last producer.
     Expr last = make_call(prev, CallKind::kFunc, found->type, var_exprs(rep.args));
     CallInliner swap([&](const Expr& e) -> Expr { return e == found ? last : nullptr; });
     reader.definition = swap.mutate(reader.definition);
-    plan_.isolations.push_back(
-        {Isolation::kProducer, prev, reader.name, d.loc, reader.name, condition});
+    plan_.isolations.push_back({prev, reader.name, d.loc});
     producer_condition_[arg_name(d.args[1])] = condition;
     for (size_t i = 2; i < d.args.size(); ++i) producer_condition_[arg_name(d.args[i])] = condition;
   }

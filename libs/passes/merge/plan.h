@@ -30,16 +30,11 @@ struct Group {
   std::string copies;
 };
 
-// One step of an isolation chain: `to` receives every value of `from`.
+// One step of an isolation chain: `to` receives every value of `from`. (When a producer chain
+// sends only under conditions, those live in the merge pass, keyed by producer.)
 struct Isolation {
-  enum Kind { kConsumer, kProducer };
-  Kind kind = kConsumer;
   std::string from, to;
   SourceLoc loc;
-  // Producer chains: the expression isolated out of `reader`, and the condition (over loop
-  // variables) under which `reader` reads it; null when unconditional.
-  std::string reader;
-  Expr condition;
 };
 
 struct Plan {
