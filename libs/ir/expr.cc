@@ -35,6 +35,12 @@ Expr make_var(const std::string& name, SourceLoc loc) {
   return n;
 }
 
+Expr make_var(const std::string& name, Type type, SourceLoc loc) {
+  auto n = node(ExprKind::kVar, type, std::move(loc));
+  n->name = name;
+  return n;
+}
+
 Expr make_call(const std::string& name, CallKind kind, Type type, std::vector<Expr> args,
                SourceLoc loc) {
   auto n = node(ExprKind::kCall, type, std::move(loc));

@@ -18,7 +18,7 @@ namespace t2s {
 enum class ExprKind {
   kIntImm,    // int_value; integer, unsigned or bool type
   kFloatImm,  // float_value; float type
-  kVar,       // name; a loop variable, always int32
+  kVar,       // name; a loop variable (int32) or a let-bound value (the let value's type)
   kCall,      // name(operands...); see CallKind
   kBinary,    // operands[0] op operands[1]
   kUnary,     // op operands[0]
@@ -36,6 +36,9 @@ enum class CallKind {
   kIntrinsic,   // min max abs sqrt exp log pow floor ceil round
   kChannel,     // read_channel(ch, index...): operands[0] is a Var naming the channel; reads
                 // (and removes) the next value of that FIFO. Only in kernels, never in a spec.
+  kRegister,    // R(pe index..., slot): a slot of shift register R (stt stage on)
+  kFifo,        // pop(R, pe index...): removes and returns the oldest value of FIFO R of that
+                // PE (stt stage on); operands[0] is a Var naming the FIFO
 };
 
 struct ExprNode;
@@ -59,6 +62,8 @@ Expr make_int(Type type, int64_t value, SourceLoc loc = {});
 Expr make_float(Type type, double value, SourceLoc loc = {});
 Expr make_bool(bool value, SourceLoc loc = {});
 Expr make_var(const std::string& name, SourceLoc loc = {});
+// A let-bound value of type `type`.
+Expr make_var(const std::string& name, Type type, SourceLoc loc);
 Expr make_call(const std::string& name, CallKind kind, Type type, std::vector<Expr> args,
                SourceLoc loc = {});
 Expr make_binary(BinaryOp op, Expr a, Expr b, Type type, SourceLoc loc = {});

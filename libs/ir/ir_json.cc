@@ -1,5 +1,7 @@
 #include "libs/ir/ir_json.h"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "libs/ir/expr_parser.h"
@@ -15,10 +17,22 @@ class ProgramResolver : public NameResolver {
   explicit ProgramResolver(const Program& program) : program_(program) {}
 
   Expr identifier(const std::string& name, const SourceLoc& loc) override {
+    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+      if (it->first == name) return make_var(name, it->second, loc);
     return make_var(name, loc);
   }
 
   CallTarget call(const std::string& name, size_t nargs, const SourceLoc& loc) override {
+    if (const Register* r = program_.find_register(name)) {
+      if (r->kind != Register::kShift)
+        throw Diagnostic(loc, "FIFO '" + name + "' is read with pop(" + name + ", ...)", "ir");
+      if (r->shape.size() + 1 != nargs)
+        throw Diagnostic(loc,
+                         "register '" + name + "' takes " + std::to_string(r->shape.size() + 1) +
+                             " indices (the PE, then the slot), got " + std::to_string(nargs),
+                         "ir");
+      return {CallKind::kRegister, r->type};
+    }
     const Func* f = program_.find_func(name);
     // A Func defined by an isolation directive has no type in `funcs` (which keep the spec's
     // form); its buffer has one.
@@ -57,12 +71,28 @@ class ProgramResolver : public NameResolver {
     throw Diagnostic(loc, "read_channel of unknown channel '" + name + "'", "ir");
   }
 
+  std::optional<Type> fifo(const std::string& name) override {
+    const Register* r = program_.find_register(name);
+    if (r && r->kind == Register::kFifo) return r->type;
+    return std::nullopt;
+  }
+
+  // Let-bound names in scope (innermost last) and their types.
+  std::vector<std::pair<std::string, Type>> lets_;
+
  private:
   const Program& program_;
 };
 
 Expr resolve_in_program(const Expr& untyped, const Program& program) {
   ProgramResolver resolver(program);
+  return resolve_types(untyped, resolver);
+}
+
+Expr resolve_in_program(const Expr& untyped, const Program& program,
+                        const std::vector<std::pair<std::string, Type>>& lets) {
+  ProgramResolver resolver(program);
+  resolver.lets_ = lets;
   return resolve_types(untyped, resolver);
 }
 
@@ -137,6 +167,15 @@ Json stmt_json(const Stmt& s) {
       j["type"] = s.type.name();
       j["bounds"] = bounds_json(s.args, s.extents);
       j["body"] = stmts_json(s.body);
+      break;
+    case Stmt::kShift:
+      j["shift"] = s.name;
+      j["args"] = exprs_json(s.args);
+      break;
+    case Stmt::kPush:
+      j["push"] = s.name;
+      j["args"] = exprs_json(s.args);
+      j["value"] = expr_json(s.value);
       break;
   }
   if (s.loc.valid()) j["loc"] = s.loc.str();
@@ -229,7 +268,7 @@ class Reader {
   Expr typed(const Expr& e, const Program& p, const std::string& where) {
     if (!e) return e;
     try {
-      return resolve_in_program(e, p);
+      return resolve_in_program(e, p, lets_);
     } catch (const Diagnostic& d) {
       fail(where, d.message());
     }
@@ -244,6 +283,18 @@ class Reader {
       mins->push_back(expr(b[0], where + ".bounds", entity_loc));
       extents->push_back(expr(b[1], where + ".bounds", entity_loc));
     }
+  }
+
+  std::vector<int64_t> integers(const Json& obj, const char* key, const std::string& where,
+                                int64_t min) {
+    std::vector<int64_t> out;
+    for (const Json& v : array(obj, key, where)) {
+      if (!v.is_number_integer() || v.get<int64_t>() < min)
+        fail(where, std::string("field '") + key + "' must hold integers" +
+                        (min > 0 ? " from " + std::to_string(min) : ""));
+      out.push_back(v.get<int64_t>());
+    }
+    return out;
   }
 
   int64_t integer(const Json& obj, const char* key, const std::string& where) {
@@ -320,14 +371,24 @@ class Reader {
       s->type = type(field(j, "type", where), where, false);
       bounds(j, where, s->loc, &s->args, &s->extents);
       s->body = stmts(field(j, "body", where), where + ".body", depth);
+    } else if (j.contains("shift")) {
+      s->kind = Stmt::kShift;
+      s->name = str(j, "shift", where);
+      for (const Json& a : array(j, "args", where)) s->args.push_back(expr(a, where, s->loc));
+    } else if (j.contains("push")) {
+      s->kind = Stmt::kPush;
+      s->name = str(j, "push", where);
+      for (const Json& a : array(j, "args", where)) s->args.push_back(expr(a, where, s->loc));
+      s->value = expr(field(j, "value", where), where + ".value", s->loc);
     } else {
       fail(where,
-           "unknown statement kind (expected for, let, if, provide, alloc, write_channel or "
-           "realize)");
+           "unknown statement kind (expected for, let, if, provide, alloc, write_channel, "
+           "realize, shift or push)");
     }
     return s;
   }
 
+  // A let's value is typed before its body, where the let-bound name has the value's type.
   void type_stmts(StmtList& list, const Program& p, const std::string& where) {
     for (StmtPtr& s : list) {
       s->min = typed(s->min, p, where);
@@ -335,7 +396,9 @@ class Reader {
       s->value = typed(s->value, p, where);
       for (Expr& a : s->args) a = typed(a, p, where);
       for (Expr& a : s->extents) a = typed(a, p, where);
+      if (s->kind == Stmt::kLet) lets_.emplace_back(s->name, s->value->type);
       type_stmts(s->body, p, where);
+      if (s->kind == Stmt::kLet) lets_.pop_back();
       type_stmts(s->else_body, p, where);
     }
   }
@@ -457,7 +520,33 @@ class Reader {
       c.loc = loc(j, "loc", where);
       p.channels.push_back(std::move(c));
     }
-    p.registers_json = array(doc, "registers", "registers").dump();
+    const Json& registers = array(doc, "registers", "registers");
+    for (size_t i = 0; i < registers.size(); ++i) {
+      std::string where = "registers[" + std::to_string(i) + "]";
+      const Json& j = registers[i];
+      Register r;
+      r.name = str(j, "name", where);
+      r.func = str(j, "func", where);
+      r.kernel = str(j, "kernel", where);
+      r.type = type(field(j, "type", where), where, false);
+      std::string kind = str(j, "kind", where);
+      if (kind == "shift")
+        r.kind = Register::kShift;
+      else if (kind == "fifo")
+        r.kind = Register::kFifo;
+      else
+        fail(where, "'kind' must be \"shift\" or \"fifo\", not \"" + kind + "\"");
+      r.shape = integers(j, "shape", where, 1);
+      r.depth = integer(j, "depth", where);
+      if (r.depth < 1) fail(where, "'depth' must be at least 1");
+      r.distance = integers(j, "distance", where, std::numeric_limits<int64_t>::min());
+      r.time_distance = integer(j, "time_distance", where);
+      r.period = integer(j, "period", where);
+      if (r.period < 1) fail(where, "'period' must be at least 1");
+      r.naive = integer(j, "naive", where);
+      r.loc = loc(j, "loc", where);
+      p.registers.push_back(std::move(r));
+    }
 
     // Types need every Func and input, so they are resolved last.
     for (size_t i = 0; i < p.funcs.size(); ++i)
@@ -475,6 +564,7 @@ class Reader {
 
  private:
   SourceLoc file_loc_;
+  std::vector<std::pair<std::string, Type>> lets_;
 };
 
 }  // namespace
@@ -560,7 +650,24 @@ std::string write_program(const Program& p) {
     channels.push_back(j);
   }
   doc["channels"] = channels;
-  doc["registers"] = Json::parse(p.registers_json);
+  Json registers = Json::array();
+  for (const Register& r : p.registers) {
+    Json j = Json::object();
+    j["name"] = r.name;
+    j["func"] = r.func;
+    j["kernel"] = r.kernel;
+    j["type"] = r.type.name();
+    j["kind"] = register_kind_name(r.kind);
+    j["shape"] = r.shape;
+    j["depth"] = r.depth;
+    j["distance"] = r.distance;
+    j["time_distance"] = r.time_distance;
+    j["period"] = r.period;
+    j["naive"] = r.naive;
+    j["loc"] = loc_json(r.loc);
+    registers.push_back(j);
+  }
+  doc["registers"] = registers;
   return doc.dump(2) + "\n";
 }
 

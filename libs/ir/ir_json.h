@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "libs/ir/program.h"
 
@@ -18,5 +20,9 @@ Program read_program(const std::string& text, const std::string& display_name);
 // Name resolution for expressions inside a program: bare identifiers are Vars; calls go to the
 // program's Funcs and inputs. Used by the IR reader and by passes that build expressions.
 Expr resolve_in_program(const Expr& untyped, const Program& program);
+// The same inside the bodies of `lets` (name and value type, innermost last), whose names stand
+// for their values.
+Expr resolve_in_program(const Expr& untyped, const Program& program,
+                        const std::vector<std::pair<std::string, Type>>& lets);
 
 }  // namespace t2s

@@ -61,4 +61,12 @@ const Buffer* Program::find_buffer(const std::string& name) const {
   return nullptr;
 }
 
+const Register* Program::find_register(const std::string& name) const {
+  for (const Register& r : registers)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+const char* register_kind_name(Register::Kind k) { return k == Register::kFifo ? "fifo" : "shift"; }
+
 }  // namespace t2s

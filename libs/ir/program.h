@@ -85,15 +85,17 @@ const char* loop_kind_name(LoopKind k);
 bool loop_kind_from_name(const std::string& name, LoopKind* out);
 
 struct Stmt {
-  enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel, kRealize };
+  enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel, kRealize, kShift, kPush };
   Kind kind = kProvide;
-  std::string name;  // for: loop var; let: var; provide: func; alloc: register;
-                     // write_channel: channel; realize: func
+  std::string name;  // for: loop var; let: var; provide: func or register; alloc: register;
+                     // write_channel: channel; realize: func; shift: shift register;
+                     // push: FIFO
   Expr min, extent;  // for
   LoopKind loop_kind = LoopKind::kSerial;
-  Expr value;                 // let, provide, write_channel; if: the condition
-  std::vector<Expr> args;     // provide: the left-hand side arguments; write_channel: index;
-                              // alloc: the shape; realize: the min of each dimension
+  Expr value;                 // let, provide, write_channel, push; if: the condition
+  std::vector<Expr> args;     // provide: the left-hand side arguments (a register: the PE
+                              // index, then the slot); write_channel: index; alloc: the shape;
+                              // realize: the min of each dimension; shift, push: the PE index
   std::vector<Expr> extents;  // realize: the extent of each dimension
   Type type;                  // alloc, realize: element type
   StmtList body;              // for, let, if (then), realize
@@ -128,6 +130,25 @@ struct Channel {
   SourceLoc loc;
 };
 
+// Storage that t2s-stt allocates for one dependence (a Func read at one distance) in a
+// space-time transformed kernel: one register file or FIFO per PE (docs/ir.md, "The stt stage").
+struct Register {
+  enum Kind { kShift, kFifo };
+  std::string name;
+  std::string func;    // the Func whose values it carries
+  std::string kernel;  // the kernel that writes and reads it
+  Type type;
+  Kind kind = kShift;
+  std::vector<int64_t> shape;     // the PE array: extent of each space loop, innermost first
+  int64_t depth = 1;              // values per PE
+  std::vector<int64_t> distance;  // the dependence distance, one entry per Func argument
+  int64_t time_distance = 0;      // flattened time steps from the write to the read
+  int64_t period = 1;             // shift: a PE writes one value every `period` steps
+  int64_t naive = 1;              // per PE: the seed's shift register, time_distance + 1
+  SourceLoc loc;                  // the definition of the Func
+};
+const char* register_kind_name(Register::Kind k);
+
 struct Program {
   int version = kIrVersion;
   Stage stage = Stage::kParsed;
@@ -139,15 +160,14 @@ struct Program {
   std::vector<Buffer> buffers;
   std::vector<Kernel> kernels;
   std::vector<Channel> channels;
-  // Register records are defined by t2s-stt (docs/ir.md); until then the model keeps them as
-  // JSON text so that documents round-trip.
-  std::string registers_json = "[]";
+  std::vector<Register> registers;
 
   const Func* find_func(const std::string& name) const;
   Func* find_func(const std::string& name);
   const Input* find_input(const std::string& name) const;
   const Channel* find_channel(const std::string& name) const;
   const Buffer* find_buffer(const std::string& name) const;
+  const Register* find_register(const std::string& name) const;
 };
 
 }  // namespace t2s

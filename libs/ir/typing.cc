@@ -168,6 +168,8 @@ class Typer {
       case ExprKind::kCall:
         if (e->call_kind == CallKind::kIntrinsic) return intrinsic(e);
         if (e->name == "read_channel") return read_channel(e);
+        if (e->name == "pop" && !e->operands.empty() && e->operands[0]->kind == ExprKind::kVar)
+          if (std::optional<Type> t = resolver_.fifo(e->operands[0]->name)) return pop(e, *t);
         return call(e);
     }
     throw InternalError("typing: unknown expression kind");
@@ -249,6 +251,12 @@ class Typer {
     std::vector<Expr> args{e->operands[0]};
     for (size_t i = 1; i < e->operands.size(); ++i) args.push_back(int_arg(e, i));
     return make_call(e->name, CallKind::kChannel, type, args, e->loc);
+  }
+
+  Expr pop(const Expr& e, Type type) {
+    std::vector<Expr> args{e->operands[0]};
+    for (size_t i = 1; i < e->operands.size(); ++i) args.push_back(int_arg(e, i));
+    return make_call(e->name, CallKind::kFifo, type, args, e->loc);
   }
 
   Expr int_arg(const Expr& e, size_t i) {

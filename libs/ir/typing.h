@@ -2,6 +2,7 @@
 // parser builds into the canonical typed tree that the IR stores and the printer writes.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "libs/ir/expr.h"
@@ -9,7 +10,7 @@
 namespace t2s {
 
 struct CallTarget {
-  CallKind kind = CallKind::kFunc;  // kFunc or kImage
+  CallKind kind = CallKind::kFunc;  // kFunc, kImage or kRegister
   Type type;                        // element type of the callee
 };
 
@@ -25,6 +26,9 @@ class NameResolver {
   // The element type of channel `name` in `read_channel(name, ...)`; throws Diagnostic when
   // there is no such channel. Specs have no channels: the default refuses.
   virtual Type channel(const std::string& name, const SourceLoc& loc);
+  // The element type of FIFO `name` when `pop(name, ...)` pops a FIFO register (stt stage on);
+  // nullopt when `name` is no FIFO, and `pop(...)` is an ordinary call.
+  virtual std::optional<Type> fifo(const std::string& name) { return std::nullopt; }
 };
 
 // Resolves every name in `e`, gives every node its type, inserts the implicit casts of Halide's

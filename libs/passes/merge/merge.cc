@@ -838,7 +838,7 @@ Program as_parsed(const Program& lowered) {
   p.kernels.clear();
   p.buffers.clear();
   p.channels.clear();
-  p.registers_json = "[]";
+  p.registers.clear();
   for (Input& in : p.inputs) in.extents.clear();
   return p;
 }
