@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -78,6 +79,8 @@ enum class Op : uint8_t {
   kLoadFunc,
   kLoadImage,
   kReadChannel,
+  kLoadRegister,
+  kPop,
   kSelect,
   kAnd,
   kOr,
@@ -182,18 +185,23 @@ struct Node {
   const Node* a = nullptr;
   const Node* b = nullptr;
   const Node* c = nullptr;
-  int slot = 0;  // kVar: variable; kLoadFunc: storage; kLoadImage: input; kReadChannel: channel
-  std::vector<const Node*> args;   // loads and channel reads: the index
+  int slot = 0;  // kVar: variable; kLoadFunc: storage; kLoadImage: input; kReadChannel: channel;
+                 // kLoadRegister, kPop: the kernel's register
+  std::vector<const Node*> args;   // loads and channel reads: the index; kLoadRegister: the PE
+                                   // index, then the slot; kPop: the PE index
   const SourceLoc* loc = &kNoLoc;  // the enclosing statement, for diagnostics
 };
 
 // A compiled statement.
 struct SNode {
   Stmt::Kind kind = Stmt::kProvide;
-  int slot = 0;             // for, let: variable; realize, provide: storage; write_channel: channel
-  const Node* a = nullptr;  // for: min; let, provide, write_channel: value; if: condition
-  const Node* b = nullptr;  // for: extent
-  std::vector<const Node*> args;     // provide, write_channel: index; realize: mins
+  int slot = 0;  // for, let: variable; realize, provide: storage; write_channel: channel;
+                 // shift, push, provide to a register: the kernel's register
+  bool to_register = false;  // provide: writes a slot of a shift register
+  const Node* a = nullptr;   // for: min; let, provide, write_channel, push: value; if: condition
+  const Node* b = nullptr;   // for: extent
+  std::vector<const Node*> args;     // provide, write_channel: index; realize: mins; shift,
+                                     // push: the PE index (provide to a register: then the slot)
   std::vector<const Node*> extents;  // realize
   std::vector<const SNode*> body, else_body;
   const SourceLoc* loc = &kNoLoc;
@@ -379,6 +387,103 @@ struct ChannelState {
   }
 };
 
+// The index of PE `pe` (linear, Fortran order) of a PE array of shape `shape`.
+std::vector<int64_t> pe_index(const std::vector<int64_t>& shape, int64_t pe) {
+  std::vector<int64_t> index;
+  for (int64_t d : shape) {
+    index.push_back(pe % d);
+    pe /= d;
+  }
+  return index;
+}
+
+// Register instrumentation (RunOptions::track_registers): one record per value written.
+struct ValueLife {
+  int64_t pe = 0;
+  uint64_t write = 0;      // the event that wrote it
+  uint64_t last_read = 0;  // the last event that read it; 0: never read (events count from 1)
+};
+
+// The storage of one register during its kernel's run.
+struct RegisterState {
+  const Register* reg = nullptr;
+  int64_t pes = 1;    // product(shape)
+  int64_t depth = 1;  // slots (shift) or capacity (fifo) per PE
+  // Shift: the slots of PE p are data[p * depth, (p + 1) * depth), a ring whose slot 0 is at
+  // head[p] (a shift moves the head instead of the values).
+  std::vector<Value> data;
+  std::vector<uint8_t> written;
+  std::vector<int64_t> head;
+  std::vector<Fifo> fifos;  // fifo: one per PE
+  // Tracking only: the value in each slot (parallel to `data`; -1 for none), the values in each
+  // FIFO (parallel to `fifos`, in Value::i), and every value written (by value id).
+  std::vector<int64_t> ids;
+  std::vector<Fifo> id_fifos;
+  std::vector<ValueLife> lives;
+
+  // The position in `data` of slot `slot` of PE `pe`.
+  int64_t position(int64_t pe, int64_t slot) const {
+    int64_t p = head[static_cast<size_t>(pe)] + slot;
+    if (p >= depth) p -= depth;
+    return pe * depth + p;
+  }
+
+  // Fresh storage: every slot without a value, every FIFO empty.
+  void allocate(bool track) {
+    const std::string& name = reg->name;
+    try {
+      if (reg->kind == Register::kShift) {
+        if (depth > kMaxStorageElements / pes)
+          throw Diagnostic(reg->loc,
+                           "storage of shift register '" + name + "' (" + std::to_string(pes) +
+                               " PEs x " + std::to_string(depth) +
+                               " slots) is too large for the interpreter (more than 2^32 "
+                               "elements)",
+                           "run-storage-size");
+        const size_t size = static_cast<size_t>(pes * depth);
+        data.assign(size, Value{});
+        written.assign(size, 0);
+        head.assign(static_cast<size_t>(pes), 0);
+        if (track) ids.assign(size, -1);
+      } else {
+        fifos.assign(static_cast<size_t>(pes), Fifo{});
+        if (track) id_fifos.assign(static_cast<size_t>(pes), Fifo{});
+      }
+    } catch (const std::bad_alloc&) {
+      throw Diagnostic(reg->loc, "not enough memory for the storage of register '" + name + "'",
+                       "run-storage-size");
+    }
+    lives.clear();
+  }
+
+  // RunOptions::max_live for this register (see interpreter.h): a sweep over the write and last
+  // read events of the values that are read, counting live values per PE.
+  int64_t max_live() const {
+    struct Event {
+      uint64_t at;
+      int64_t pe;
+      int delta;
+    };
+    std::vector<Event> events;
+    for (const ValueLife& v : lives) {
+      if (v.last_read == 0) continue;
+      events.push_back({v.write, v.pe, 1});
+      events.push_back({v.last_read, v.pe, -1});
+    }
+    // Every event number is distinct, so the order is total.
+    std::sort(events.begin(), events.end(),
+              [](const Event& x, const Event& y) { return x.at < y.at; });
+    std::vector<int64_t> live(static_cast<size_t>(pes), 0);
+    int64_t best = 0;
+    for (const Event& e : events) {
+      int64_t& n = live[static_cast<size_t>(e.pe)];
+      n += e.delta;
+      best = std::max(best, n);
+    }
+    return best;
+  }
+};
+
 // Thrown to unwind a kernel thread that another thread has stopped (its error or a deadlock);
 // not an error of its own.
 struct Stopped {};
@@ -480,6 +585,7 @@ struct CompiledKernel {
   std::vector<Storage> locals;  // one per realize statement: name, type, dims (a template)
   std::set<int> buffers_read, buffers_written;
   std::set<int> channels_read, channels_written;
+  std::vector<const Register*> registers;  // those whose `kernel` names it, in program order
 };
 
 // State shared by every kernel of a run.
@@ -489,18 +595,26 @@ struct RunState {
   std::vector<ChannelState> channels;             // program.channels order
   std::atomic<uint64_t> steps_left{0};
   uint64_t max_steps = 0;
+  bool track_registers = false;
 };
 
 // Executes compiled code for one kernel (or evaluates constant expressions, with no group).
 class Exec {
  public:
   Exec(RunState& run, const CompiledKernel* kernel, Group* group, int member)
-      : run_(run), group_(group), member_(member) {
+      : run_(run), kernel_(kernel), group_(group), member_(member), track_(run.track_registers) {
     for (auto& b : run.buffers) storage_.push_back(b.get());
     if (kernel) {
       vars_.resize(static_cast<size_t>(kernel->num_vars));
       locals_ = kernel->locals;
       for (Storage& s : locals_) storage_.push_back(&s);
+      for (const Register* r : kernel->registers) {
+        RegisterState state;
+        state.reg = r;
+        state.depth = r->depth;
+        for (int64_t d : r->shape) state.pes *= d;  // checked by check_registers
+        regs_.push_back(std::move(state));
+      }
     }
   }
 
@@ -509,6 +623,31 @@ class Exec {
   void run(const std::vector<const SNode*>& body) {
     for (const SNode* s : body) exec(s);
   }
+
+  // Runs the whole kernel: fresh registers, the body, then the check that its FIFOs are empty
+  // and (when tracking) the registers' max_live.
+  void run_kernel() {
+    for (RegisterState& r : regs_) r.allocate(track_);
+    run(kernel_->body);
+    for (const RegisterState& r : regs_) {
+      for (size_t pe = 0; pe < r.fifos.size(); ++pe) {
+        const size_t count = r.fifos[pe].count;
+        if (count == 0) continue;
+        throw Diagnostic(r.reg->loc,
+                         "FIFO '" + r.reg->name + "' of PE " +
+                             format_index(pe_index(r.reg->shape, static_cast<int64_t>(pe))) +
+                             " still holds " + std::to_string(count) + " value" +
+                             (count == 1 ? "" : "s") + " after kernel '" + kernel_->kernel->name +
+                             "' finished",
+                         "run-fifo-leftover");
+      }
+    }
+    if (track_)
+      for (const RegisterState& r : regs_) max_live_.emplace_back(r.reg->name, r.max_live());
+  }
+
+  // After run_kernel with tracking: max_live of each of the kernel's registers.
+  const std::vector<std::pair<std::string, int64_t>>& max_live() const { return max_live_; }
 
   Value eval(const Node* n) {
     Value r;
@@ -527,6 +666,10 @@ class Exec {
         return load_image(n);
       case Op::kReadChannel:
         return read_channel(n);
+      case Op::kLoadRegister:
+        return load_register(n);
+      case Op::kPop:
+        return pop(n);
       case Op::kSelect:  // lazy: an untaken branch may read out of bounds
         return eval(n->a).u ? eval(n->b) : eval(n->c);
       case Op::kAnd:  // short-circuit, as C backends evaluate &&
@@ -829,6 +972,10 @@ class Exec {
         run(eval(s->a).u ? s->body : s->else_body);
         break;
       case Stmt::kProvide: {
+        if (s->to_register) {
+          provide_register(s);
+          break;
+        }
         Storage& st = *storage_[s->slot];
         const int64_t i = element(st, s->args, true, s->loc);
         st.data[i] = eval(s->a);
@@ -847,6 +994,12 @@ class Exec {
       }
       case Stmt::kWriteChannel:
         write_channel(s);
+        break;
+      case Stmt::kShift:
+        shift(s);
+        break;
+      case Stmt::kPush:
+        push(s);
         break;
       case Stmt::kAlloc:
         throw InternalError("interpreter: alloc statements are not supported yet");
@@ -967,12 +1120,133 @@ class Exec {
     }
   }
 
+  // Evaluates the PE index in `args` (then the slot into `*slot`, unless `slot` is null) of
+  // register `r` and returns the PE's linear number; `run-register-bounds` when outside.
+  int64_t register_pe(const RegisterState& r, const std::vector<const Node*>& args, int64_t* slot,
+                      const char* what, const SourceLoc* loc) {
+    int64_t index[kMaxDims];
+    const size_t n = args.size();
+    for (size_t d = 0; d < n; ++d) index[d] = eval(args[d]).i;
+    const std::vector<int64_t>& shape = r.reg->shape;
+    bool inside = true;
+    int64_t pe = 0, stride = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (index[d] < 0 || index[d] >= shape[d]) inside = false;
+      pe += index[d] * stride;
+      stride *= shape[d];
+    }
+    if (slot) {
+      *slot = index[shape.size()];
+      if (*slot < 0 || *slot >= r.depth) inside = false;
+    }
+    if (!inside)
+      throw Diagnostic(*loc,
+                       std::string(what) + " '" + r.reg->name + "' at " +
+                           format_index(std::vector<int64_t>(index, index + n)) +
+                           " is outside its PE array " + format_index(shape) +
+                           (slot ? " x " + std::to_string(r.depth) + " slots" : ""),
+                       "run-register-bounds");
+    return pe;
+  }
+
+  // Tracking: a new value written to PE `pe` of `r`; returns its id.
+  int64_t new_value(RegisterState& r, int64_t pe) {
+    ValueLife v;
+    v.pe = pe;
+    v.write = ++events_;
+    r.lives.push_back(v);
+    return static_cast<int64_t>(r.lives.size()) - 1;
+  }
+
+  void read_value(RegisterState& r, int64_t id) {
+    r.lives[static_cast<size_t>(id)].last_read = ++events_;
+  }
+
+  Value load_register(const Node* n) {
+    RegisterState& r = regs_[n->slot];
+    int64_t slot = 0;
+    const int64_t pe = register_pe(r, n->args, &slot, "read of shift register", n->loc);
+    const int64_t at = r.position(pe, slot);
+    if (!r.written[at])
+      throw Diagnostic(*n->loc,
+                       "read of slot " + std::to_string(slot) + " of shift register '" +
+                           r.reg->name + "' of PE " + format_index(pe_index(r.reg->shape, pe)) +
+                           " before any value reached it",
+                       "run-register-unwritten");
+    if (track_) read_value(r, r.ids[at]);
+    return r.data[at];
+  }
+
+  void provide_register(const SNode* s) {
+    RegisterState& r = regs_[s->slot];
+    int64_t slot = 0;
+    const int64_t pe = register_pe(r, s->args, &slot, "write of shift register", s->loc);
+    const Value v = eval(s->a);
+    const int64_t at = r.position(pe, slot);
+    r.data[at] = v;
+    r.written[at] = 1;
+    if (track_) r.ids[at] = new_value(r, pe);
+  }
+
+  void shift(const SNode* s) {
+    RegisterState& r = regs_[s->slot];
+    const int64_t pe = register_pe(r, s->args, nullptr, "shift of shift register", s->loc);
+    if (r.depth == 1) return;
+    // Slot m takes slot m - 1: the ring's head moves back one place, onto the old deepest slot
+    // (whose value is dropped), which then takes slot 0's value (slot 0 keeps it).
+    int64_t& head = r.head[static_cast<size_t>(pe)];
+    const int64_t from = r.position(pe, 0);
+    head = head == 0 ? r.depth - 1 : head - 1;
+    const int64_t to = r.position(pe, 0);
+    r.data[to] = r.data[from];
+    r.written[to] = r.written[from];
+    if (track_) r.ids[to] = r.ids[from];
+  }
+
+  void push(const SNode* s) {
+    RegisterState& r = regs_[s->slot];
+    const int64_t pe = register_pe(r, s->args, nullptr, "push to FIFO", s->loc);
+    const Value v = eval(s->a);
+    Fifo& f = r.fifos[static_cast<size_t>(pe)];
+    if (static_cast<int64_t>(f.count) >= r.depth)
+      throw Diagnostic(*s->loc,
+                       "FIFO '" + r.reg->name + "' of PE " +
+                           format_index(pe_index(r.reg->shape, pe)) +
+                           " overflows: it already holds its depth of " + std::to_string(r.depth) +
+                           " value" + (r.depth == 1 ? "" : "s"),
+                       "run-fifo-overflow");
+    f.push(v);
+    if (track_) {
+      Value id;
+      id.i = new_value(r, pe);
+      r.id_fifos[static_cast<size_t>(pe)].push(id);
+    }
+  }
+
+  Value pop(const Node* n) {
+    RegisterState& r = regs_[n->slot];
+    const int64_t pe = register_pe(r, n->args, nullptr, "pop from FIFO", n->loc);
+    Fifo& f = r.fifos[static_cast<size_t>(pe)];
+    if (f.count == 0)
+      throw Diagnostic(*n->loc,
+                       "pop from FIFO '" + r.reg->name + "' of PE " +
+                           format_index(pe_index(r.reg->shape, pe)) + ", which is empty",
+                       "run-fifo-empty");
+    if (track_) read_value(r, r.id_fifos[static_cast<size_t>(pe)].pop().i);
+    return f.pop();
+  }
+
   RunState& run_;
+  const CompiledKernel* kernel_;
   Group* group_;
   int member_;
+  const bool track_;
   std::vector<Value> vars_;
   std::vector<Storage> locals_;
-  std::vector<Storage*> storage_;  // buffers, then this kernel's realizes
+  std::vector<Storage*> storage_;    // buffers, then this kernel's realizes
+  std::vector<RegisterState> regs_;  // the kernel's registers (CompiledKernel::registers)
+  uint64_t events_ = 0;              // register events of this kernel run (tracking only)
+  std::vector<std::pair<std::string, int64_t>> max_live_;
   uint64_t budget_ = 0;
 };
 
@@ -1028,11 +1302,15 @@ class Compiler {
         else
           n.imm.d = e->float_value;
         break;
-      case ExprKind::kVar:
+      case ExprKind::kVar: {
         n.op = Op::kVar;
-        n.slot = lookup_var(e->name);
-        if (t != Type::Int(32)) fail("variable '" + e->name + "' of type " + t.name());
+        const Binding& b = lookup_var(e->name);
+        n.slot = b.slot;
+        if (t != b.type)
+          fail("variable '" + e->name + "' of type " + t.name() + "; it is bound to " +
+               b.type.name());
         break;
+      }
       case ExprKind::kCall:
         call(n, e);
         break;
@@ -1100,10 +1378,41 @@ class Compiler {
     n.mask = t.bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << t.bits) - 1;
   }
 
-  int lookup_var(const std::string& name) {
+  // A variable in scope: a loop variable (int32) or a let-bound value (the value's type).
+  struct Binding {
+    std::string name;
+    int slot;
+    Type type;
+  };
+
+  const Binding& lookup_var(const std::string& name) {
     for (size_t i = vars_.size(); i-- > 0;)
-      if (vars_[i].first == name) return vars_[i].second;
+      if (vars_[i].name == name) return vars_[i];
     fail("variable '" + name + "' is used outside any loop or let binding it");
+  }
+
+  // The kernel's register `name` (its index in CompiledKernel::registers), which must be of
+  // kind `kind` for `use`.
+  int register_slot(const std::string& name, Register::Kind kind, const std::string& use) {
+    const Register* r = program_.find_register(name);
+    if (!r) fail(use + " of unknown register '" + name + "'");
+    if (r->kind != kind)
+      fail(use + " of '" + name + "', which is a " +
+           (r->kind == Register::kShift ? "shift register" : "FIFO"));
+    for (size_t i = 0; i < out_.registers.size(); ++i)
+      if (out_.registers[i] == r) return static_cast<int>(i);
+    fail(use + " of register '" + name + "', which belongs to kernel '" + r->kernel + "'");
+  }
+
+  // The PE index (then the slot when `slot`) of a register access: args[first...].
+  std::vector<const Node*> register_args(const Register& r, const std::vector<Expr>& args,
+                                         size_t first, bool slot, const std::string& use) {
+    const size_t expected = r.shape.size() + (slot ? 1 : 0);
+    if (args.size() - first != expected)
+      fail(use + " of '" + r.name + "' with " + std::to_string(args.size() - first) +
+           " indices; it takes " + std::to_string(expected) +
+           (slot ? " (the PE index, then the slot)" : " (the PE index)"));
+    return index_args(args, first, "register '" + r.name + "'");
   }
 
   // The storage a Func name refers to here: the innermost enclosing realize, else its buffer.
@@ -1181,6 +1490,25 @@ class Compiler {
         n.args.push_back(nullptr);  // operands[0], the channel name: keeps indices aligned
         for (const Node* a : index_args(e->operands, 1, "channel '" + name + "'"))
           n.args.push_back(a);
+        return;
+      }
+      case CallKind::kRegister: {
+        n.op = Op::kLoadRegister;
+        n.slot = register_slot(e->name, Register::kShift, "read");
+        const Register& r = *out_.registers[n.slot];
+        if (r.type != t) fail("read of register '" + e->name + "' as " + t.name());
+        n.args = register_args(r, e->operands, 0, true, "read");
+        return;
+      }
+      case CallKind::kFifo: {
+        if (e->operands.empty() || e->operands[0]->kind != ExprKind::kVar)
+          fail("pop without a FIFO name");
+        const std::string& name = e->operands[0]->name;
+        n.op = Op::kPop;
+        n.slot = register_slot(name, Register::kFifo, "pop");
+        const Register& r = *out_.registers[n.slot];
+        if (r.type != t) fail("pop of FIFO '" + name + "' as " + t.name());
+        n.args = register_args(r, e->operands, 1, false, "pop");
         return;
       }
       case CallKind::kIntrinsic:
@@ -1349,16 +1677,15 @@ class Compiler {
           fail("loop '" + s.name + "' without integer bounds");
         n.a = expr(s.min);
         n.b = expr(s.extent);
-        n.slot = bind(s.name);
+        n.slot = bind(s.name, Type::Int(32));
         n.body = stmts(s.body);
         vars_.pop_back();
         break;
       }
       case Stmt::kLet:
-        if (!s.value || s.value->type != Type::Int(32))
-          fail("let '" + s.name + "' binds a value that is not int32");
-        n.a = expr(s.value);
-        n.slot = bind(s.name);
+        if (!s.value) fail("let '" + s.name + "' without a value");
+        n.a = expr(s.value);  // checks that its type is a supported scalar
+        n.slot = bind(s.name, s.value->type);
         n.body = stmts(s.body);
         vars_.pop_back();
         break;
@@ -1369,6 +1696,15 @@ class Compiler {
         n.else_body = stmts(s.else_body);
         break;
       case Stmt::kProvide: {
+        if (program_.find_register(s.name)) {
+          n.to_register = true;
+          n.slot = register_slot(s.name, Register::kShift, "write");
+          const Register& r = *out_.registers[n.slot];
+          expect_type(s.value, r.type);
+          n.args = register_args(r, s.args, 0, true, "write");
+          n.a = expr(s.value);
+          break;
+        }
         n.slot = lookup_storage(s.name, true);
         const Storage& st = storage_template(n.slot);
         if (st.dims() != s.args.size())
@@ -1415,6 +1751,19 @@ class Compiler {
         n.a = expr(s.value);
         break;
       }
+      case Stmt::kShift: {
+        n.slot = register_slot(s.name, Register::kShift, "shift");
+        n.args = register_args(*out_.registers[n.slot], s.args, 0, false, "shift");
+        break;
+      }
+      case Stmt::kPush: {
+        n.slot = register_slot(s.name, Register::kFifo, "push");
+        const Register& r = *out_.registers[n.slot];
+        expect_type(s.value, r.type);
+        n.args = register_args(r, s.args, 0, false, "push");
+        n.a = expr(s.value);
+        break;
+      }
       case Stmt::kAlloc:
         throw InternalError("interpreter: alloc statements are not supported yet");
     }
@@ -1422,9 +1771,9 @@ class Compiler {
     return &n;
   }
 
-  int bind(const std::string& name) {
+  int bind(const std::string& name, Type type) {
     const int slot = out_.num_vars++;
-    vars_.emplace_back(name, slot);
+    vars_.push_back({name, slot, type});
     return slot;
   }
 
@@ -1434,7 +1783,7 @@ class Compiler {
   std::string context_;
   bool allow_channels_;
   const SourceLoc* loc_ = &kNoLoc;
-  std::vector<std::pair<std::string, int>> vars_;      // scope: name, slot
+  std::vector<Binding> vars_;                          // scope
   std::vector<std::pair<std::string, int>> realizes_;  // scope: Func name, storage slot
 };
 
@@ -1502,7 +1851,7 @@ void run_with_large_stack(const std::function<void()>& body) {
 
 // Runs the kernels `first` .. `last - 1` (one concurrent run) to completion.
 void run_group(RunState& run, const Program& program, const std::vector<CompiledKernel>& compiled,
-               size_t first, size_t last) {
+               size_t first, size_t last, std::map<std::string, int64_t>* max_live) {
   Group group;
   const int n = static_cast<int>(last - first);
   for (size_t k = first; k < last; ++k) {
@@ -1542,7 +1891,7 @@ void run_group(RunState& run, const Program& program, const std::vector<Compiled
       threads.push_back(std::make_unique<Thread>([&, m] {
         std::exception_ptr error;
         try {
-          execs[m]->run(compiled[first + m].body);
+          execs[m]->run_kernel();
         } catch (const Stopped&) {
         } catch (...) {
           error = std::current_exception();
@@ -1560,6 +1909,9 @@ void run_group(RunState& run, const Program& program, const std::vector<Compiled
     throw;
   }
   for (auto& t : threads) t->join();
+  if (max_live)
+    for (const auto& exec : execs)
+      for (const auto& [name, live] : exec->max_live()) (*max_live)[name] = live;
   execs.clear();  // returns unused steps
 
   for (const Group::Member& m : group.members)
@@ -1589,6 +1941,35 @@ void run_group(RunState& run, const Program& program, const std::vector<Compiled
   }
 }
 
+// Registers must be well formed: a unique name, a kernel of the program, a scalar type, a PE
+// array of positive extents and a positive depth.
+void check_registers(const Program& program) {
+  std::set<std::string> names;
+  for (const Register& r : program.registers) {
+    const std::string what = "interpreter: register '" + r.name + "'";
+    if (!names.insert(r.name).second) throw InternalError(what + " is declared twice");
+    bool found = false;
+    for (const Kernel& k : program.kernels) found = found || k.name == r.kernel;
+    if (!found)
+      throw InternalError(what + " belongs to kernel '" + r.kernel +
+                          "', which is not in the program");
+    if (r.type.known() && r.type.lanes != 1)
+      throw InternalError(what + " has vector type " + r.type.name() +
+                          ", which is not supported yet (only scalar code)");
+    if (!supported_scalar(r.type))
+      throw InternalError(what + " has unsupported type " +
+                          (r.type.known() ? r.type.name() : "<unknown>"));
+    if (r.depth < 1) throw InternalError(what + " has depth " + std::to_string(r.depth));
+    if (r.shape.size() + 1 > kMaxDims) throw InternalError(what + " has too many dimensions");
+    int64_t pes = 1;
+    for (int64_t d : r.shape) {
+      if (d < 1 || pes > kMaxFifos / d)
+        throw InternalError(what + " has bad shape " + format_index(r.shape));
+      pes *= d;
+    }
+  }
+}
+
 const Input* find_input(const Program& program, const std::string& name) {
   for (const Input& in : program.inputs)
     if (in.name == name) return &in;
@@ -1606,6 +1987,9 @@ NdArray run_program_on_this_thread(const Program& program,
   RunState run;
   run.max_steps = options.max_steps;
   run.steps_left = options.max_steps;
+  run.track_registers = options.track_registers;
+  if (options.track_registers && !options.max_live)
+    throw InternalError("interpreter: RunOptions::track_registers needs RunOptions::max_live");
 
   // The inputs.
   for (const auto& [name, array] : inputs)
@@ -1695,11 +2079,14 @@ NdArray run_program_on_this_thread(const Program& program,
   if (!is_npy_element_type(s.type))
     throw InternalError("interpreter: the output has unsupported type " + s.type.name());
 
-  // The kernels.
+  // The kernels and their registers.
+  check_registers(program);
   std::vector<CompiledKernel> compiled(program.kernels.size());
   for (size_t k = 0; k < program.kernels.size(); ++k) {
     const Kernel& kernel = program.kernels[k];
     compiled[k].kernel = &kernel;
+    for (const Register& r : program.registers)
+      if (r.kernel == kernel.name) compiled[k].registers.push_back(&r);
     Compiler compiler(program, templates, compiled[k], "kernel '" + kernel.name + "'", true);
     compiler.set_loc(&kernel.loc);
     compiled[k].body = compiler.stmts(kernel.body);
@@ -1708,7 +2095,7 @@ NdArray run_program_on_this_thread(const Program& program,
     size_t end = k + 1;
     if (program.kernels[k].place == Place::kDevice)
       while (end < program.kernels.size() && program.kernels[end].place == Place::kDevice) ++end;
-    run_group(run, program, compiled, k, end);
+    run_group(run, program, compiled, k, end, options.max_live);
     k = end;
   }
 

@@ -23,11 +23,33 @@
 //                         'e' at (1) (full)` (kernels in list order)
 //   run-channel-leftover  `channel 'ch' still holds 2 unread values after its kernels finished`
 //                         (`..., the first at (1, 0)` for an array of channels)
-//   run-storage-size      a realize or buffer too large to allocate
+//   run-register-bounds   `read of shift register 'R' at (3, 0, 5) is outside its PE array
+//                         (2, 2) x 3 slots` (the PE index, then the slot); likewise `write of
+//                         shift register ...`, and without the slot `shift of shift register 'R'
+//                         at (2, 0) is outside its PE array (2, 2)`, `push to FIFO 'F' at ...`,
+//                         `pop from FIFO 'F' at ...`
+//   run-register-unwritten `read of slot 2 of shift register 'R' of PE (1, 0) before any value
+//                         reached it`
+//   run-fifo-overflow     `FIFO 'F' of PE (3) overflows: it already holds its depth of 7 values`
+//   run-fifo-empty        `pop from FIFO 'F' of PE (3), which is empty`
+//   run-fifo-leftover     `FIFO 'F' of PE (2) still holds 1 value after kernel 'A' finished`
+//                         (loc = the register's; the first such register in program order, its
+//                         first non-empty PE in Fortran order)
+//   run-storage-size      a realize, buffer or shift register too large to allocate
 //   run-step-limit        `the run exceeded its limit of N steps (statement executions)`
 //
+// Registers (stt stage on; docs/ir.md, "The stt stage"): when a kernel starts, every register
+// whose `kernel` names it gets fresh storage, per PE (PE indices count from 0; PEs are numbered in
+// Fortran order over `shape`): a shift register `depth` slots with no value yet, a FIFO an empty
+// queue of at most `depth` values. `R(pe..., slot)` reads a slot, `provide R(pe..., slot) = v`
+// writes one, `shift R(pe...)` moves slot m - 1 to slot m for m = depth - 1 down to 1 (slot 0
+// keeps its value), `push R(pe...) v` appends to the PE's FIFO and `pop(R, pe...)` removes its
+// oldest value. A kernel runs on one thread and owns its registers: a full or empty FIFO is an
+// error, never a wait. When the kernel finishes, its FIFOs must be empty.
+//
 // Malformed IR (unbound variables, type mismatches, vector types, alloc statements, select
-// without a false value, ...) throws InternalError.
+// without a false value, a register whose kernel is not in the program or that is used in
+// another kernel, ...) throws InternalError.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +66,24 @@ struct RunOptions {
   // Budget of steps for the whole run: one step per statement executed and one per loop
   // iteration (so that an empty loop cannot spin forever). Exceeding it is `run-step-limit`.
   uint64_t max_steps = 2000000000;
+
+  // Register instrumentation: the brute-force check of the `depth` that t2s-stt computes with
+  // isl. When `track_registers` is set, `max_live` must point to a map, which receives one entry
+  // per register of the program (by name; entries for other names are kept): the largest number
+  // of values of one PE's storage of that register that are live at once over the whole run.
+  //
+  // Definition. A value is created by a write event (a provide to any slot of a shift register,
+  // or a push); a shift moves values (their identity) between slots, and a provide drops the
+  // value it overwrites from that slot. A value is read by a read event: a register read of a
+  // slot currently holding it, or the pop that removes it. Events are numbered by one counter
+  // per kernel run (every read, write, push and pop counts one; a statement's reads come before
+  // its write). A value v is live from write(v) up to, not including, lastread(v); a value never
+  // read is never live. For one register and one PE, the count is
+  //   max over write events e of #{v : write(v) <= e < lastread(v)},
+  // and `max_live` is the largest count over the PEs (0 for a register never read). Tracking
+  // costs memory per value written; a run that throws leaves `*max_live` unspecified.
+  bool track_registers = false;
+  std::map<std::string, int64_t>* max_live = nullptr;
 };
 
 // Executes `program` with `inputs` (one per program input, by name) and returns the realized

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/typing.h"
 
@@ -57,3 +59,43 @@ TEST(PolyTest, ValueRanges) {
 
 }  // namespace
 }  // namespace t2s::poly
+
+namespace {
+
+// Brute force: the largest number of (j, k) points of one i whose times lie within `span`.
+int64_t brute_max_within(int64_t I, int64_t J, int64_t K, int64_t span) {
+  int64_t best = 0;
+  for (int64_t i = 0; i < I; ++i) {
+    std::vector<int64_t> times;
+    for (int64_t j = 0; j < J; ++j)
+      for (int64_t k = 0; k < K; ++k) times.push_back(58 * i + 85 * j + 28 * k);
+    std::sort(times.begin(), times.end());
+    for (size_t a = 0, b = 0; b < times.size(); ++b) {
+      while (times[b] - times[a] > span) ++a;
+      best = std::max<int64_t>(best, static_cast<int64_t>(b - a + 1));
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST(PolyTest, MaxPointsWithinMatchesBruteForce) {
+  t2s::poly::SetText set{{"i", "j", "k"}, {"0 <= i < 10", "0 <= j < 9", "0 <= k < 10"}};
+  for (int64_t span : {0, 1, 27, 28, 57, 58, 84, 85, 200, 2000}) {
+    EXPECT_EQ(t2s::poly::max_points_within(set, {"i"}, "58 * i + 85 * j + 28 * k", span, 1000),
+              brute_max_within(10, 9, 10, span))
+        << "span " << span;
+  }
+}
+
+TEST(PolyTest, UniformStep) {
+  t2s::poly::SetText box{{"i", "k"}, {"0 <= i < 4", "0 <= k < 8"}};
+  EXPECT_EQ(t2s::poly::uniform_step(box, {"i"}, "i + k"), 1);
+  EXPECT_EQ(t2s::poly::uniform_step(box, {"i"}, "3 * k + i"), 3);
+  EXPECT_EQ(t2s::poly::uniform_step(box, {"i", "k"}, "i + k"), 0);
+  t2s::poly::SetText two{{"j", "k"}, {"0 <= j < 3", "0 <= k < 3"}};
+  EXPECT_EQ(t2s::poly::uniform_step(two, {}, "10 * j + k"), std::nullopt);
+  EXPECT_EQ(t2s::poly::single_value(box, "(i + 2 * k) mod 1"), 0);
+  EXPECT_EQ(t2s::poly::single_value(box, "k mod 2"), std::nullopt);
+}
