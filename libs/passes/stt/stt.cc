@@ -856,21 +856,23 @@ class KernelTransformer {
       // a shift register is exactly as large as the live values.
       poly::SetText all = {isl_, domain_constraints()};
       std::optional<int64_t> period = poly::uniform_step(all, keys, time);
-      bool shift = false;
-      int64_t shift_depth = 0;
-      if (period) {
-        auto [last_delta, last_live] = live_until(s.last_reader);
-        const int64_t step = *period == 0 ? 1 : *period;
-        std::optional<int64_t> phase =
-            step == 1 ? std::optional<int64_t>(0)
-                      : poly::single_value(all, "(" + time + ") mod " + std::to_string(step));
-        shift_depth = *period == 0 ? 1 : last_delta / (step * quantum_) + 1;
-        if (phase && shift_depth == last_live) {
-          shift = true;
-          reg.period = step;
-          s.phase = *phase;
-          s.delta = last_delta;
+      // Shifting every step (period 1) is always correct: the PE shifts where it does not run,
+      // so a slot number counts steps. When every PE writes one value every `period` steps at
+      // one phase, shifting only at those steps needs fewer slots.
+      int64_t step = 1, phase = 0;
+      if (period && *period > 1)
+        if (auto p = poly::single_value(all, "(" + time + ") mod " + std::to_string(*period))) {
+          step = *period;
+          phase = *p;
         }
+      auto [last_delta, last_live] = live_until(s.last_reader);
+      const int64_t shift_depth =
+          period && *period == 0 ? 1 : last_delta / (step * quantum_) + 1;
+      const bool shift = shift_depth == last_live;
+      if (shift) {
+        reg.period = step;
+        s.phase = phase;
+        s.delta = last_delta;
       }
       if (!shift) s.delta = fifo_delta;
       reg.kind = shift ? Register::kShift : Register::kFifo;
