@@ -189,6 +189,26 @@ class KernelTransformer {
     return c;
   }
 
+  // Pairs of iterations (x, y), x before y in the original loop order (outermost first); `ys`
+  // receives the isl names of y.
+  poly::SetText ordered_pairs(std::vector<std::string>* ys) const {
+    poly::SetText pairs{isl_, domain_constraints()};
+    for (size_t v = 0; v < isl_.size(); ++v) {
+      ys->push_back("y" + std::to_string(v));
+      pairs.vars.push_back(ys->back());
+      pairs.constraints.push_back(std::to_string(mins_[v]) + " <= " + ys->back() + " < " +
+                                  std::to_string(mins_[v] + extents_[v]));
+    }
+    std::string before;
+    for (size_t v = 0; v < isl_.size(); ++v) {
+      std::string c = isl_[v] + " < " + (*ys)[v];
+      before =
+          before.empty() ? c : c + " or (" + isl_[v] + " = " + (*ys)[v] + " and (" + before + "))";
+    }
+    pairs.constraints.push_back(before);
+    return pairs;
+  }
+
   std::string isl_of(const Aff& a) const { return linear_text(a.coeff, isl_, a.constant); }
   std::string text_of(const Aff& a) const { return linear_text(a.coeff, names_, a.constant); }
 
@@ -350,25 +370,10 @@ class KernelTransformer {
   // Two iterations on the same PE at the same step: refused with an example (isl).
   void injective(const std::vector<std::string>& src, const std::vector<std::string>& dst,
                  const std::vector<Aff>& dst_aff) {
-    poly::SetText pairs;
     std::vector<std::string> other;
-    for (size_t v = 0; v < isl_.size(); ++v) other.push_back("y" + std::to_string(v));
-    pairs.vars = isl_;
-    pairs.vars.insert(pairs.vars.end(), other.begin(), other.end());
-    pairs.constraints = domain_constraints();
-    for (size_t v = 0; v < isl_.size(); ++v)
-      pairs.constraints.push_back(std::to_string(mins_[v]) + " <= " + other[v] + " < " +
-                                  std::to_string(mins_[v] + extents_[v]));
+    poly::SetText pairs = ordered_pairs(&other);
     for (const Aff& a : dst_aff)
       pairs.constraints.push_back(isl_of(a) + " = " + linear_text(a.coeff, other, a.constant));
-    // x before y in the original loop order (outermost first).
-    std::string before;
-    for (size_t v = 0; v < isl_.size(); ++v) {
-      std::string c = isl_[v] + " < " + other[v];
-      before =
-          before.empty() ? c : c + " or (" + isl_[v] + " = " + other[v] + " and (" + before + "))";
-    }
-    pairs.constraints.push_back(before);
     auto witness = poly::sample(pairs);
     if (!witness) return;
     auto point = [&](size_t offset) {
@@ -751,22 +756,8 @@ class KernelTransformer {
       find(*s);
     }
     if (channel.empty()) return;
-    poly::SetText swapped;
     std::vector<std::string> ys;
-    for (size_t v = 0; v < isl_.size(); ++v) ys.push_back("y" + std::to_string(v));
-    swapped.vars = isl_;
-    swapped.vars.insert(swapped.vars.end(), ys.begin(), ys.end());
-    swapped.constraints = domain_constraints();
-    for (size_t v = 0; v < isl_.size(); ++v)
-      swapped.constraints.push_back(std::to_string(mins_[v]) + " <= " + ys[v] + " < " +
-                                    std::to_string(mins_[v] + extents_[v]));
-    std::string before;
-    for (size_t v = 0; v < isl_.size(); ++v) {
-      std::string c = isl_[v] + " < " + ys[v];
-      before =
-          before.empty() ? c : c + " or (" + isl_[v] + " = " + ys[v] + " and (" + before + "))";
-    }
-    swapped.constraints.push_back(before);
+    poly::SetText swapped = ordered_pairs(&ys);
     Aff g = time_;
     for (int64_t& c : g.coeff) c *= pes_;
     g.add(order_, 1);
@@ -866,8 +857,7 @@ class KernelTransformer {
           phase = *p;
         }
       auto [last_delta, last_live] = live_until(s.last_reader);
-      const int64_t shift_depth =
-          period && *period == 0 ? 1 : last_delta / (step * quantum_) + 1;
+      const int64_t shift_depth = period && *period == 0 ? 1 : last_delta / (step * quantum_) + 1;
       const bool shift = shift_depth == last_live;
       if (shift) {
         reg.period = step;
