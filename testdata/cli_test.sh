@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# //testdata:cli_test: the command-line contract of t2s-parse (DESIGN.md section 5):
-# exit 0 success, 1 wrong input, 2 wrong command line; outputs are written atomically.
+# //testdata:cli_test: the command-line contract of t2s-parse, t2s-merge and t2s-stt (DESIGN.md
+# section 5): exit 0 success, 1 wrong input, 2 wrong command line; outputs are written
+# atomically.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
@@ -133,6 +134,72 @@ check "t2s-merge of merged IR: says which stage it takes" \
 # A spec and its parsed IR merge to the same bytes.
 "$T2S_PARSE" "$SPEC" | "$T2S_MERGE" - >"$TMP/merged_pipe.json"
 check "t2s-parse | t2s-merge equals t2s-merge SPEC" "$(t cmp -s "$TMP/merged.json" "$TMP/merged_pipe.json")"
+
+# t2s-stt: its options, --report, the stages it takes, atomic output, stdin.
+run_stt "$TMP/out" "$TMP/err" --help
+cat "$TMP/out" "$TMP/err" >"$TMP/help"
+check "t2s-stt --help exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+for opt in --report -o --spec; do
+  check "t2s-stt --help mentions $opt" "$(t grep -q -- "$opt" "$TMP/help")"
+done
+
+run_stt "$TMP/stt.json" "$TMP/err" "$SPEC"
+check "t2s-stt SPEC exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "t2s-stt SPEC: nothing on stderr" "$(t test ! -s "$TMP/err")"
+check "t2s-stt SPEC writes the stt stage" "$(t grep -q '"stage": "stt"' "$TMP/stt.json")"
+run_stt "$TMP/stt_report.json" "$TMP/report" --report "$SPEC"
+check "t2s-stt --report exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "t2s-stt --report: same IR on stdout as without --report" \
+  "$(t cmp -s "$TMP/stt.json" "$TMP/stt_report.json")"
+check "t2s-stt --report: the table is on stderr (PE array, registers, totals)" \
+  "$(t grep -q '^kernel A: PE array j 4 x i 4 (16 PEs), 8 time steps' "$TMP/report")" \
+  "stderr: $(head -n 1 "$TMP/report")"
+check "t2s-stt --report: the table lists the registers and the totals" \
+  "$(t grep -qE '^  total: [0-9]+ values naive, [0-9]+ allocated$' "$TMP/report")"
+check "t2s-stt --report: no JSON on stderr" "$(t test "$(grep -c '"stage"' "$TMP/report")" -eq 0)"
+
+# From merged IR (as in a pipe), from parsed IR, from stdin: the same bytes.
+run_stt "$TMP/out" "$TMP/err" "$TMP/merged.json"
+check "t2s-stt of merged IR equals t2s-stt SPEC" "$(t cmp -s "$TMP/out" "$TMP/stt.json")"
+"$T2S_PARSE" "$SPEC" -o "$TMP/parsed.json"
+run_stt "$TMP/out" "$TMP/err" "$TMP/parsed.json"
+check "t2s-stt of parsed IR equals t2s-stt SPEC" "$(t cmp -s "$TMP/out" "$TMP/stt.json")"
+run_stt "$TMP/out" "$TMP/err" - <"$SPEC"
+check "t2s-stt - < SPEC: exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "t2s-stt - < SPEC: same bytes as the named spec" "$(t cmp -s "$TMP/out" "$TMP/stt.json")"
+"$T2S_MERGE" "$SPEC" | "$T2S_STT" - >"$TMP/stt_pipe.json"
+check "t2s-merge SPEC | t2s-stt - equals t2s-stt SPEC" "$(t cmp -s "$TMP/stt_pipe.json" "$TMP/stt.json")"
+
+# A stage it does not take: its own output.
+run_stt "$TMP/out" "$TMP/err" "$TMP/stt.json"
+check "t2s-stt of stt IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-stt of stt IR: nothing on stdout" "$(t test ! -s "$TMP/out")"
+check "t2s-stt of stt IR: says which stage it takes" \
+  "$(t grep -q "t2s-stt takes merged IR, not the 'stt' stage \[stage\]" "$TMP/err")"
+
+# A spec that t2s-stt refuses: exit 1, a located stt diagnostic, no -o file, nothing left over.
+STT_BAD=testdata/errors/stt_space_loops_not_innermost.t2s
+rm -rf "$TMP/sttdir" && mkdir "$TMP/sttdir"
+run_stt "$TMP/out" "$TMP/err" "$STT_BAD" -o "$TMP/sttdir/out.json"
+check "t2s-stt of a wrong spec exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-stt of a wrong spec: PATH:LINE:COL: error: ... [stt-space-loops]" \
+  "$(t grep -qE "^$STT_BAD:[0-9]+:[0-9]+: error: .+\[stt-space-loops\]\$" <(head -n 1 "$TMP/err"))" \
+  "got: $(head -n 1 "$TMP/err")"
+left="$(ls -A "$TMP/sttdir" | tr '\n' ' ')"
+check "t2s-stt of a wrong spec writes no -o file" "$(t test -z "$left")" "directory holds: $left"
+check "t2s-stt of a wrong spec: nothing on stdout" "$(t test ! -s "$TMP/out")"
+
+# IR of a wrong spec: without --spec the diagnostic says <spec>; with --spec it names the file.
+"$T2S_MERGE" "$STT_BAD" -o "$TMP/stt_bad_merged.json"
+run_stt "$TMP/out" "$TMP/err" "$TMP/stt_bad_merged.json"
+check "t2s-stt of wrong merged IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-stt of merged IR without --spec: <spec>:LINE:COL" \
+  "$(t grep -qE '^<spec>:[0-9]+:[0-9]+: error: .*\[stt-space-loops\]$' <(head -n 1 "$TMP/err"))" \
+  "got: $(head -n 1 "$TMP/err")"
+run_stt "$TMP/out" "$TMP/err" --spec "$STT_BAD" "$TMP/stt_bad_merged.json"
+check "t2s-stt --spec: names the spec file" \
+  "$(t grep -qE "^$STT_BAD:[0-9]+:[0-9]+: error: .*\[stt-space-loops\]\$" <(head -n 1 "$TMP/err"))" \
+  "got: $(head -n 1 "$TMP/err")"
 
 echo "cli_test: $passed ok, $failed failed"
 ((failed == 0))

@@ -2,7 +2,9 @@
 # //testdata:golden_test: for every testdata/specs/NAME.t2s, `t2s-parse` must produce
 # exactly testdata/golden/NAME/parsed.json (byte for byte), the same bytes when the spec comes
 # from stdin, and the same bytes when run twice; `t2s-merge` must turn that parsed.json into
-# exactly testdata/golden/NAME/merged.json, and give the same bytes when given the spec itself.
+# exactly testdata/golden/NAME/merged.json, and give the same bytes when given the spec itself;
+# `t2s-stt` must turn that merged.json into exactly testdata/golden/NAME/stt.json, and give the
+# same bytes when given the spec itself.
 # Regenerate goldens with scripts/update-goldens and review the diff.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
@@ -81,6 +83,35 @@ for spec in "${specs[@]}"; do
     if ((rc != 0)) || ! cmp -s "$out.merged" "$out.merged2"; then
       fail "$name" "\`tools/t2s-merge ${flags[*]:+${flags[*]} }$spec\` (status $rc) differs from merging the parsed IR"
       diff -u "$out.merged" "$out.merged2" | head -n 50 >&2 || true
+    fi
+  fi
+
+  # The stt stage, from the merged golden (as in a pipe) and from the spec itself.
+  stt_golden="testdata/golden/$name/stt.json"
+  stt_cmd="tools/t2s-stt --spec $spec $merged_golden"
+  rc=0
+  [[ ! -f "$merged_golden" ]] || run_stt "$out.stt" "$err.stt" --spec "$spec" "$merged_golden"
+  if [[ ! -f "$merged_golden" ]]; then
+    :  # reported above
+  elif ((rc != 0)); then
+    fail "$name" "\`$stt_cmd\` exited with status $rc; stderr:"
+    sed 's/^/    /' "$err.stt" >&2
+  elif [[ ! -f "$stt_golden" ]]; then
+    fail "$name" "no golden file $stt_golden; create it with scripts/update-goldens"
+  elif ! cmp -s "$stt_golden" "$out.stt"; then
+    fail "$name" "output of \`$stt_cmd\` differs from $stt_golden:"
+    diff -u --label "$stt_golden (expected)" --label "$stt_cmd (actual)" "$stt_golden" \
+      "$out.stt" | head -n 200 >&2 || true
+    echo "    If the change is intended, run scripts/update-goldens and review \`git diff testdata/golden\`." >&2
+  else
+    run_stt "$out.stt2" "$err.stt2" "${flags[@]}" "$spec"
+    stt_spec_cmd="tools/t2s-stt ${flags[*]:+${flags[*]} }$spec"
+    if ((rc != 0)); then
+      fail "$name" "\`$stt_spec_cmd\` exited with status $rc; stderr:"
+      sed 's/^/    /' "$err.stt2" >&2
+    elif ! cmp -s "$out.stt" "$out.stt2"; then
+      fail "$name" "\`$stt_spec_cmd\` differs from \`$stt_cmd\` ($stt_golden):"
+      diff -u --label "$stt_cmd" --label "$stt_spec_cmd" "$out.stt" "$out.stt2" | head -n 50 >&2 || true
     fi
   fi
 

@@ -1,8 +1,9 @@
 # testdata/testlib.sh: shared by the sh_tests in testdata/BUILD (sourced, not run).
 #
 # Under `bazel test`: cd to the runfiles root of the `t2s` workspace and use the t2s-parse that
-# Bazel built as a data dependency. Run by hand from the repository root (`bash
-# testdata/golden_test.sh`): use the checkout and bazel-bin/tools/t2s-parse. $T2S_PARSE overrides.
+# Bazel built as a data dependency (likewise t2s-merge and t2s-stt). Run by hand from the
+# repository root (`bash testdata/golden_test.sh`): use the checkout and bazel-bin/tools/t2s-*.
+# $T2S_PARSE, $T2S_MERGE and $T2S_STT override.
 
 if [[ -n "${TEST_SRCDIR:-}" && -d "${TEST_SRCDIR}/t2s" ]]; then
   cd "${TEST_SRCDIR}/t2s"
@@ -20,6 +21,10 @@ fi
 T2S_MERGE="${T2S_MERGE:-$PWD/tools/t2s-merge}"
 if [[ ! -x "$T2S_MERGE" && -x bazel-bin/tools/t2s-merge ]]; then
   T2S_MERGE="$PWD/bazel-bin/tools/t2s-merge"
+fi
+T2S_STT="${T2S_STT:-$PWD/tools/t2s-stt}"
+if [[ ! -x "$T2S_STT" && -x bazel-bin/tools/t2s-stt ]]; then
+  T2S_STT="$PWD/bazel-bin/tools/t2s-stt"
 fi
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 
@@ -44,4 +49,12 @@ run_merge() {
   shift 2
   rc=0
   "$T2S_MERGE" "$@" >"$out" 2>"$err" || rc=$?
+}
+
+# run_stt OUT ERR ARGS... : run t2s-stt with stdout/stderr to files; sets $rc (never exits).
+run_stt() {
+  local out="$1" err="$2"
+  shift 2
+  rc=0
+  "$T2S_STT" "$@" >"$out" 2>"$err" || rc=$?
 }
