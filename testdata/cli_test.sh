@@ -175,7 +175,7 @@ run_stt "$TMP/out" "$TMP/err" "$TMP/stt.json"
 check "t2s-stt of stt IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
 check "t2s-stt of stt IR: nothing on stdout" "$(t test ! -s "$TMP/out")"
 check "t2s-stt of stt IR: says which stage it takes" \
-  "$(t grep -q "t2s-stt takes merged IR, not the 'stt' stage \[stage\]" "$TMP/err")"
+  "$(t grep -q "t2s-stt takes parsed or merged IR, not the 'stt' stage \[stage\]" "$TMP/err")"
 
 # A spec that t2s-stt refuses: exit 1, a located stt diagnostic, no -o file, nothing left over.
 STT_BAD=testdata/errors/stt_space_loops_not_innermost.t2s

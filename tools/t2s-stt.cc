@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   return tool.run(argc, argv, [&] {
     t2s::Program in = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return s == t2s::Stage::kParsed || s == t2s::Stage::kMerged; },
-        "merged");
+        "parsed or merged");
     if (in.stage == t2s::Stage::kParsed) in = t2s::merge_program(in);
     t2s::Program out = t2s::space_time_transform(in);
     if (report) std::cerr << t2s::stt_report(out);

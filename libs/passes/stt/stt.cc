@@ -12,6 +12,7 @@
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/ir_json.h"
+#include "libs/ir/linear.h"
 #include "libs/ir/visitor.h"
 #include "libs/poly/poly.h"
 
@@ -209,6 +210,13 @@ class KernelTransformer {
     return pairs;
   }
 
+  // The original loops, outermost first: "k, j, i".
+  std::string loop_order() const {
+    std::string s;
+    for (size_t v = names_.size(); v-- > 0;) s += names_[v] + (v ? ", " : "");
+    return s;
+  }
+
   std::string isl_of(const Aff& a) const { return linear_text(a.coeff, isl_, a.constant); }
   std::string text_of(const Aff& a) const { return linear_text(a.coeff, names_, a.constant); }
 
@@ -236,8 +244,10 @@ class KernelTransformer {
                  "' is not a loop of the kernel (its loops, innermost first: " + order + ")",
              "stt-space-loops");
       if (p >= vars.size())
-        fail(what + "s must be the " + std::to_string(vars.size()) +
-                 " innermost loops, adjacent, but '" + v + "' is loop " + std::to_string(p + 1) +
+        fail((vars.size() == 1 ? what + " must be the innermost loop"
+                               : what + "s must be the " + std::to_string(vars.size()) +
+                                     " innermost loops, adjacent") +
+                 ", but '" + v + "' is loop " + std::to_string(p + 1) +
                  " from the inside (loops, innermost first: " + order +
                  "); reorder the loops first",
              "stt-space-loops");
@@ -481,6 +491,11 @@ class KernelTransformer {
     const size_t k = m.size();
     if (k > 8) fail("matrices larger than 8 x 8 are not supported", "stt-unimodular");
     const __int128 det = determinant(m);
+    if (det == 0)
+      fail(
+          "the matrix is singular (determinant 0): it has no inverse, and no reverse mapping "
+          "can recover the source loops",
+          "stt-unimodular");
     if (det != 1 && det != -1)
       fail("the matrix is not unimodular (determinant " +
                std::to_string(static_cast<int64_t>(det)) +
@@ -635,18 +650,10 @@ class KernelTransformer {
     if (args.size() != u.arg_var.size()) return std::nullopt;
     std::vector<int64_t> d(names_.size(), 0);
     for (size_t p = 0; p < args.size(); ++p) {
-      const Expr& a = args[p];
-      const std::string& v = names_[u.arg_var[p]];
-      if (a->kind == ExprKind::kVar && a->name == v) continue;
-      if (a->kind == ExprKind::kBinary &&
-          (a->binary_op == BinaryOp::kAdd || a->binary_op == BinaryOp::kSub) &&
-          a->operands[0]->kind == ExprKind::kVar && a->operands[0]->name == v &&
-          a->operands[1]->kind == ExprKind::kIntImm) {
-        int64_t c = a->operands[1]->int_value;
-        d[u.arg_var[p]] = a->binary_op == BinaryOp::kAdd ? -c : c;
-        continue;
-      }
-      return std::nullopt;
+      std::string var;
+      int64_t offset = 0;
+      if (!simple_arg(args[p], &var, &offset) || var != names_[u.arg_var[p]]) return std::nullopt;
+      d[u.arg_var[p]] = -offset;
     }
     return d;
   }
@@ -728,12 +735,13 @@ class KernelTransformer {
       }
       fail("the schedule computes " + r.func + "(" + reader +
                ") after the iteration that reads it (" +
-               (dt < 0    ? std::to_string(-dt) + " time steps later"
-                : dt == 0 ? "at the same time step, on a PE that runs later"
-                          : "later") +
+               (dt < -1    ? std::to_string(-dt) + " time steps later"
+                : dt == -1 ? "1 time step later"
+                : dt == 0  ? "at the same time step, on a PE that runs later"
+                           : "later") +
                "), breaking the dependence at distance " +
                distance_text(std::vector<int64_t>(r.distance.rbegin(), r.distance.rend())) +
-               " (outermost loop first)",
+               " in loop order (" + loop_order() + ")",
            "stt-dependence");
     }
   }
@@ -1124,9 +1132,12 @@ class KernelTransformer {
 
 Program space_time_transform(const Program& merged) {
   if (merged.stage != Stage::kMerged)
-    throw Diagnostic({},
-                     std::string("t2s-stt takes the merged stage, not ") + stage_name(merged.stage),
-                     "stage");
+    throw Diagnostic(
+        {},
+        std::string("t2s-stt takes the merged stage (or parsed IR or a spec, merged first), "
+                    "not ") +
+            stage_name(merged.stage),
+        "stage");
   Program out = merged;
   out.stage = Stage::kStt;
   out.registers.clear();
