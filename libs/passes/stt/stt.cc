@@ -1200,8 +1200,10 @@ std::string stt_report(const Program& p) {
       out << "  no registers\n";
       continue;
     }
-    out << "  register        func  kind   distance      time distance  naive/PE  allocated/PE  "
-           "naive total  allocated total\n";
+    // Columns as wide as their widest cell.
+    std::vector<std::vector<std::string>> rows = {{"register", "func", "kind", "distance",
+                                                   "time distance", "naive/PE", "allocated/PE",
+                                                   "naive total", "allocated total"}};
     int64_t naive_total = 0, allocated_total = 0;
     for (const Register* r : regs) {
       int64_t pe_count = 1;
@@ -1210,15 +1212,25 @@ std::string stt_report(const Program& p) {
       for (size_t i = 0; i < r->distance.size(); ++i)
         d += (i ? ", " : "") + std::to_string(r->distance[i]);
       d += ")";
-      char line[256];
-      snprintf(line, sizeof line, "  %-15s %-5s %-6s %-13s %13lld  %8lld  %12lld  %11lld  %15lld\n",
-               r->name.c_str(), r->func.c_str(), register_kind_name(r->kind), d.c_str(),
-               static_cast<long long>(r->time_distance), static_cast<long long>(r->naive),
-               static_cast<long long>(r->depth), static_cast<long long>(r->naive * pe_count),
-               static_cast<long long>(r->depth * pe_count));
-      out << line;
+      rows.push_back({r->name, r->func, register_kind_name(r->kind), d,
+                      std::to_string(r->time_distance), std::to_string(r->naive),
+                      std::to_string(r->depth), std::to_string(r->naive * pe_count),
+                      std::to_string(r->depth * pe_count)});
       naive_total += r->naive * pe_count;
       allocated_total += r->depth * pe_count;
+    }
+    std::vector<size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows) {
+      std::string line = " ";
+      for (size_t c = 0; c < row.size(); ++c) {
+        const std::string pad(width[c] - row[c].size(), ' ');
+        // Text columns left-aligned, numbers right-aligned.
+        line += " " + (c < 4 ? row[c] + pad : pad + row[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
     }
     out << "  total: " << naive_total << " values naive, " << allocated_total << " allocated\n";
   }
