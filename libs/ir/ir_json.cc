@@ -1,7 +1,6 @@
 #include "libs/ir/ir_json.h"
 
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "libs/ir/expr_parser.h"
