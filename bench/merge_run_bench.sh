@@ -10,20 +10,8 @@ RUNS="${1:-3}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/t2s-merge-run-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-bazel build -c opt --symlink_prefix=/ //tools:t2s-parse //tools:t2s-merge //tools:t2s-run \
-  >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-bin="$(bazel info -c opt bazel-bin 2>/dev/null)/tools"
-
-# Milliseconds of wall time of one command (its output discarded).
-time_ms() {
-  local start end
-  start=$(date +%s%N)
-  "$@" >/dev/null
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000))
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+source bench/lib.sh
+build_opt_tools //tools:t2s-parse //tools:t2s-merge //tools:t2s-run
 
 echo "== t2s-merge of every spec (parsed IR in, merged IR out), median of $RUNS runs"
 printf '%-28s %8s\n' spec ms

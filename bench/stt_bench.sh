@@ -14,18 +14,8 @@ RUNS="${1:-5}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/t2s-stt-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-bazel build -c opt --symlink_prefix=/ //tools:t2s-parse //tools:t2s-merge //tools:t2s-stt \
-  >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-bin="$(bazel info -c opt bazel-bin 2>/dev/null)/tools"
-
-time_ms() {
-  local start end
-  start=$(date +%s%N)
-  "$@" >/dev/null
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000))
-}
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+source bench/lib.sh
+build_opt_tools //tools:t2s-parse //tools:t2s-merge //tools:t2s-stt
 
 echo "== t2s-stt (merged IR in, stt IR out), median of $RUNS runs, K = 64"
 printf '%-22s %10s %10s %10s\n' spec 4x4 16x16 64x64
