@@ -201,5 +201,30 @@ check "t2s-stt --spec: names the spec file" \
   "$(t grep -qE "^$STT_BAD:[0-9]+:[0-9]+: error: .*\[stt-space-loops\]\$" <(head -n 1 "$TMP/err"))" \
   "got: $(head -n 1 "$TMP/err")"
 
+# t2s-vec and t2s-gather: the whole pipe passes a program without vectorize / gather through
+# (only the stage changes); a vectorize directive is refused with a located diagnostic.
+T2S_VEC="$(dirname "$T2S_STT")/t2s-vec"
+T2S_GATHER="$(dirname "$T2S_STT")/t2s-gather"
+rc=0
+"$T2S_STT" "$SPEC" | "$T2S_VEC" | "$T2S_GATHER" >"$TMP/gathered.json" 2>"$TMP/err" || rc=$?
+check "t2s-stt | t2s-vec | t2s-gather exits 0" "$(t test "$rc" -eq 0)" "status $rc: $(cat "$TMP/err")"
+check "t2s-gather writes the gathered stage" \
+  "$(t grep -q '"stage": "gathered"' "$TMP/gathered.json")"
+"$T2S_STT" "$SPEC" -o "$TMP/stt_ref.json"
+check "t2s-vec and t2s-gather change nothing but the stage" \
+  "$(t cmp -s <(grep -v '"stage"' "$TMP/stt_ref.json") <(grep -v '"stage"' "$TMP/gathered.json"))"
+VG=testdata/specs/vectorize_gather.t2s
+rc=0
+"$T2S_STT" "$VG" -o "$TMP/vg_stt.json"
+"$T2S_VEC" --spec "$VG" "$TMP/vg_stt.json" -o "$TMP/vg_vec.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-vec refuses a vectorize directive (exit 1)" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-vec: located unsupported-directive error" \
+  "$(t grep -qE "^$VG:[0-9]+:[0-9]+: error: vectorize of 'A' is not supported yet.*\[unsupported-directive\]\$" <(head -n 1 "$TMP/err"))" \
+  "got: $(head -n 1 "$TMP/err")"
+check "t2s-vec writes nothing when it refuses" "$(t test ! -e "$TMP/vg_vec.json")"
+rc=0
+"$T2S_VEC" "$TMP/gathered.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-vec of gathered IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+
 echo "cli_test: $passed ok, $failed failed"
 ((failed == 0))
