@@ -133,7 +133,7 @@ class KernelTransformer {
   }
 
   Expr typed(const std::string& text) {
-    return resolve_in_program(parse_expr_text(text, {}), out_, lets_);
+    return resolve_in_program(parse_expr_text(text, {}), out_);
   }
 
   std::string fresh(const std::string& base) {
@@ -347,7 +347,7 @@ class KernelTransformer {
         used_.insert(dst[r]);
       }
     }
-    injective(src, dst, dst_aff);
+    injective(dst, dst_aff);
     TransformStep step;
     if (!d.args[3].items.empty()) {
       reverse_mapping(src, dst, d.args[3], dst_aff, &step);
@@ -378,8 +378,7 @@ class KernelTransformer {
   }
 
   // Two iterations on the same PE at the same step: refused with an example (isl).
-  void injective(const std::vector<std::string>& src, const std::vector<std::string>& dst,
-                 const std::vector<Aff>& dst_aff) {
+  void injective(const std::vector<std::string>& dst, const std::vector<Aff>& dst_aff) {
     std::vector<std::string> other;
     poly::SetText pairs = ordered_pairs(&other);
     for (const Aff& a : dst_aff)
@@ -395,7 +394,6 @@ class KernelTransformer {
     std::string where;
     for (size_t r = 0; r < dst.size(); ++r)
       where += (r ? ", " : "") + dst[r] + " = " + std::to_string(evaluate(dst_aff[r], *witness));
-    (void)src;
     fail("the mapping puts iterations " + point(0) + " and " + point(names_.size()) +
              " on the same PE at the same time step (" + where + ")",
          "stt-injective");
@@ -583,7 +581,6 @@ class KernelTransformer {
         box.constraints.push_back(r + " = " + *isl);
         names[var] = r;
         recover_.emplace_back(var, e);
-        lets_.emplace_back(var, Type::Int(32));
       }
     // The range of every original variable that is not a loop any more; dropped where isl
     // proves it holds on the whole time box.
@@ -984,11 +981,17 @@ class KernelTransformer {
   StmtPtr shift_stmt(const Storage& s) {
     auto sh = make(Stmt::kShift, s.reg.loc);
     sh->name = s.reg.name;
-    for (size_t i = 0; i < space_; ++i) sh->args.push_back(typed(pe_index(i, names_zero())));
+    sh->args = own_pe();
     return sh;
   }
 
-  std::vector<int64_t> names_zero() const { return std::vector<int64_t>(names_.size(), 0); }
+  // This PE's index, one 0-based expression per space loop.
+  std::vector<Expr> own_pe() {
+    std::vector<Expr> index;
+    const std::vector<int64_t> here(names_.size(), 0);
+    for (size_t i = 0; i < space_; ++i) index.push_back(typed(pe_index(i, here)));
+    return index;
+  }
 
   // Statements i.. of the PE body, with lets wrapping what follows them.
   StmtList build(size_t i) {
@@ -1002,7 +1005,6 @@ class KernelTransformer {
     }
     if (u) {
       Expr value = rewrite(body_[i], i)->value;
-      lets_.emplace_back(u->value_name, u->type);
       StmtList inner;
       for (const Storage& s : storage_) {
         if (s.func != u->func || s.none) continue;
@@ -1010,21 +1012,19 @@ class KernelTransformer {
           if (s.reg.depth > 1) inner.push_back(shift_stmt(s));
           auto p = make(Stmt::kProvide, u->loc);
           p->name = s.reg.name;
-          for (size_t k = 0; k < space_; ++k) p->args.push_back(typed(pe_index(k, names_zero())));
+          p->args = own_pe();
           p->args.push_back(make_int(Type::Int(32), 0));
           p->value = make_var(u->value_name, u->type, {});
           inner.push_back(p);
         } else {
           auto push = make(Stmt::kPush, u->loc);
           push->name = s.reg.name;
-          for (size_t k = 0; k < space_; ++k)
-            push->args.push_back(typed(pe_index(k, names_zero())));
+          push->args = own_pe();
           push->value = make_var(u->value_name, u->type, {});
           inner.push_back(maybe_if(shifted_in_domain(s.distance, +1), {push}));
         }
       }
       for (const StmtPtr& s : build(i + 1)) inner.push_back(s);
-      lets_.pop_back();
       tail.push_back(let(u->value_name, value, inner));
     } else {
       tail.push_back(rewrite(body_[i], i));
@@ -1044,12 +1044,7 @@ class KernelTransformer {
   }
 
   void rebuild() {
-    // Lets of the popped FIFO values are in scope where their reads are.
-    for (const Storage& s : storage_)
-      if (!s.none && s.reg.kind == Register::kFifo) lets_.emplace_back(s.value_name, s.reg.type);
     StmtList then_body = build(0);
-    for (const Storage& s : storage_)
-      if (!s.none && s.reg.kind == Register::kFifo) lets_.pop_back();
     std::string cond;
     for (const std::string& c : range_) cond += (cond.empty() ? "" : " && ") + c;
     for (const std::string& c : checks_) cond += (cond.empty() ? "" : " && ") + c;
@@ -1119,7 +1114,6 @@ class KernelTransformer {
   std::vector<int64_t> shape_;
   std::vector<std::pair<std::string, Expr>> recover_;
   std::vector<std::string> range_, checks_;
-  std::vector<std::pair<std::string, Type>> lets_;
 
   size_t current_stmt_ = 0;  // the statement whose reads are being rewritten
   std::map<std::string, Ure> ures_;
