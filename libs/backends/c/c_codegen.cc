@@ -1,0 +1,605 @@
+#include "libs/backends/c/c_codegen.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <unordered_set>
+
+namespace t2s {
+
+namespace {
+
+// C++ and OpenCL C keywords and built-in names a spec name must not shadow in generated code.
+const std::unordered_set<std::string>& reserved_words() {
+  static const std::unordered_set<std::string> words = {
+      // C++17 keywords and alternative tokens.
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr",
+      "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert",
+      "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try",
+      "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+      "wchar_t", "while", "restrict",
+      // OpenCL C qualifiers, types and built-ins the generated code uses.
+      "kernel", "__kernel", "global", "__global", "local", "__local", "constant", "__constant",
+      "private", "__private", "generic", "read_only", "write_only", "read_write", "uniform", "pipe",
+      "channel", "uchar", "ushort", "uint", "ulong", "half", "size_t", "ptrdiff_t", "intptr_t",
+      "uintptr_t", "event_t", "sampler_t", "image1d_t", "image2d_t", "image3d_t",
+      "read_channel_intel", "write_channel_intel", "select", "min", "max", "abs", "fabs", "sqrt",
+      "exp", "log", "pow", "floor", "ceil", "rint", "round", "main", "NAN", "INFINITY",
+      // C++ library names the emulation uses unqualified.
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+      "std", "assert"};
+  return words;
+}
+
+bool is_constant_int(const Expr& e, int64_t* value) {
+  if (e && e->kind == ExprKind::kIntImm) {
+    *value = e->int_value;
+    return true;
+  }
+  return false;
+}
+
+// The short name of a scalar type in helper names: i32, u8, f32, b.
+std::string type_suffix(Type t) {
+  if (t.is_bool()) return "b";
+  return std::string(t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits);
+}
+
+// C operator precedence, lower binds tighter (the standard's table, 1 = postfix).
+constexpr int kPrecedenceAtom = 0;
+constexpr int kPrecedenceUnary = 3;
+constexpr int kPrecedenceTernary = 16;
+
+int binary_precedence(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kMul:
+    case BinaryOp::kDiv:
+    case BinaryOp::kMod:
+      return 5;
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+      return 6;
+    case BinaryOp::kLT:
+    case BinaryOp::kLE:
+    case BinaryOp::kGT:
+    case BinaryOp::kGE:
+      return 9;
+    case BinaryOp::kEQ:
+    case BinaryOp::kNE:
+      return 10;
+    case BinaryOp::kAnd:
+      return 14;
+    case BinaryOp::kOr:
+      return 15;
+  }
+  return kPrecedenceTernary;
+}
+
+std::string parenthesize_above(const std::string& text, int precedence, int limit) {
+  return precedence > limit ? "(" + text + ")" : text;
+}
+
+}  // namespace
+
+std::string c_type_name(Type type, CDialect dialect, const SourceLoc& loc) {
+  if (type.lanes != 1) {
+    throw Diagnostic(loc, "vector type " + type.name() + " is not supported by this target yet",
+                     "emit-type");
+  }
+  if (type.is_bool()) return "bool";
+  if (type.is_float()) {
+    if (type.bits == 32) return "float";
+    if (type.bits == 64) return "double";
+  } else if (type.bits == 8 || type.bits == 16 || type.bits == 32 || type.bits == 64) {
+    if (dialect == CDialect::kCpp) {
+      return std::string(type.is_int() ? "int" : "uint") + std::to_string(type.bits) + "_t";
+    }
+    static const char* const kSigned[] = {"char", "short", "int", "long"};
+    const int which = type.bits == 8 ? 0 : type.bits == 16 ? 1 : type.bits == 32 ? 2 : 3;
+    return std::string(type.is_int() ? "" : "u") + kSigned[which];
+  }
+  throw Diagnostic(loc, "type " + type.name() + " has no C equivalent", "emit-type");
+}
+
+std::string c_identifier(const std::string& name) {
+  if (reserved_words().count(name) || name.rfind("t2s_", 0) == 0) return name + "_";
+  return name;
+}
+
+// One printed expression and the precedence of its outermost operator.
+struct CCodegen::Printed {
+  std::string text;
+  int precedence;
+};
+
+CCodegen::CCodegen(const Program& program, CDialect dialect, CStorage& storage)
+    : program_(program), dialect_(dialect), storage_(storage) {
+  scopes_.emplace_back();
+}
+
+std::string CCodegen::use(const std::string& helper) {
+  used_helpers_.insert(helper);
+  return helper;
+}
+
+std::string CCodegen::expr(const Expr& e) { return print(e).text; }
+
+CCodegen::Printed CCodegen::print(const Expr& e) {
+  if (!e) throw InternalError("emit: missing expression");
+  switch (e->kind) {
+    case ExprKind::kIntImm: {
+      const Type t = e->type;
+      if (t.is_bool()) return {e->int_value ? "true" : "false", kPrecedenceAtom};
+      const std::string type = c_type_name(t, dialect_, e->loc);
+      if (t.is_int()) {
+        const int64_t v = e->int_value;
+        if (t.bits == 64) {
+          // The most negative value has no literal: spell it as an expression.
+          if (v == INT64_MIN) {
+            return {dialect_ == CDialect::kCpp ? "INT64_MIN" : "LONG_MIN", kPrecedenceAtom};
+          }
+          const std::string digits = std::to_string(v);
+          return {dialect_ == CDialect::kCpp ? "INT64_C(" + digits + ")" : digits + "L",
+                  v < 0 ? kPrecedenceUnary : kPrecedenceAtom};
+        }
+        if (t.bits == 32) {
+          if (v == INT32_MIN) return {"(-2147483647 - 1)", kPrecedenceAtom};
+          return {std::to_string(v), v < 0 ? kPrecedenceUnary : kPrecedenceAtom};
+        }
+        return {"(" + type + ")" + std::to_string(v), kPrecedenceUnary};
+      }
+      const uint64_t u = static_cast<uint64_t>(e->int_value);
+      if (t.bits == 64) {
+        return {dialect_ == CDialect::kCpp ? "UINT64_C(" + std::to_string(u) + ")"
+                                           : std::to_string(u) + "UL",
+                kPrecedenceAtom};
+      }
+      if (t.bits == 32) return {std::to_string(u) + "u", kPrecedenceAtom};
+      return {"(" + type + ")" + std::to_string(u) + "u", kPrecedenceUnary};
+    }
+    case ExprKind::kFloatImm: {
+      const bool f32 = e->type.bits == 32;
+      if (e->type.bits != 32 && e->type.bits != 64) c_type_name(e->type, dialect_, e->loc);
+      const double v = e->float_value;
+      if (std::isnan(v)) return {f32 ? "NAN" : "(double)NAN", kPrecedenceUnary};
+      if (std::isinf(v)) {
+        const std::string inf = f32 ? "INFINITY" : "(double)INFINITY";
+        return {v < 0 ? "(-" + inf + ")" : inf, kPrecedenceAtom};
+      }
+      char buffer[64];
+      if (f32) {
+        std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<float>(v));
+      } else {
+        std::snprintf(buffer, sizeof buffer, "%.17g", v);
+      }
+      std::string text = buffer;
+      if (text.find_first_of(".e") == std::string::npos) text += ".0";
+      if (f32) text += "f";
+      return {text, text[0] == '-' ? kPrecedenceUnary : kPrecedenceAtom};
+    }
+    case ExprKind::kVar:
+      return {c_identifier(e->name), kPrecedenceAtom};
+    case ExprKind::kCall:
+      return {call(e), kPrecedenceAtom};
+    case ExprKind::kBinary: {
+      int precedence = kPrecedenceAtom;
+      std::string text = binary(e, &precedence);
+      return {text, precedence};
+    }
+    case ExprKind::kUnary: {
+      const Printed operand = print(e->operands.at(0));
+      const std::string inner = parenthesize_above(operand.text, operand.precedence, 3);
+      if (e->unary_op == UnaryOp::kNot) return {"!" + inner, kPrecedenceUnary};
+      const Type t = e->type;
+      if (t.is_float()) return {"-" + inner, kPrecedenceUnary};
+      if (dialect_ == CDialect::kCpp && (t.bits == 32 || t.bits == 64)) {
+        return {use("t2s_neg_" + type_suffix(t)) + "(" + operand.text + ")", kPrecedenceAtom};
+      }
+      if (t.bits == 32 || t.bits == 64) return {"-" + inner, kPrecedenceUnary};
+      return {"(" + c_type_name(t, dialect_, e->loc) + ")(-" + inner + ")", kPrecedenceUnary};
+    }
+    case ExprKind::kSelect: {
+      if (e->operands.size() != 3 || !e->operands[2]) {
+        throw InternalError("emit: select without a false value reached code generation");
+      }
+      const Printed c = print(e->operands[0]);
+      const Printed a = print(e->operands[1]);
+      const Printed b = print(e->operands[2]);
+      // The condition binds tighter than ?:, the branches are parenthesized unless atoms.
+      return {parenthesize_above(c.text, c.precedence, 15) + " ? " +
+                  parenthesize_above(a.text, a.precedence, 15) + " : " +
+                  parenthesize_above(b.text, b.precedence, 15),
+              kPrecedenceTernary};
+    }
+    case ExprKind::kCast:
+      return {cast(e->type, e->operands.at(0)), kPrecedenceUnary};
+  }
+  throw InternalError("emit: unknown expression kind");
+}
+
+std::string CCodegen::binary(const Expr& e, int* precedence) {
+  const Expr& x = e->operands.at(0);
+  const Expr& y = e->operands.at(1);
+  const Type t = x->type;
+  const BinaryOp op = e->binary_op;
+  const Printed a = print(x);
+  const Printed b = print(y);
+  const std::string suffix = type_suffix(t);
+  // Division and modulo: Halide's, through helpers for every type.
+  if (op == BinaryOp::kDiv || op == BinaryOp::kMod) {
+    const bool div = op == BinaryOp::kDiv;
+    if (t.is_float() && div) {
+      *precedence = 5;
+      return parenthesize_above(a.text, a.precedence, 5) + " / " +
+             parenthesize_above(b.text, b.precedence, 4);
+    }
+    *precedence = kPrecedenceAtom;
+    return use(std::string(div ? "t2s_div_" : "t2s_mod_") + suffix) + "(" + a.text + ", " + b.text +
+           ")";
+  }
+  const int p = binary_precedence(op);
+  const bool arithmetic = op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul;
+  if (arithmetic && t.is_integer()) {
+    if (dialect_ == CDialect::kCpp && (t.bits == 32 || t.bits == 64)) {
+      if (t.is_int()) {
+        static const std::map<BinaryOp, std::string> kNames = {
+            {BinaryOp::kAdd, "add"}, {BinaryOp::kSub, "sub"}, {BinaryOp::kMul, "mul"}};
+        *precedence = kPrecedenceAtom;
+        return use("t2s_" + kNames.at(op) + "_" + suffix) + "(" + a.text + ", " + b.text + ")";
+      }
+    } else if (t.bits < 32) {
+      // Narrow integers are promoted to int (uint16 products through unsigned so that they
+      // cannot overflow int); the result is cast back, which wraps.
+      const std::string type = c_type_name(t, dialect_, e->loc);
+      std::string left = parenthesize_above(a.text, a.precedence, p);
+      std::string right = parenthesize_above(b.text, b.precedence, p - 1);
+      if (t.is_uint() && t.bits == 16 && op == BinaryOp::kMul) {
+        const std::string wide = dialect_ == CDialect::kCpp ? "uint32_t" : "uint";
+        left = "(" + wide + ")" + parenthesize_above(a.text, a.precedence, 3);
+        right = "(" + wide + ")" + parenthesize_above(b.text, b.precedence, 3);
+      }
+      *precedence = kPrecedenceUnary;
+      return "(" + type + ")(" + left + " " + binary_op_spelling(op) + " " + right + ")";
+    }
+  }
+  *precedence = p;
+  // Left-associative: the right operand needs parentheses at equal precedence.
+  return parenthesize_above(a.text, a.precedence, p) + " " + binary_op_spelling(op) + " " +
+         parenthesize_above(b.text, b.precedence, p - 1);
+}
+
+std::string CCodegen::cast(Type to, const Expr& value) {
+  const Type from = value->type;
+  const Printed v = print(value);
+  if (from == to) return v.text;
+  const std::string inner = parenthesize_above(v.text, v.precedence, 3);
+  if (to.is_bool()) return "(" + parenthesize_above(v.text, v.precedence, 9) + " != 0)";
+  const std::string type = c_type_name(to, dialect_, value->loc);
+  if (from.is_float() && !to.is_float()) {
+    return use("t2s_cvt_" + type_suffix(to) + "_" + type_suffix(from)) + "(" + v.text + ")";
+  }
+  return "(" + type + ")" + inner;
+}
+
+std::string CCodegen::call(const Expr& e) {
+  auto print_all = [&](size_t first) {
+    std::vector<std::string> out;
+    for (size_t i = first; i < e->operands.size(); ++i) out.push_back(print(e->operands[i]).text);
+    return out;
+  };
+  auto operand_name = [&]() -> const std::string& {
+    if (e->operands.empty() || e->operands[0]->kind != ExprKind::kVar) {
+      throw InternalError("emit: '" + e->name + "' without a name operand");
+    }
+    return e->operands[0]->name;
+  };
+  switch (e->call_kind) {
+    case CallKind::kImage: {
+      const Input* input = program_.find_input(e->name);
+      if (!input) throw InternalError("emit: unknown input '" + e->name + "'");
+      return storage_.read_input(*input, print_all(0));
+    }
+    case CallKind::kFunc:
+      return storage_.read_func(e->name, print_all(0), e->loc);
+    case CallKind::kChannel: {
+      const Channel* channel = program_.find_channel(operand_name());
+      if (!channel) throw InternalError("emit: unknown channel '" + operand_name() + "'");
+      return storage_.read_channel(*channel, print_all(1), e->loc);
+    }
+    case CallKind::kRegister: {
+      const Register* reg = program_.find_register(e->name);
+      if (!reg || e->operands.empty()) {
+        throw InternalError("emit: bad read of register '" + e->name + "'");
+      }
+      std::vector<std::string> args = print_all(0);
+      const std::string slot = args.back();
+      args.pop_back();
+      return storage_.read_register(*reg, args, slot, e->loc);
+    }
+    case CallKind::kFifo: {
+      const Register* reg = program_.find_register(operand_name());
+      if (!reg) throw InternalError("emit: unknown FIFO '" + operand_name() + "'");
+      return storage_.pop_fifo(*reg, print_all(1), e->loc);
+    }
+    case CallKind::kIntrinsic: {
+      const std::string& name = e->name;
+      if (e->operands.empty()) throw InternalError("emit: intrinsic without operands");
+      const Type t = e->operands[0]->type;
+      const std::vector<std::string> args = print_all(0);
+      if (name == "min" || name == "max" || name == "abs") {
+        if (name == "abs" && t.is_uint()) return args[0];
+        std::string text = use("t2s_" + name + "_" + type_suffix(t)) + "(" + args[0];
+        if (args.size() > 1) text += ", " + args[1];
+        return text + ")";
+      }
+      if (!t.is_float()) throw InternalError("emit: '" + name + "' of " + t.name());
+      // C++: the float overloads of <cmath> (std::sqrt(float) is sqrtf); OpenCL: the built-ins,
+      // which are overloaded; round is Halide's round-half-to-even, rint in both.
+      const std::string function = name == "round" ? "rint" : name;
+      std::string text =
+          (dialect_ == CDialect::kCpp ? "std::" + function : function) + "(" + args[0];
+      for (size_t i = 1; i < args.size(); ++i) text += ", " + args[i];
+      return text + ")";
+    }
+    case CallKind::kUnresolved:
+      break;
+  }
+  throw InternalError("emit: unresolved call of '" + e->name + "'");
+}
+
+void CCodegen::lines(const std::vector<std::string>& text, int indent, std::string* out) {
+  const std::string pad(static_cast<size_t>(indent) * 2, ' ');
+  for (const std::string& line : text) {
+    // Preprocessor lines start in column 0 only when the backend wants that; indent all.
+    *out += pad + line + "\n";
+  }
+}
+
+void CCodegen::stmts(const StmtList& list, int indent, std::string* out) {
+  for (const StmtPtr& s : list) stmt(*s, indent, out);
+}
+
+void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
+  const std::string pad(static_cast<size_t>(indent) * 2, ' ');
+  auto block = [&](const StmtList& body, int body_indent) {
+    scopes_.emplace_back();
+    stmts(body, body_indent, out);
+    scopes_.pop_back();
+  };
+  auto print_args = [&](const std::vector<Expr>& args) {
+    std::vector<std::string> out_args;
+    for (const Expr& a : args) out_args.push_back(expr(a));
+    return out_args;
+  };
+  switch (s.kind) {
+    case Stmt::kFor: {
+      if (s.loop_kind == LoopKind::kUnrolled) lines(storage_.before_unrolled_loop(), indent, out);
+      const std::string var = c_identifier(s.name);
+      const std::string min = expr(s.min);
+      int64_t min_value = 0;
+      const bool zero_min = is_constant_int(s.min, &min_value) && min_value == 0;
+      const Printed extent = print(s.extent);
+      const std::string end =
+          zero_min ? extent.text
+                   : min + " + " + parenthesize_above(extent.text, extent.precedence, 5);
+      const std::string type = c_type_name(Type::Int(32), dialect_);
+      *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
+              var + "++) {\n";
+      block(s.body, indent + 1);
+      *out += pad + "}\n";
+      return;
+    }
+    case Stmt::kLet: {
+      const std::string name = c_identifier(s.name);
+      const std::string declaration = "const " + c_type_name(s.value->type, dialect_, s.loc) + " " +
+                                      name + " = " + expr(s.value) + ";";
+      if (scopes_.back().count(name)) {
+        // The name is taken in this C block: the let gets a block of its own.
+        *out += pad + "{\n";
+        scopes_.emplace_back();
+        scopes_.back().insert(name);
+        *out += pad + "  " + declaration + "\n";
+        stmts(s.body, indent + 1, out);
+        scopes_.pop_back();
+        *out += pad + "}\n";
+        return;
+      }
+      scopes_.back().insert(name);
+      *out += pad + declaration + "\n";
+      stmts(s.body, indent, out);
+      return;
+    }
+    case Stmt::kIf: {
+      const std::string condition = expr(s.value);
+      *out += pad + "if (" + condition + ") {\n";
+      block(s.body, indent + 1);
+      if (!s.else_body.empty()) {
+        *out += pad + "} else {\n";
+        block(s.else_body, indent + 1);
+      }
+      *out += pad + "}\n";
+      return;
+    }
+    case Stmt::kProvide: {
+      const std::string value = expr(s.value);
+      std::vector<std::string> args = print_args(s.args);
+      if (const Register* reg = program_.find_register(s.name)) {
+        if (args.empty()) throw InternalError("emit: register write without a slot");
+        const std::string slot = args.back();
+        args.pop_back();
+        lines(storage_.write_register(*reg, args, slot, value, s.loc), indent, out);
+      } else {
+        lines(storage_.write_func(s.name, args, value, s.loc), indent, out);
+      }
+      return;
+    }
+    case Stmt::kWriteChannel: {
+      const Channel* channel = program_.find_channel(s.name);
+      if (!channel) throw InternalError("emit: unknown channel '" + s.name + "'");
+      const std::string value = expr(s.value);
+      lines(storage_.write_channel(*channel, print_args(s.args), value, s.loc), indent, out);
+      return;
+    }
+    case Stmt::kShift:
+    case Stmt::kPush: {
+      const Register* reg = program_.find_register(s.name);
+      if (!reg) throw InternalError("emit: unknown register '" + s.name + "'");
+      const std::vector<std::string> pe = print_args(s.args);
+      if (s.kind == Stmt::kShift) {
+        lines(storage_.shift_register(*reg, pe, s.loc), indent, out);
+      } else {
+        const std::string value = expr(s.value);
+        lines(storage_.push_fifo(*reg, pe, value, s.loc), indent, out);
+      }
+      return;
+    }
+    case Stmt::kRealize: {
+      *out += pad + "{\n";
+      scopes_.emplace_back();
+      lines(storage_.declare_realize(s, print_args(s.args), print_args(s.extents)), indent + 1,
+            out);
+      stmts(s.body, indent + 1, out);
+      scopes_.pop_back();
+      *out += pad + "}\n";
+      return;
+    }
+    case Stmt::kAlloc:
+      throw Diagnostic(s.loc, "alloc statements are not supported by code generation yet",
+                       "emit-unsupported");
+  }
+  throw InternalError("emit: unknown statement kind");
+}
+
+namespace {
+
+// The definition of one helper, by name (t2s_div_i32, ...).
+std::string helper_definition(const std::string& name, CDialect dialect) {
+  const bool cpp = dialect == CDialect::kCpp;
+  // name = t2s_<op>_<suffix>[_<suffix>]
+  const size_t first = name.find('_', 4);
+  const std::string op = name.substr(4, first - 4);
+  const std::string rest = name.substr(first + 1);
+  auto type_of = [&](const std::string& suffix) {
+    const char code = suffix[0];
+    const int bits = suffix == "b" ? 1 : std::stoi(suffix.substr(1));
+    const Type t = code == 'b'   ? Type::Bool()
+                   : code == 'f' ? Type::Float(bits)
+                   : code == 'i' ? Type::Int(bits)
+                                 : Type::UInt(bits);
+    return t;
+  };
+  const std::string inl = "static inline ";
+  if (op == "cvt") {
+    const size_t sep = rest.find('_');
+    const Type to = type_of(rest.substr(0, sep));
+    const Type from = type_of(rest.substr(sep + 1));
+    const std::string to_name = c_type_name(to, dialect);
+    const std::string from_name = c_type_name(from, dialect);
+    // Truncation toward zero; NaN gives 0; out-of-range values saturate (the interpreter's
+    // float_to_int). The limits are powers of two, exact in float and double.
+    if (to.is_bool()) throw InternalError("emit: float to bool is not a conversion helper");
+    const std::string pow_hi =
+        "(" + from_name + ")0x1p" + std::to_string(to.is_int() ? to.bits - 1 : to.bits);
+    std::string text = inl + to_name + " " + name + "(" + from_name + " x) {\n";
+    text += "  if (x != x) return 0;\n";
+    if (to.is_int()) {
+      const std::string hi = cpp ? "INT" + std::to_string(to.bits) + "_MAX"
+                                 : std::string(to.bits == 8    ? "CHAR_MAX"
+                                               : to.bits == 16 ? "SHRT_MAX"
+                                               : to.bits == 32 ? "INT_MAX"
+                                                               : "LONG_MAX");
+      const std::string lo = cpp ? "INT" + std::to_string(to.bits) + "_MIN"
+                                 : std::string(to.bits == 8    ? "CHAR_MIN"
+                                               : to.bits == 16 ? "SHRT_MIN"
+                                               : to.bits == 32 ? "INT_MIN"
+                                                               : "LONG_MIN");
+      text += "  if (x >= " + pow_hi + ") return " + hi + ";\n";
+      text += "  if (x <= -" + pow_hi + ") return " + lo + ";\n";
+      text += "  return (" + to_name + ")x;\n}\n";
+    } else {
+      const std::string hi = cpp ? "UINT" + std::to_string(to.bits) + "_MAX"
+                                 : std::string(to.bits == 8    ? "UCHAR_MAX"
+                                               : to.bits == 16 ? "USHRT_MAX"
+                                               : to.bits == 32 ? "UINT_MAX"
+                                                               : "ULONG_MAX");
+      text += "  if (x >= " + pow_hi + ") return " + hi + ";\n";
+      text += "  if (x <= -1) return 0;\n";
+      text += "  return (" + to_name + ")x;\n}\n";
+    }
+    return text;
+  }
+  const Type t = type_of(rest);
+  const std::string tn = c_type_name(t, dialect);
+  if (op == "add" || op == "sub" || op == "mul" || op == "neg") {
+    // Signed wrap-around through the unsigned type (C++ only; see c_codegen.h).
+    const std::string un = c_type_name(Type::UInt(t.bits), dialect);
+    if (op == "neg") {
+      return inl + tn + " " + name + "(" + tn + " a) { return (" + tn + ")((" + un + ")0 - (" + un +
+             ")a); }\n";
+    }
+    const char* sign = op == "add" ? "+" : op == "sub" ? "-" : "*";
+    return inl + tn + " " + name + "(" + tn + " a, " + tn + " b) { return (" + tn + ")((" + un +
+           ")a " + sign + " (" + un + ")b); }\n";
+  }
+  if (op == "min" || op == "max") {
+    const char* cmp = op == "min" ? "<" : ">";
+    return inl + tn + " " + name + "(" + tn + " a, " + tn + " b) { return a " + cmp +
+           " b ? a : b; }\n";
+  }
+  if (op == "abs") {
+    if (t.is_float()) {
+      return inl + tn + " " + name + "(" + tn + " a) { return " +
+             (cpp ? std::string("std::fabs") : std::string("fabs")) + "(a); }\n";
+    }
+    // Halide: the result is unsigned, so abs of the most negative value is representable.
+    const std::string un = c_type_name(Type::UInt(t.bits), dialect);
+    return inl + un + " " + name + "(" + tn + " a) { return a < 0 ? (" + un + ")0 - (" + un +
+           ")a : (" + un + ")a; }\n";
+  }
+  if (op == "div" || op == "mod") {
+    const bool div = op == "div";
+    if (t.is_float()) {  // modulo only: Halide's, in the operand type
+      return inl + tn + " " + name + "(" + tn + " a, " + tn + " b) { return a - b * " +
+             (cpp ? "std::floor" : "floor") + "(a / b); }\n";
+    }
+    if (t.is_uint()) {
+      return inl + tn + " " + name + "(" + tn + " a, " + tn + " b) { return b == 0 ? 0 : (" + tn +
+             ")(a " + (div ? "/" : "%") + " b); }\n";
+    }
+    // Signed: Euclidean (halide_div / halide_mod in libs/ir/expr.cc), computed in 64 bits so
+    // that the most negative value divided by -1 wraps as the interpreter's result does.
+    const std::string wide = cpp ? "int64_t" : "long";
+    std::string text = inl + tn + " " + name + "(" + tn + " a, " + tn + " b) {\n";
+    text += "  " + wide + " x = a, y = b;\n";
+    text += "  if (y == 0) return 0;\n";
+    if (div) {
+      text += "  if (y == -1) return (" + tn + ")(" + (cpp ? "uint64_t" : "ulong") +
+              ")(x == " + (cpp ? "INT64_MIN" : "LONG_MIN") + " ? x : -x);\n";
+      text += "  " + wide + " q = x / y, r = x % y;\n";
+      text += "  if (r < 0) q = y > 0 ? q - 1 : q + 1;\n";
+      text += "  return (" + tn + ")q;\n}\n";
+    } else {
+      text += "  if (y == -1) return 0;\n";
+      text += "  " + wide + " r = x % y;\n";
+      text += "  if (r < 0) r += y > 0 ? y : -y;\n";
+      text += "  return (" + tn + ")r;\n}\n";
+    }
+    return text;
+  }
+  throw InternalError("emit: unknown helper '" + name + "'");
+}
+
+}  // namespace
+
+std::string CCodegen::helper_definitions() const {
+  std::string out;
+  for (const std::string& name : used_helpers_) out += helper_definition(name, dialect_);
+  return out;
+}
+
+}  // namespace t2s

@@ -1,0 +1,127 @@
+// The C-family code generator that the OpenCL device code, the OpenCL host program and the C++
+// emulation share: IR expressions and statements (merged stage on) printed as OpenCL C or C++17
+// with Halide's arithmetic, bit for bit as the reference interpreter (libs/exec) computes it.
+//
+// What differs between backends (how inputs, Func storage, channels and registers are stored
+// and accessed) is asked of a CStorage; everything else (types, literals, operators, Halide's
+// division and modulo, saturating float-to-int casts, intrinsics, loops, lets, ifs) is here.
+//
+// Arithmetic, as the interpreter computes it (LANGUAGE.md section 4):
+//   - integer division and modulo are Euclidean (halide_div / halide_mod), 0 for a zero
+//     divisor: helper functions t2s_div_<t> / t2s_mod_<t>;
+//   - integers wrap (two's complement). C++ (kCpp): signed 32- and 64-bit +, -, * and negation
+//     go through the unsigned type (t2s_add_i32, ...) since signed overflow is undefined in C++;
+//     8- and 16-bit results are cast back to their type. OpenCL (kOpenCl): int and long use
+//     the plain operators (the FPGA datapath wraps), narrower types are cast back;
+//   - float to integer casts truncate, map NaN to 0 and saturate (t2s_cvt_<to>_<from>);
+//   - min / max are `a < b ? a : b` / `a > b ? a : b`; round is round-half-to-even; abs of a
+//     signed integer gives the unsigned type;
+//   - select is lazy (`c ? a : b`), && and || short-circuit, as in the interpreter.
+// Floating-point code must be compiled without contraction (-ffp-contract=off) to agree with
+// the interpreter bit for bit.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "libs/ir/program.h"
+
+namespace t2s {
+
+enum class CDialect { kOpenCl, kCpp };
+
+// The scalar type's name: OpenCL `char short int long uchar ushort uint ulong float double bool`,
+// C++ `int8_t ... uint64_t float double bool`. Throws Diagnostic (rule `emit-type`) at `loc` for
+// a type neither has (float16, vectors).
+std::string c_type_name(Type type, CDialect dialect, const SourceLoc& loc = {});
+
+// `name` as a C identifier that cannot collide with a keyword of C++ or OpenCL C, a built-in of
+// either, or the generator's own names (which start with `t2s_`): such names get a trailing
+// underscore.
+std::string c_identifier(const std::string& name);
+
+// How a backend stores what a kernel touches. Index and value arguments are C expressions,
+// already printed (each safe to use as a function argument or array subscript). Statement hooks
+// return complete C statements, one per line, without indentation.
+class CStorage {
+ public:
+  virtual ~CStorage() = default;
+  // A read of ImageParam `input` at `index` (one per dimension, first argument first).
+  virtual std::string read_input(const Input& input, const std::vector<std::string>& index) = 0;
+  // A Func's storage: a program buffer, or the innermost enclosing realize of the kernel.
+  virtual std::string read_func(const std::string& func, const std::vector<std::string>& index,
+                                const SourceLoc& loc) = 0;
+  virtual std::vector<std::string> write_func(const std::string& func,
+                                              const std::vector<std::string>& index,
+                                              const std::string& value, const SourceLoc& loc) = 0;
+  // A realize statement: the declarations of the Func's local storage, printed before its body
+  // (inside a block of its own).
+  virtual std::vector<std::string> declare_realize(const Stmt& realize,
+                                                   const std::vector<std::string>& mins,
+                                                   const std::vector<std::string>& extents) = 0;
+  // Channels: `read_channel(ch, index...)` and `write_channel`.
+  virtual std::string read_channel(const Channel& channel, const std::vector<std::string>& index,
+                                   const SourceLoc& loc) = 0;
+  virtual std::vector<std::string> write_channel(const Channel& channel,
+                                                 const std::vector<std::string>& index,
+                                                 const std::string& value,
+                                                 const SourceLoc& loc) = 0;
+  // Registers (docs/ir.md, "The stt stage"): `pe` is the PE index in the order of the IR's
+  // arguments (innermost space loop first).
+  virtual std::string read_register(const Register& reg, const std::vector<std::string>& pe,
+                                    const std::string& slot, const SourceLoc& loc) = 0;
+  virtual std::vector<std::string> write_register(const Register& reg,
+                                                  const std::vector<std::string>& pe,
+                                                  const std::string& slot, const std::string& value,
+                                                  const SourceLoc& loc) = 0;
+  virtual std::vector<std::string> shift_register(const Register& reg,
+                                                  const std::vector<std::string>& pe,
+                                                  const SourceLoc& loc) = 0;
+  virtual std::vector<std::string> push_fifo(const Register& reg,
+                                             const std::vector<std::string>& pe,
+                                             const std::string& value, const SourceLoc& loc) = 0;
+  virtual std::string pop_fifo(const Register& reg, const std::vector<std::string>& pe,
+                               const SourceLoc& loc) = 0;
+  // Lines printed before the body of an unrolled loop (OpenCL: `#pragma unroll`).
+  virtual std::vector<std::string> before_unrolled_loop() { return {}; }
+};
+
+// Prints the expressions and statements of one program. Records which helper functions the
+// printed code uses; helper_definitions() gives their definitions, to be placed before the code.
+class CCodegen {
+ public:
+  CCodegen(const Program& program, CDialect dialect, CStorage& storage);
+
+  // A C expression (fully parenthesized where precedence requires).
+  std::string expr(const Expr& e);
+  // Appends the statements, indented by `indent` levels of 2 spaces, to `out`.
+  void stmts(const StmtList& list, int indent, std::string* out);
+
+  // The definitions of every helper function used so far, in a fixed order (`static inline`
+  // functions; OpenCL C or C++ per dialect).
+  std::string helper_definitions() const;
+
+  const Program& program() const { return program_; }
+  CDialect dialect() const { return dialect_; }
+
+ private:
+  struct Printed;
+  Printed print(const Expr& e);
+  std::string use(const std::string& helper);
+  std::string binary(const Expr& e, int* precedence);
+  std::string call(const Expr& e);
+  std::string cast(Type to, const Expr& value);
+  void stmt(const Stmt& s, int indent, std::string* out);
+  void lines(const std::vector<std::string>& text, int indent, std::string* out);
+
+  const Program& program_;
+  CDialect dialect_;
+  CStorage& storage_;
+  std::set<std::string> used_helpers_;
+  // Names declared in each open C block (innermost last): a let whose name is not declared in
+  // the current block needs no block of its own.
+  std::vector<std::set<std::string>> scopes_;
+};
+
+}  // namespace t2s
