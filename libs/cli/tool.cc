@@ -192,12 +192,14 @@ Program Tool::read_input_program_or_spec(const std::function<bool(Stage)>& accep
   return parse_spec(sources_, frontend_options());
 }
 
-void Tool::write_output(const std::string& text) {
+void Tool::write_output(const std::string& text) { write_output_to(output_, text); }
+
+void Tool::write_output_to(const std::string& path, const std::string& text) {
   struct stat in, out;
-  if (input_ != "-" && output_ != "-" && stat(input_.c_str(), &in) == 0 &&
-      stat(output_.c_str(), &out) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-    throw IoError("the output '" + output_ + "' is the input file; refusing to overwrite it");
-  write_file_atomically(output_, text);
+  if (input_ != "-" && path != "-" && stat(input_.c_str(), &in) == 0 &&
+      stat(path.c_str(), &out) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+    throw IoError("the output '" + path + "' is the input file; refusing to overwrite it");
+  write_file_atomically(path, text);
 }
 
 namespace {

@@ -67,6 +67,8 @@ class Tool {
 
   // Writes the output; refuses to replace the input file itself (IoError).
   void write_output(const std::string& text);
+  // Writes a second output file (`path`, "-" = standard output) the same way.
+  void write_output_to(const std::string& path, const std::string& text);
 
   // Parses the command line and runs `body`, mapping every outcome to an exit code.
   int run(int argc, char** argv, const std::function<void()>& body);
