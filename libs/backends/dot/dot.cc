@@ -1,0 +1,739 @@
+#include "libs/backends/dot/dot.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "libs/backends/text/text.h"
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/visitor.h"
+
+namespace t2s {
+
+namespace {
+
+// At most this many PE nodes per kernel, and at most kMaxColumns of them in one row once the
+// array is cut.
+constexpr int64_t kMaxPes = 256;
+constexpr int64_t kMaxColumns = 16;
+// Loops per line in a cluster label.
+constexpr size_t kLoopsPerLine = 4;
+
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+
+// The text of a DOT double-quoted string.
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      // dropped: labels are one line each
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string quote(const std::string& s) { return "\"" + escape(s) + "\""; }
+
+// A label of several centred lines.
+std::string label(const std::vector<std::string>& lines) {
+  std::string out = "\"";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += "\\n";
+    out += escape(lines[i]);
+  }
+  return out + "\"";
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string type_name(const Type& t) { return t.known() ? t.name() : std::string("unknown"); }
+
+std::string expr_text(const Expr& e) { return e ? print_expr(e) : std::string("?"); }
+
+std::string range_text(const Expr& min, const Expr& extent) {
+  if (min && extent) return print_range(min, extent);
+  return "[" + expr_text(min) + ", ?)";
+}
+
+// Saturating arithmetic on sizes read from a document.
+int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t p;
+  if (__builtin_mul_overflow(a, b, &p)) return INT64_MAX;
+  return p;
+}
+
+struct Loop {
+  std::string var;
+  Expr min, extent;
+  LoopKind kind;
+};
+
+// Every loop of `list`, outermost first (pre-order).
+void collect_loops(const StmtList& list, std::vector<Loop>* out) {
+  for (const StmtPtr& s : list) {
+    if (!s) continue;
+    if (s->kind == Stmt::kFor) out->push_back({s->name, s->min, s->extent, s->loop_kind});
+    collect_loops(s->body, out);
+    collect_loops(s->else_body, out);
+  }
+}
+
+// Calls `f` on every expression of `list` (statement by statement, in order).
+template <typename F>
+void for_each_stmt_expr(const StmtList& list, F&& f) {
+  for (const StmtPtr& s : list) {
+    if (!s) continue;
+    auto visit = [&](const Expr& e) {
+      if (e) for_each_expr(e, f);
+    };
+    visit(s->min);
+    visit(s->extent);
+    for (const Expr& a : s->args) visit(a);
+    for (const Expr& a : s->extents) visit(a);
+    visit(s->value);
+    for_each_stmt_expr(s->body, f);
+    for_each_stmt_expr(s->else_body, f);
+  }
+}
+
+// Names written by a `provide` anywhere in `list`.
+void collect_provides(const StmtList& list, std::set<std::string>* out) {
+  for (const StmtPtr& s : list) {
+    if (!s) continue;
+    if (s->kind == Stmt::kProvide) out->insert(s->name);
+    collect_provides(s->body, out);
+    collect_provides(s->else_body, out);
+  }
+}
+
+// The PE array of a kernel as drawn.
+struct Grid {
+  bool present = false;              // the kernel has a PE array
+  bool symbolic = false;             // extents not known: one node
+  std::vector<std::string> extents;  // symbolic: the extents, innermost first
+  std::vector<int64_t> shape;        // innermost first
+  int64_t cols = 0, rows = 0, total = 0;
+  bool total_saturated = false;
+  int64_t cols_drawn = 0, rows_drawn = 0;
+
+  int64_t drawn() const { return cols_drawn * rows_drawn; }
+  bool cut() const { return drawn() < total || total_saturated; }
+};
+
+struct KernelView {
+  const Kernel* kernel = nullptr;
+  std::vector<Loop> loops;
+  std::vector<std::string> space_vars;  // unrolled loops, innermost first
+  std::vector<Expr> space_extents;      // innermost first
+  std::vector<const Register*> registers;
+  Grid grid;
+  std::string cluster;
+  std::string in_anchor, out_anchor;  // nodes that edges into / out of the cluster attach to
+};
+
+class DotPrinter {
+ public:
+  explicit DotPrinter(const Program& p) : p_(p) {}
+
+  std::string run() {
+    build_views();
+    out_ << "// t2s design, stage " << stage_name(p_.stage) << ": render with dot -Tsvg\n";
+    out_ << "digraph \"t2s\" {\n";
+    std::vector<std::string> title = {std::string("t2s design (stage ") + stage_name(p_.stage) +
+                                      ")"};
+    if (!p_.output.func.empty()) title.push_back("output " + p_.output.func);
+    out_ << "  graph [compound=true, labelloc=t, fontsize=14, nodesep=0.35, ranksep=0.5, label="
+         << label(title) << "];\n";
+    out_ << "  node [fontsize=10];\n";
+    out_ << "  edge [fontsize=9];\n";
+    inputs();
+    for (const KernelView& kv : views_) kernel(kv);
+    missing_kernels();
+    buffers();
+    register_edges();
+    channel_edges();
+    data_edges();
+    out_ << "}\n";
+    return out_.str();
+  }
+
+ private:
+  // ---- analysis ----
+
+  void build_views() {
+    for (const Kernel& k : p_.kernels) {
+      KernelView kv;
+      kv.kernel = &k;
+      kv.cluster = "cluster_" + k.name;
+      collect_loops(k.body, &kv.loops);
+      std::set<std::string> seen;
+      for (auto it = kv.loops.rbegin(); it != kv.loops.rend(); ++it) {
+        if (it->kind != LoopKind::kUnrolled || !seen.insert(it->var).second) continue;
+        kv.space_vars.push_back(it->var);
+        kv.space_extents.push_back(it->extent);
+      }
+      for (const Register& r : p_.registers)
+        if (r.kernel == k.name) kv.registers.push_back(&r);
+      kv.grid = make_grid(kv);
+      if (!kv.grid.present) {
+        kv.in_anchor = kv.out_anchor = "kernel." + k.name;
+      } else if (kv.grid.symbolic) {
+        kv.in_anchor = kv.out_anchor = k.name + "_pe_array";
+      } else {
+        kv.in_anchor = pe_name(k.name, coords(kv.grid, 0, 0));
+        kv.out_anchor =
+            kv.grid.cut()
+                ? k.name + "_pe_more"
+                : pe_name(k.name, coords(kv.grid, kv.grid.rows_drawn - 1, kv.grid.cols_drawn - 1));
+      }
+      views_.push_back(std::move(kv));
+    }
+  }
+
+  static Grid make_grid(const KernelView& kv) {
+    Grid g;
+    for (const Register* r : kv.registers) {
+      if (!r->shape.empty()) {
+        g.shape = r->shape;
+        break;
+      }
+    }
+    if (g.shape.empty()) {
+      if (kv.space_vars.empty()) return g;  // no PE array
+      bool constant = true;
+      for (const Expr& e : kv.space_extents) {
+        if (e && e->kind == ExprKind::kIntImm && e->int_value > 0) {
+          g.shape.push_back(e->int_value);
+        } else {
+          constant = false;
+        }
+      }
+      if (!constant) {
+        g.present = g.symbolic = true;
+        g.shape.clear();
+        for (const Expr& e : kv.space_extents) g.extents.push_back(expr_text(e));
+        return g;
+      }
+    }
+    g.present = true;
+    for (int64_t s : g.shape) {
+      if (s <= 0) {
+        g.symbolic = true;
+        for (int64_t v : g.shape) g.extents.push_back(std::to_string(v));
+        g.shape.clear();
+        return g;
+      }
+    }
+    g.cols = g.shape[0];
+    g.rows = 1;
+    for (size_t q = 1; q < g.shape.size(); ++q) g.rows = sat_mul(g.rows, g.shape[q]);
+    g.total = sat_mul(g.cols, g.rows);
+    g.total_saturated = g.total == INT64_MAX;
+    if (g.total <= kMaxPes && !g.total_saturated) {
+      g.cols_drawn = g.cols;
+      g.rows_drawn = g.rows;
+    } else {
+      g.cols_drawn = std::min(g.cols, kMaxColumns);
+      g.rows_drawn = std::min(g.rows, kMaxPes / g.cols_drawn);
+    }
+    return g;
+  }
+
+  // The PE index (innermost first) of drawn position (row, col).
+  static std::vector<int64_t> coords(const Grid& g, int64_t row, int64_t col) {
+    std::vector<int64_t> c(g.shape.size());
+    c[0] = col;
+    for (size_t q = 1; q < g.shape.size(); ++q) {
+      c[q] = row % g.shape[q];
+      row /= g.shape[q];
+    }
+    return c;
+  }
+
+  // Whether PE `c` (in range) is among the drawn ones.
+  static bool drawn(const Grid& g, const std::vector<int64_t>& c) {
+    if (c[0] >= g.cols_drawn) return false;
+    int64_t row = 0;
+    for (size_t q = g.shape.size(); q-- > 1;) {
+      row = sat_mul(row, g.shape[q]);
+      if (__builtin_add_overflow(row, c[q], &row) || row >= g.rows_drawn) return false;
+    }
+    return row < g.rows_drawn;
+  }
+
+  static std::string pe_name(const std::string& kernel, const std::vector<int64_t>& c) {
+    std::string s = kernel + "_pe";
+    for (int64_t v : c) s += "_" + std::to_string(v);
+    return s;
+  }
+
+  static std::string pe_label(const std::vector<int64_t>& c) {
+    std::string s = "PE(";
+    for (size_t q = 0; q < c.size(); ++q) {
+      if (q) s += ", ";
+      s += std::to_string(c[q]);
+    }
+    return s + ")";
+  }
+
+  static std::optional<int64_t> parse_int(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    size_t i = text[0] == '-' ? 1 : 0;
+    if (i == text.size() || text.size() - i > 18) return std::nullopt;
+    int64_t v = 0;
+    for (; i < text.size(); ++i) {
+      if (text[i] < '0' || text[i] > '9') return std::nullopt;
+      v = v * 10 + (text[i] - '0');
+    }
+    return text[0] == '-' ? -v : v;
+  }
+
+  static std::optional<size_t> index_of(const std::vector<std::string>& v, const std::string& s) {
+    auto it = std::find(v.begin(), v.end(), s);
+    if (it == v.end()) return std::nullopt;
+    return static_cast<size_t>(it - v.begin());
+  }
+
+  // The space part of `r`'s distance, innermost space loop first, from `distance` (through the
+  // matrix of a general space_time_transform for a space loop that is not a Func argument).
+  std::optional<std::vector<int64_t>> offset_from_distance(const KernelView& kv,
+                                                           const Register& r) const {
+    const Func* f = p_.find_func(r.func);
+    if (!f) return std::nullopt;
+    std::vector<int64_t> d;
+    for (const std::string& v : kv.space_vars) {
+      if (auto a = index_of(f->args, v)) {
+        if (*a >= r.distance.size()) return std::nullopt;
+        d.push_back(r.distance[*a]);
+        continue;
+      }
+      std::optional<int64_t> m = offset_from_matrix(v, *f, r);
+      if (!m) return std::nullopt;
+      d.push_back(*m);
+    }
+    return d;
+  }
+
+  // Row `v` of the matrix of a general space_time_transform on r's kernel applied to r's
+  // distance.
+  std::optional<int64_t> offset_from_matrix(const std::string& v, const Func& f,
+                                            const Register& r) const {
+    for (const Directive& dir : p_.directives) {
+      if (dir.name != "space_time_transform" || (dir.func != r.kernel && dir.func != r.func))
+        continue;
+      if (dir.args.size() < 3 || dir.args[0].kind != DirectiveArg::kList ||
+          dir.args[1].kind != DirectiveArg::kList || dir.args[2].kind != DirectiveArg::kList)
+        continue;
+      const std::vector<DirectiveArg>& src = dir.args[0].items;
+      const std::vector<DirectiveArg>& dst = dir.args[1].items;
+      const std::vector<DirectiveArg>& rows = dir.args[2].items;
+      for (size_t k = 0; k < dst.size() && k < rows.size(); ++k) {
+        if (dst[k].text != v || rows[k].kind != DirectiveArg::kList) continue;
+        const std::vector<DirectiveArg>& row = rows[k].items;
+        if (row.size() != src.size()) return std::nullopt;
+        int64_t sum = 0;
+        for (size_t s = 0; s < src.size(); ++s) {
+          std::optional<int64_t> coef = parse_int(row[s].text);
+          std::optional<size_t> a = index_of(f.args, src[s].text);
+          if (!coef || !a || *a >= r.distance.size()) return std::nullopt;
+          int64_t term;
+          if (__builtin_mul_overflow(*coef, r.distance[*a], &term) ||
+              __builtin_add_overflow(sum, term, &sum))
+            return std::nullopt;
+        }
+        return sum;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The offset at which the kernel reads `r`: `A_shreg(i, j - 1, 0)` in PE (i, j) reads the
+  // value of PE (i, j - 1), written at offset (0, 1) from the reader. The first read that has
+  // the form `v`, `v - c` or `v + c` in every space argument decides.
+  std::optional<std::vector<int64_t>> offset_from_reads(const KernelView& kv,
+                                                        const Register& r) const {
+    size_t n = kv.space_vars.size();
+    std::optional<std::vector<int64_t>> found;
+    for_each_stmt_expr(kv.kernel->body, [&](const Expr& e) {
+      if (found || e->kind != ExprKind::kCall || e->operands.size() != n + 1) return;
+      size_t first;
+      if (e->call_kind == CallKind::kRegister && e->name == r.name) {
+        first = 0;
+      } else if (e->call_kind == CallKind::kFifo && e->operands[0] &&
+                 e->operands[0]->kind == ExprKind::kVar && e->operands[0]->name == r.name) {
+        first = 1;
+      } else {
+        return;
+      }
+      std::vector<int64_t> d;
+      for (size_t q = 0; q < n; ++q) {
+        std::optional<int64_t> o = read_offset(e->operands[first + q], kv.space_vars[q]);
+        if (!o) return;
+        d.push_back(*o);
+      }
+      found = d;
+    });
+    return found;
+  }
+
+  static bool is_var(const Expr& e, const std::string& v) {
+    return e && e->kind == ExprKind::kVar && e->name == v;
+  }
+
+  // c for `v - c`, -c for `v + c` or `c + v`, 0 for `v`.
+  static std::optional<int64_t> read_offset(const Expr& e, const std::string& v) {
+    if (is_var(e, v)) return 0;
+    if (!e || e->kind != ExprKind::kBinary || e->operands.size() != 2) return std::nullopt;
+    const Expr& a = e->operands[0];
+    const Expr& b = e->operands[1];
+    auto imm = [](const Expr& x) { return x && x->kind == ExprKind::kIntImm; };
+    if (e->binary_op == BinaryOp::kSub && is_var(a, v) && imm(b)) return b->int_value;
+    if (e->binary_op == BinaryOp::kAdd && is_var(a, v) && imm(b) && b->int_value != INT64_MIN)
+      return -b->int_value;
+    if (e->binary_op == BinaryOp::kAdd && imm(a) && is_var(b, v) && a->int_value != INT64_MIN)
+      return -a->int_value;
+    return std::nullopt;
+  }
+
+  std::optional<std::vector<int64_t>> space_offset(const KernelView& kv, const Register& r) const {
+    if (kv.space_vars.size() != kv.grid.shape.size()) return std::nullopt;
+    if (auto d = offset_from_distance(kv, r)) return d;
+    return offset_from_reads(kv, r);
+  }
+
+  // ---- output ----
+
+  void inputs() {
+    if (p_.inputs.empty()) return;
+    out_ << "\n  // inputs\n";
+    for (const Input& in : p_.inputs) {
+      std::string shape =
+          in.extents.empty() ? std::to_string(in.dims) + "-D" : join(in.extents, " x ");
+      out_ << "  " << quote("input." + in.name) << " [shape=parallelogram, style=filled, "
+           << "fillcolor=\"#fff4d6\", label=" << label({in.name, type_name(in.type) + " " + shape})
+           << "];\n";
+    }
+  }
+
+  std::vector<std::string> loop_lines(const char* title, const KernelView& kv,
+                                      const std::vector<LoopKind>& kinds) const {
+    std::vector<std::string> parts;
+    for (const Loop& l : kv.loops)
+      if (std::find(kinds.begin(), kinds.end(), l.kind) != kinds.end())
+        parts.push_back(l.var + " in " + range_text(l.min, l.extent));
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < parts.size(); i += kLoopsPerLine) {
+      std::vector<std::string> chunk(parts.begin() + i,
+                                     parts.begin() + std::min(parts.size(), i + kLoopsPerLine));
+      lines.push_back((i == 0 ? std::string(title) + ": " : std::string("  ")) + join(chunk, ", "));
+    }
+    return lines;
+  }
+
+  void kernel(const KernelView& kv) {
+    const Kernel& k = *kv.kernel;
+    bool device = k.place == Place::kDevice;
+    std::vector<std::string> title = {k.name + (device ? " (device)" : " (host)")};
+    auto add = [&](std::vector<std::string> lines) {
+      title.insert(title.end(), lines.begin(), lines.end());
+    };
+    if (kv.grid.present) {
+      add(loop_lines("time", kv, {LoopKind::kSerial}));
+      add(loop_lines("space", kv, {LoopKind::kUnrolled}));
+    } else {
+      add(loop_lines("loops", kv, {LoopKind::kSerial, LoopKind::kUnrolled}));
+    }
+    add(loop_lines("vectorized", kv, {LoopKind::kVectorized}));
+
+    out_ << "\n  // kernel " << k.name << "\n";
+    out_ << "  subgraph " << quote(kv.cluster) << " {\n";
+    out_ << "    label=" << label(title) << ";\n";
+    out_ << "    style=\"rounded,filled\"; color=\"" << (device ? "#4a6fa5" : "#7a7a7a")
+         << "\"; fillcolor=\"" << (device ? "#eaf1fb" : "#f2f2f2") << "\";\n";
+    out_ << "    node [shape=box, style=\"rounded,filled\", fillcolor=white];\n";
+    const Grid& g = kv.grid;
+    if (!g.present) {
+      out_ << "    " << quote(kv.in_anchor) << " [label=" << label({k.name}) << "];\n";
+    } else if (g.symbolic) {
+      out_ << "    " << quote(kv.in_anchor)
+           << " [label=" << label({"PE array", join(g.extents, " x ") + " PEs"}) << "];\n";
+    } else {
+      pe_grid(kv);
+    }
+    out_ << "  }\n";
+  }
+
+  void pe_grid(const KernelView& kv) {
+    const Grid& g = kv.grid;
+    const std::string& name = kv.kernel->name;
+    for (int64_t row = 0; row < g.rows_drawn; ++row) {
+      out_ << "    { rank=same;";
+      for (int64_t col = 0; col < g.cols_drawn; ++col) {
+        std::vector<int64_t> c = coords(g, row, col);
+        out_ << " " << quote(pe_name(name, c)) << " [label=" << label({pe_label(c)}) << "];";
+      }
+      out_ << " }\n";
+    }
+    // Keep the rows in order and the columns aligned.
+    for (int64_t row = 0; row < g.rows_drawn; ++row) {
+      for (int64_t col = 0; col < g.cols_drawn; ++col) {
+        std::string here = quote(pe_name(name, coords(g, row, col)));
+        if (col + 1 < g.cols_drawn)
+          out_ << "    " << here << " -> " << quote(pe_name(name, coords(g, row, col + 1)))
+               << " [style=invis];\n";
+        if (row + 1 < g.rows_drawn)
+          out_ << "    " << here << " -> " << quote(pe_name(name, coords(g, row + 1, col)))
+               << " [style=invis, weight=100];\n";
+      }
+    }
+    if (g.cut()) {
+      std::vector<std::string> shape;
+      for (int64_t s : g.shape) shape.push_back(std::to_string(s));
+      std::string omitted = g.total_saturated
+                                ? std::string("more than ") + std::to_string(INT64_MAX - g.drawn())
+                                : std::to_string(g.total - g.drawn());
+      std::string all = join(shape, " x ") + " = " +
+                        (g.total_saturated ? std::string("more than ") + std::to_string(INT64_MAX)
+                                           : std::to_string(g.total)) +
+                        " PEs";
+      out_ << "    " << quote(kv.out_anchor) << " [shape=note, style=filled, fillcolor=white, "
+           << "label="
+           << label({"... " + omitted + " more PEs not drawn",
+                     "PE array " + all + "; drawn: " + std::to_string(g.rows_drawn) + " x " +
+                         std::to_string(g.cols_drawn)})
+           << "];\n";
+      out_ << "    " << quote(pe_name(name, coords(g, g.rows_drawn - 1, 0))) << " -> "
+           << quote(kv.out_anchor) << " [style=invis];\n";
+    }
+  }
+
+  const KernelView* view(const std::string& kernel) const {
+    for (const KernelView& kv : views_)
+      if (kv.kernel->name == kernel) return &kv;
+    return nullptr;
+  }
+
+  // Kernels named by channels or registers that the program does not have.
+  void missing_kernels() {
+    std::set<std::string> missing;
+    for (const Channel& c : p_.channels) {
+      if (!view(c.producer)) missing.insert(c.producer);
+      if (!view(c.consumer)) missing.insert(c.consumer);
+    }
+    for (const Register& r : p_.registers)
+      if (!view(r.kernel)) missing.insert(r.kernel);
+    if (missing.empty()) return;
+    out_ << "\n  // kernels named in channels or registers but not defined\n";
+    for (const std::string& m : missing)
+      out_ << "  " << quote("kernel." + m)
+           << " [shape=box, style=dashed, label=" << label({m, "(no such kernel)"}) << "];\n";
+  }
+
+  void buffers() {
+    if (p_.buffers.empty()) return;
+    out_ << "\n  // buffers\n";
+    for (const Buffer& b : p_.buffers) {
+      std::vector<std::string> dims;
+      for (size_t i = 0; i < b.mins.size() || i < b.extents.size(); ++i)
+        dims.push_back(range_text(i < b.mins.size() ? b.mins[i] : nullptr,
+                                  i < b.extents.size() ? b.extents[i] : nullptr));
+      std::string head = b.name + (b.name == p_.output.func ? " (output)" : "");
+      out_ << "  " << quote("buffer." + b.name) << " [shape=cylinder, style=filled, "
+           << "fillcolor=\"#e3f4e1\", label="
+           << label({head, type_name(b.type) + (dims.empty() ? "" : " " + join(dims, " x "))})
+           << "];\n";
+    }
+  }
+
+  static std::string register_label(const Register& r) {
+    if (r.kind == Register::kFifo) return r.name + " fifo depth " + std::to_string(r.depth);
+    return r.name + " shift x" + std::to_string(r.depth);
+  }
+
+  // Self-loops of one node: all the registers that stay on it, one edge with one line each
+  // (several loops on one node would draw their labels on top of each other).
+  struct SelfLoops {
+    std::vector<std::string> order;
+    std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> loops;
+
+    void add(const std::string& node, const std::string& line, const std::string& color) {
+      auto it = loops.find(node);
+      if (it == loops.end()) {
+        order.push_back(node);
+        it = loops
+                 .emplace(node,
+                          std::make_pair(std::vector<std::string>(), std::vector<std::string>()))
+                 .first;
+      }
+      it->second.first.push_back(line);
+      it->second.second.push_back(color);
+    }
+  };
+
+  void register_edges() {
+    if (p_.registers.empty()) return;
+    out_ << "\n  // registers: an edge from the PE that writes a value to the PE that reads it\n";
+    SelfLoops self;
+    for (size_t ri = 0; ri < p_.registers.size(); ++ri) {
+      const Register& r = p_.registers[ri];
+      std::string color = kPalette[ri % (sizeof(kPalette) / sizeof(kPalette[0]))];
+      std::string attrs = "color=\"" + color + "\", fontcolor=\"" + color + "\"";
+      const KernelView* kv = view(r.kernel);
+      if (!kv || !kv->grid.present || kv->grid.symbolic) {
+        // One node stands for the whole kernel or array.
+        self.add(kv ? kv->in_anchor : "kernel." + r.kernel, register_label(r), color);
+        continue;
+      }
+      const Grid& g = kv->grid;
+      std::optional<std::vector<int64_t>> d = space_offset(*kv, r);
+      if (!d) {
+        self.add(kv->in_anchor, register_label(r) + " (PE offset unknown)", color);
+        continue;
+      }
+      bool zero = true;
+      for (int64_t v : *d) zero = zero && v == 0;
+      // The invisible edges of the grid alone place the PEs. An edge within one row (a
+      // `rank=same` subgraph) is a flat edge: it would reorder the row (constraint=false keeps
+      // it out), and dot's router fails on labelled flat edges in both directions next to each
+      // other ("lost edge"), so it carries an external label (xlabel), placed after the layout.
+      // Other edges get weight 0 so that they do not pull the columns askew.
+      bool flat = (*d)[0] != 0;
+      for (size_t q = 1; q < d->size(); ++q) flat = flat && (*d)[q] == 0;
+      for (int64_t row = 0; row < g.rows_drawn; ++row) {
+        for (int64_t col = 0; col < g.cols_drawn; ++col) {
+          std::vector<int64_t> from = coords(g, row, col);
+          if (zero) {
+            self.add(pe_name(kv->kernel->name, from), register_label(r), color);
+            continue;
+          }
+          std::vector<int64_t> to = from;
+          bool inside = true;
+          for (size_t q = 0; q < to.size() && inside; ++q)
+            inside = !__builtin_add_overflow(from[q], (*d)[q], &to[q]) && to[q] >= 0 &&
+                     to[q] < g.shape[q];
+          if (!inside || !drawn(g, to)) continue;
+          out_ << "  " << quote(pe_name(kv->kernel->name, from)) << " -> "
+               << quote(pe_name(kv->kernel->name, to)) << " [" << (flat ? "xlabel=" : "label=")
+               << label({register_label(r)}) << ", " << attrs
+               << (flat ? ", constraint=false" : ", weight=0") << "];\n";
+        }
+      }
+    }
+    for (const std::string& node : self.order) {
+      const auto& [lines, colors] = self.loops.at(node);
+      // A colour list draws one parallel line per register.
+      std::string color = join(colors, ":");
+      out_ << "  " << quote(node) << " -> " << quote(node) << " [label=" << label(lines)
+           << ", color=\"" << color << "\", fontcolor=\""
+           << (colors.size() == 1 ? colors[0] : std::string("black")) << "\"];\n";
+    }
+  }
+
+  std::string anchor_out(const std::string& kernel) const {
+    const KernelView* kv = view(kernel);
+    return kv ? kv->out_anchor : "kernel." + kernel;
+  }
+  std::string anchor_in(const std::string& kernel) const {
+    const KernelView* kv = view(kernel);
+    return kv ? kv->in_anchor : "kernel." + kernel;
+  }
+  std::string cluster_attr(const char* attr, const std::string& kernel) const {
+    const KernelView* kv = view(kernel);
+    return kv ? std::string(", ") + attr + "=" + quote(kv->cluster) : std::string();
+  }
+
+  void channel_edges() {
+    if (p_.channels.empty()) return;
+    out_ << "\n  // channels\n";
+    for (const Channel& c : p_.channels) {
+      std::vector<std::string> text = {c.name + " (depth " + std::to_string(c.depth) + ")"};
+      if (!c.dims.empty()) {
+        std::vector<std::string> dims;
+        int64_t n = 1;
+        for (int64_t d : c.dims) {
+          dims.push_back(std::to_string(d));
+          n = sat_mul(n, d);
+        }
+        text.push_back("array " + join(dims, " x ") + " = " + std::to_string(n) + " channels");
+      }
+      out_ << "  " << quote(anchor_out(c.producer)) << " -> " << quote(anchor_in(c.consumer))
+           << " [label=" << label(text) << ", style=bold, color=\"#444444\"";
+      if (c.producer != c.consumer)
+        out_ << cluster_attr("ltail", c.producer) << cluster_attr("lhead", c.consumer);
+      out_ << "];\n";
+    }
+  }
+
+  // Inputs to the kernels that read them, kernels to the buffers they write, buffers to the
+  // kernels that read them.
+  void data_edges() {
+    std::vector<std::string> lines;
+    for (const KernelView& kv : views_) {
+      const std::string& name = kv.kernel->name;
+      std::set<std::string> images, funcs;
+      for_each_stmt_expr(kv.kernel->body, [&](const Expr& e) {
+        if (e->kind != ExprKind::kCall) return;
+        if (e->call_kind == CallKind::kImage) images.insert(e->name);
+        if (e->call_kind == CallKind::kFunc) funcs.insert(e->name);
+      });
+      std::set<std::string> written;
+      collect_provides(kv.kernel->body, &written);
+      for (const std::string& in : images) {
+        if (!p_.find_input(in)) continue;
+        lines.push_back("  " + quote("input." + in) + " -> " + quote(kv.in_anchor) +
+                        " [color=\"#b08000\"" + cluster_attr("lhead", name) + "];\n");
+      }
+      for (const std::string& f : funcs) {
+        if (!p_.find_buffer(f)) continue;
+        lines.push_back("  " + quote("buffer." + f) + " -> " + quote(kv.in_anchor) +
+                        " [color=\"#2e7d32\", style=dashed" + cluster_attr("lhead", name) + "];\n");
+      }
+      for (const std::string& f : written) {
+        if (!p_.find_buffer(f)) continue;
+        lines.push_back("  " + quote(kv.out_anchor) + " -> " + quote("buffer." + f) +
+                        " [color=\"#2e7d32\"" + cluster_attr("ltail", name) + "];\n");
+      }
+    }
+    if (lines.empty()) return;
+    out_ << "\n  // data: inputs read, buffers written and read\n";
+    for (const std::string& l : lines) out_ << l;
+  }
+
+  const Program& p_;
+  std::vector<KernelView> views_;
+  std::ostringstream out_;
+};
+
+}  // namespace
+
+std::string emit_dot(const Program& program) {
+  if (program.stage == Stage::kParsed) {
+    throw Diagnostic({},
+                     "the dot target needs a program of the merged stage or later (got stage "
+                     "'parsed'; run t2s-merge first)",
+                     "emit-stage");
+  }
+  return DotPrinter(program).run();
+}
+
+}  // namespace t2s

@@ -1,0 +1,365 @@
+#include "libs/backends/dot/dot.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "libs/backends/text/test_programs.h"
+#include "libs/ir/expr.h"
+#include "libs/ir/program.h"
+
+namespace t2s {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+int count(const std::string& text, const std::string& pattern) {
+  std::regex re(pattern);
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+StmtPtr loop(const std::string& var, Expr extent, LoopKind kind, StmtList body) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::kFor;
+  s->name = var;
+  s->min = make_int(Type::Int(32), 0);
+  s->extent = extent;
+  s->loop_kind = kind;
+  s->body = std::move(body);
+  return s;
+}
+
+Expr i32(int64_t v) { return make_int(Type::Int(32), v); }
+
+// A program built by hand: a 2 x 3 x 4 PE array without registers, an array of symbolic
+// extent, a kernel whose name needs escaping, and a register whose PE offset cannot be known.
+Program hand_built() {
+  Program p;
+  p.stage = Stage::kGathered;
+  auto provide = std::make_shared<Stmt>();
+  provide->kind = Stmt::kProvide;
+  provide->name = "R";
+  provide->args = {make_var("c"), make_var("b"), make_var("a"), i32(0)};
+  provide->value = i32(1);
+  p.kernels.push_back({"T",
+                       Place::kDevice,
+                       {loop("a", i32(2), LoopKind::kUnrolled,
+                             {loop("b", i32(3), LoopKind::kUnrolled,
+                                   {loop("c", i32(4), LoopKind::kUnrolled, {provide})})})},
+                       {}});
+  p.kernels.push_back({"S",
+                       Place::kHost,
+                       {loop("t", i32(5), LoopKind::kSerial,
+                             {loop("u", make_var("n"), LoopKind::kUnrolled,
+                                   {loop("v", i32(4), LoopKind::kVectorized, {})})})},
+                       {}});
+  p.kernels.push_back({"we\"ird", Place::kHost, {}, {}});
+  p.funcs.push_back({"F", Type::Int(32), {"x", "y"}, Place::kDevice, true, "", nullptr, {}, {}});
+  Register r;
+  r.name = "R";
+  r.func = "F";
+  r.kernel = "T";
+  r.type = Type::Int(32);
+  r.shape = {4, 3, 2};
+  r.depth = 2;
+  r.distance = {1, 0};
+  p.registers.push_back(r);
+  p.channels.push_back({"S_to_weird", Type::Int(32), {2, 2}, 3, "S", "we\"ird", {}});
+  return p;
+}
+
+// A linear array s in [0, 4) whose registers get their PE offset each way: through the matrix
+// of a general space_time_transform (s = i + j), straight from `distance` (G's argument is s),
+// and from the kernel's reads (H's arguments say nothing about s).
+Program offsets_program() {
+  Program p;
+  p.stage = Stage::kStt;
+  p.funcs.push_back({"F", Type::Int(32), {"i", "j"}, Place::kDevice, true, "", nullptr, {}, {}});
+  p.funcs.push_back({"G", Type::Int(32), {"s", "t"}, Place::kDevice, true, "", nullptr, {}, {}});
+  p.funcs.push_back({"H", Type::Int(32), {"x"}, Place::kDevice, true, "", nullptr, {}, {}});
+  using A = DirectiveArg;
+  p.directives.push_back(
+      {"K",
+       "space_time_transform",
+       {A::list({A::expr("i"), A::expr("j")}), A::list({A::expr("s"), A::expr("t")}),
+        A::list({A::list({A::expr("1"), A::expr("1")}), A::list({A::expr("0"), A::expr("1")})})},
+       {}});
+  auto reg = [&](const std::string& name, const std::string& func, std::vector<int64_t> distance,
+                 Register::Kind kind) {
+    Register r;
+    r.name = name;
+    r.func = func;
+    r.kernel = "K";
+    r.type = Type::Int(32);
+    r.kind = kind;
+    r.shape = {4};
+    r.distance = std::move(distance);
+    p.registers.push_back(r);
+  };
+  reg("R1", "F", {1, 0}, Register::kShift);   // s offset 1 + 0 = 1
+  reg("R2", "F", {1, -1}, Register::kShift);  // 1 - 1 = 0: stays in the PE
+  reg("R3", "G", {2, 0}, Register::kShift);   // 2 (its read below disagrees: distance wins)
+  reg("R4", "H", {1}, Register::kShift);      // from the read R4(s - 1, 0): 1
+  reg("R5", "H", {1}, Register::kFifo);       // from the read pop(R5, 3 + s): -3
+  reg("R6", "H", {1}, Register::kShift);      // from the read R6(s + 2, 0): -2
+  Type t = Type::Int(32);
+  Expr s = make_var("s");
+  auto read = [&](const std::string& r, Expr index) {
+    return make_call(r, CallKind::kRegister, t, {index, i32(0)});
+  };
+  Expr value = make_binary(
+      BinaryOp::kAdd,
+      make_binary(BinaryOp::kAdd, read("R3", make_binary(BinaryOp::kSub, s, i32(1), t)),
+                  read("R4", make_binary(BinaryOp::kSub, s, i32(1), t)), t),
+      make_binary(BinaryOp::kAdd,
+                  make_call("pop", CallKind::kFifo, t,
+                            {make_var("R5"), make_binary(BinaryOp::kAdd, i32(3), s, t)}),
+                  read("R6", make_binary(BinaryOp::kAdd, s, i32(2), t)), t),
+      t);
+  auto provide = std::make_shared<Stmt>();
+  provide->kind = Stmt::kProvide;
+  provide->name = "R1";
+  provide->args = {s, i32(0)};
+  provide->value = value;
+  p.kernels.push_back(
+      {"K",
+       Place::kDevice,
+       {loop("t", i32(9), LoopKind::kSerial, {loop("s", i32(4), LoopKind::kUnrolled, {provide})})},
+       {}});
+  return p;
+}
+
+TEST(DotTest, OffsetsFromDistanceMatrixAndReads) {
+  std::string dot = emit_dot(offsets_program());
+  EXPECT_TRUE(contains(dot, "\"K_pe_0\" -> \"K_pe_1\" [xlabel=\"R1 shift x1\"")) << dot;
+  EXPECT_EQ(count(dot, "xlabel=\"R1 shift x1\""), 3);
+  EXPECT_TRUE(contains(dot, "\"K_pe_2\" -> \"K_pe_2\" [label=\"R2 shift x1\""));
+  EXPECT_TRUE(contains(dot, "\"K_pe_1\" -> \"K_pe_3\" [xlabel=\"R3 shift x1\""));
+  EXPECT_EQ(count(dot, "xlabel=\"R3 shift x1\""), 2);
+  EXPECT_TRUE(contains(dot, "\"K_pe_2\" -> \"K_pe_3\" [xlabel=\"R4 shift x1\""));
+  EXPECT_TRUE(contains(dot, "\"K_pe_3\" -> \"K_pe_0\" [xlabel=\"R5 fifo depth 1\""));
+  EXPECT_EQ(count(dot, "R5 fifo depth 1"), 1);
+  EXPECT_TRUE(contains(dot, "\"K_pe_2\" -> \"K_pe_0\" [xlabel=\"R6 shift x1\""));
+  EXPECT_EQ(count(dot, "R6 shift x1"), 2);
+  EXPECT_FALSE(contains(dot, "offset unknown"));
+}
+
+TEST(DotTest, GemmIsA4x4GridOfPes) {
+  std::string dot = emit_dot(testing::gemm_stt());
+  EXPECT_EQ(dot.find("digraph \"t2s\" {\n"), dot.find('\n') + 1) << dot;
+  EXPECT_TRUE(contains(dot, "compound=true"));
+  EXPECT_EQ(count(dot, R"re("A_pe_\d+_\d+" \[label="PE\(\d+, \d+\)"\])re"), 16) << dot;
+  EXPECT_TRUE(contains(dot, "\"A_pe_1_2\" [label=\"PE(1, 2)\"];"));
+  EXPECT_FALSE(contains(dot, "A_pe_4_"));
+  EXPECT_FALSE(contains(dot, "_pe_more"));
+  // Four rows (j) of four PEs (i).
+  EXPECT_EQ(count(dot, R"re(\{ rank=same;( "A_pe_\d_\d" \[label="PE\(\d, \d\)"\];){4} \})re"), 4);
+  EXPECT_TRUE(contains(dot, "{ rank=same; \"A_pe_0_2\" [label=\"PE(0, 2)\"]; \"A_pe_1_2\""));
+  EXPECT_TRUE(contains(dot,
+                       "label=\"A (device)\\ntime: k in [0, 8)\\nspace: j in [0, 4), "
+                       "i in [0, 4)\";"));
+  // A moves along j (distance (0, 1, 0)), B along i, C stays in the PE.
+  EXPECT_TRUE(contains(dot, "\"A_pe_2_0\" -> \"A_pe_2_1\" [label=\"A_shreg shift x1\""));
+  EXPECT_TRUE(contains(dot, "\"A_pe_0_3\" -> \"A_pe_1_3\" [xlabel=\"B_shreg shift x1\""));
+  EXPECT_EQ(count(dot, R"re(-> "A_pe_\d_\d" \[label="A_shreg shift x1")re"), 12);
+  EXPECT_EQ(count(dot, R"re(-> "A_pe_\d_\d" \[xlabel="B_shreg shift x1")re"), 12);
+  EXPECT_EQ(count(dot, R"re("(A_pe_\d_\d)" -> "\1" \[label="C_shreg shift x1")re"), 16);
+  EXPECT_FALSE(contains(dot, "\"A_pe_3_0\" -> \"A_pe_4_0\""));
+  // Inputs into the kernel's cluster, the kernel into the output buffer.
+  EXPECT_TRUE(contains(dot, "\"input.a\" [shape=parallelogram"));
+  EXPECT_TRUE(
+      contains(dot, "\"input.a\" -> \"A_pe_0_0\" [color=\"#b08000\", lhead=\"cluster_A\"]"));
+  EXPECT_TRUE(contains(dot, "\"input.b\" -> \"A_pe_0_0\""));
+  EXPECT_TRUE(contains(dot, "\"buffer.c\" [shape=cylinder"));
+  EXPECT_TRUE(contains(dot, "label=\"c (output)\\nfloat32 [0, 4) x [0, 4)\""));
+  EXPECT_TRUE(
+      contains(dot, "\"A_pe_3_3\" -> \"buffer.c\" [color=\"#2e7d32\", ltail=\"cluster_A\"]"));
+  ASSERT_GE(dot.size(), 2u);
+  EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
+}
+
+TEST(DotTest, FifoEdgesWithDepths) {
+  std::string dot = emit_dot(testing::seed000_abc_stt());
+  EXPECT_EQ(count(dot, R"re("A_pe_\d" \[label="PE\(\d\)"\])re"), 10) << dot;
+  // A_fifo: distance (1, 0, 0) along the space loop i: PE(p) -> PE(p + 1).
+  EXPECT_TRUE(contains(dot, "\"A_pe_0\" -> \"A_pe_1\" [xlabel=\"A_fifo fifo depth 9\""));
+  EXPECT_TRUE(contains(dot, "\"A_pe_8\" -> \"A_pe_9\" [xlabel=\"A_fifo fifo depth 9\""));
+  EXPECT_EQ(count(dot, "A_fifo fifo depth 9"), 9);
+  // B and C stay in their PE: one self-loop per PE listing both, drawn in both colours.
+  EXPECT_TRUE(contains(dot,
+                       "\"A_pe_4\" -> \"A_pe_4\" [label=\"B_fifo fifo depth 10\\nC_fifo fifo "
+                       "depth 3\", color=\"#d62728:#2ca02c\""))
+      << dot;
+  EXPECT_EQ(count(dot, R"re("(A_pe_\d)" -> "\1" )re"), 10);
+  EXPECT_TRUE(contains(dot,
+                       "label=\"A (host)\\ntime: t1 in [0, 55), t2 in [0, 28)\\nspace: i "
+                       "in [0, 10)\";"));
+}
+
+TEST(DotTest, ChannelsBetweenKernelClusters) {
+  std::string dot = emit_dot(testing::isolate_consumer_stt());
+  for (const char* k : {"feederA", "A", "drainer", "collector"})
+    EXPECT_TRUE(contains(dot, std::string("subgraph \"cluster_") + k + "\" {")) << k;
+  // Kernels without a PE array are one node.
+  EXPECT_TRUE(contains(dot, "\"kernel.drainer\" [label=\"drainer\"];"));
+  EXPECT_TRUE(contains(dot, "label=\"drainer (device)\\nloops: j in [0, 4), i in [0, 4)\";"));
+  EXPECT_TRUE(contains(dot,
+                       "\"kernel.drainer\" -> \"kernel.collector\" [label=\"drainer_to_collector "
+                       "(depth 4)\", style=bold, color=\"#444444\", ltail=\"cluster_drainer\", "
+                       "lhead=\"cluster_collector\"];"))
+      << dot;
+  EXPECT_TRUE(contains(dot,
+                       "\"kernel.feederA\" -> \"A_pe_0_0\" [label=\"feederA_to_A (depth 0)\", "
+                       "style=bold, color=\"#444444\", ltail=\"cluster_feederA\", "
+                       "lhead=\"cluster_A\"];"));
+  // Out of the array from its last PE, so that the consumer is laid out below it.
+  EXPECT_TRUE(
+      contains(dot, "\"A_pe_3_3\" -> \"kernel.drainer\" [label=\"c_to_drainer (depth 0)\""));
+  EXPECT_EQ(count(dot, R"re(\(depth \d\)")re"), 3);
+  // a is read by feederA, b by A; collector writes the output buffer.
+  EXPECT_TRUE(contains(dot, "\"input.a\" -> \"kernel.feederA\""));
+  EXPECT_FALSE(contains(dot, "\"input.a\" -> \"A_pe_0_0\""));
+  EXPECT_TRUE(contains(dot, "\"input.b\" -> \"A_pe_0_0\""));
+  EXPECT_TRUE(contains(dot, "\"kernel.collector\" -> \"buffer.collector\""));
+}
+
+TEST(DotTest, GeneralTransformMapsTheDistanceThroughItsMatrix) {
+  // PE s = i: B (distance (1, 0, 0)) moves to the next PE; A (0, 1, 0) and C (0, 0, 1) stay.
+  std::string dot = emit_dot(testing::gemm_projection_stt());
+  EXPECT_EQ(count(dot, R"re("A_pe_\d" -> "A_pe_\d" \[xlabel="B_shreg shift x1")re"), 3) << dot;
+  EXPECT_TRUE(contains(dot, "\"A_pe_2\" -> \"A_pe_3\" [xlabel=\"B_shreg shift x1\""));
+  EXPECT_TRUE(
+      contains(dot, "\"A_pe_0\" -> \"A_pe_0\" [label=\"A_shreg shift x8\\nC_shreg shift x1\""));
+}
+
+TEST(DotTest, ThreeDimensionalArrayFlattenedIntoRows) {
+  std::string dot = emit_dot(testing::vectorize_gather_stt());
+  // Shape (kk, i, j) = (4, 4, 4): 16 rows of 4 PEs.
+  EXPECT_EQ(
+      count(dot, R"re(\{ rank=same;( "A_pe_\d_\d_\d" \[label="PE\(\d, \d, \d\)"\];){4} \})re"), 16)
+      << dot;
+  // C_shreg (distance -3 along kk) goes back along the row, C_shreg_2 (1) forward; flat edges
+  // do not reorder the row.
+  EXPECT_TRUE(contains(dot,
+                       "\"A_pe_3_2_1\" -> \"A_pe_0_2_1\" [xlabel=\"C_shreg shift x1\", "
+                       "color=\"#2ca02c\", fontcolor=\"#2ca02c\", constraint=false];"));
+  EXPECT_TRUE(contains(dot, "\"A_pe_0_2_1\" -> \"A_pe_1_2_1\" [xlabel=\"C_shreg_2 shift x1\""));
+  EXPECT_EQ(count(dot, "xlabel=\"C_shreg shift x1\""), 16);
+  EXPECT_EQ(count(dot, "xlabel=\"C_shreg_2 shift x1\""), 48);
+  // A (along j, the outermost) jumps four rows; B (along i) one row.
+  EXPECT_TRUE(contains(dot, "\"A_pe_1_2_0\" -> \"A_pe_1_2_1\" [label=\"A_shreg shift x1\""));
+  EXPECT_TRUE(contains(dot, "\"A_pe_1_2_0\" -> \"A_pe_1_3_0\" [label=\"B_shreg shift x1\""));
+}
+
+TEST(DotTest, LargeArrayIsCut) {
+  std::string dot = emit_dot(testing::gemm_stt(64));
+  EXPECT_EQ(count(dot, R"re("A_pe_\d+_\d+" \[label="PE\(\d+, \d+\)"\])re"), 256);
+  EXPECT_TRUE(contains(dot, "\"A_pe_15_15\" [label=\"PE(15, 15)\"]"));
+  EXPECT_FALSE(contains(dot, "\"A_pe_16_"));
+  EXPECT_FALSE(contains(dot, "_16\""));
+  EXPECT_TRUE(contains(dot, "\"A_pe_more\" [shape=note"));
+  EXPECT_TRUE(contains(dot,
+                       "... 3840 more PEs not drawn\\nPE array 64 x 64 = 4096 PEs; drawn: "
+                       "16 x 16"))
+      << dot.substr(0, 2000);
+  EXPECT_TRUE(contains(dot,
+                       "label=\"A (device)\\ntime: k in [0, 8)\\nspace: j in [0, 64), i in "
+                       "[0, 64)\";"));
+  // Edges only between drawn PEs; the output leaves from the ellipsis node.
+  EXPECT_TRUE(contains(dot, "\"A_pe_14_15\" -> \"A_pe_15_15\" [xlabel=\"B_shreg shift x1\""));
+  EXPECT_TRUE(contains(dot, "\"A_pe_more\" -> \"buffer.c\""));
+  EXPECT_LT(dot.size(), 200000u);
+  // Far larger arrays stay as small.
+  EXPECT_LT(emit_dot(testing::gemm_stt(4096)).size(), dot.size() + 100);
+}
+
+TEST(DotTest, HandBuiltShapes) {
+  std::string dot = emit_dot(hand_built());
+  // Shape (4, 3, 2) innermost first: rows of 4 PEs (c), 3 x 2 = 6 rows, b varying fastest.
+  EXPECT_EQ(count(dot, R"re("T_pe_\d_\d_\d" \[label="PE\(\d, \d, \d\)"\])re"), 24) << dot;
+  EXPECT_EQ(
+      count(dot, R"re(\{ rank=same;( "T_pe_\d_\d_\d" \[label="PE\(\d, \d, \d\)"\];){4} \})re"), 6);
+  EXPECT_TRUE(contains(dot, "{ rank=same; \"T_pe_0_1_0\" [label=\"PE(0, 1, 0)\"]; \"T_pe_1_1_0\""));
+  size_t row1 = dot.find("{ rank=same; \"T_pe_0_1_0\"");
+  size_t row3 = dot.find("{ rank=same; \"T_pe_0_0_1\"");
+  ASSERT_NE(row3, std::string::npos);
+  EXPECT_LT(row1, row3);
+  // F's arguments are not T's space loops and nothing reads R: the offset is unknown.
+  EXPECT_TRUE(contains(dot,
+                       "\"T_pe_0_0_0\" -> \"T_pe_0_0_0\" [label=\"R shift x2 (PE offset "
+                       "unknown)\""));
+  // An extent that is not a constant: one node.
+  EXPECT_TRUE(contains(dot, "\"S_pe_array\" [label=\"PE array\\nn x 4 PEs\"];") ||
+              contains(dot, "\"S_pe_array\" [label=\"PE array\\nn PEs\"];"))
+      << dot;
+  EXPECT_TRUE(contains(dot,
+                       "label=\"S (host)\\ntime: t in [0, 5)\\nspace: u in [0, n)\\n"
+                       "vectorized: v in [0, 4)\";"));
+  // Quotes are escaped.
+  EXPECT_TRUE(contains(dot, "subgraph \"cluster_we\\\"ird\" {"));
+  EXPECT_TRUE(contains(dot, "\"kernel.we\\\"ird\" [label=\"we\\\"ird\"];"));
+  EXPECT_TRUE(contains(dot, "[label=\"S_to_weird (depth 3)\\narray 2 x 2 = 4 channels\""));
+}
+
+TEST(DotTest, Deterministic) {
+  std::string first = emit_dot(testing::isolate_consumer_stt());
+  EXPECT_EQ(first, emit_dot(testing::isolate_consumer_stt()));
+  EXPECT_EQ(emit_dot(hand_built()), emit_dot(hand_built()));
+  EXPECT_FALSE(contains(first, "0x"));
+}
+
+TEST(DotTest, RefusesTheParsedStage) {
+  Program p;
+  p.stage = Stage::kParsed;
+  try {
+    emit_dot(p);
+    FAIL() << "expected a Diagnostic";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "emit-stage");
+  }
+}
+
+// Graphviz renders every picture without a warning (skipped where dot is not installed).
+TEST(DotTest, GraphvizRendersWithoutWarnings) {
+  const char* dot_tool = "/usr/bin/dot";
+  if (access(dot_tool, X_OK) != 0) GTEST_SKIP() << "graphviz is not installed";
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string dir = tmp ? tmp : "/tmp";
+  struct Case {
+    const char* name;
+    Program program;
+  };
+  Case cases[] = {{"gemm", testing::gemm_stt()},
+                  {"gemm64", testing::gemm_stt(64)},
+                  {"seed000_abc", testing::seed000_abc_stt()},
+                  {"isolate_consumer", testing::isolate_consumer_stt()},
+                  {"gemm_projection", testing::gemm_projection_stt()},
+                  {"vectorize_gather", testing::vectorize_gather_stt()},
+                  {"ar_filter", testing::ar_filter_merged()},
+                  {"hand_built", hand_built()},
+                  {"offsets", offsets_program()}};
+  for (const Case& c : cases) {
+    std::string in = dir + "/" + c.name + ".dot";
+    std::string err = dir + "/" + c.name + ".err";
+    std::ofstream(in) << emit_dot(c.program);
+    std::string command =
+        std::string(dot_tool) + " -Tsvg " + in + " -o " + dir + "/" + c.name + ".svg 2> " + err;
+    EXPECT_EQ(std::system(command.c_str()), 0) << c.name;
+    std::ifstream errors(err);
+    std::string text((std::istreambuf_iterator<char>(errors)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "") << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace t2s

@@ -1,0 +1,280 @@
+#include "libs/backends/text/text.h"
+
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "libs/ir/expr_printer.h"
+
+namespace t2s {
+
+namespace {
+
+std::string expr_or_null(const Expr& e) { return e ? print_expr(e) : std::string("<none>"); }
+
+std::string join_exprs(const std::vector<Expr>& es, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < es.size(); ++i) {
+    if (i) out += sep;
+    out += expr_or_null(es[i]);
+  }
+  return out;
+}
+
+std::string join_strings(const std::vector<std::string>& ss, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < ss.size(); ++i) {
+    if (i) out += sep;
+    out += ss[i];
+  }
+  return out;
+}
+
+std::string join_ints(const std::vector<int64_t>& vs, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    if (i) out += sep;
+    out += std::to_string(vs[i]);
+  }
+  return out;
+}
+
+// `name(a, b)`, or `name` when there are no arguments.
+std::string indexed(const std::string& name, const std::vector<Expr>& args) {
+  if (args.empty()) return name;
+  return name + "(" + join_exprs(args, ", ") + ")";
+}
+
+// Counts from a document can exceed int64: those read "more than 9223372036854775807".
+const char* const kTooMany = "more than 9223372036854775807";
+
+// The product of `vs` (all positive), or nothing on overflow.
+std::optional<int64_t> product(const std::vector<int64_t>& vs) {
+  int64_t p = 1;
+  for (int64_t v : vs) {
+    if (v <= 0) return 0;
+    if (__builtin_mul_overflow(p, v, &p)) return std::nullopt;
+  }
+  return p;
+}
+
+std::string count_text(std::optional<int64_t> n) { return n ? std::to_string(*n) : kTooMany; }
+
+std::string times(std::optional<int64_t> a, int64_t b) {
+  int64_t p;
+  if (!a || b < 0 || __builtin_mul_overflow(*a, b, &p)) return kTooMany;
+  return std::to_string(p);
+}
+
+std::string type_name(const Type& t) { return t.known() ? t.name() : std::string("unknown"); }
+
+class TextPrinter {
+ public:
+  explicit TextPrinter(const Program& p) : p_(p) {}
+
+  std::string run() {
+    header();
+    for (const Kernel& k : p_.kernels) {
+      out_ << "\n";
+      out_ << "kernel " << k.name << " (" << (k.place == Place::kDevice ? "device" : "host")
+           << "):\n";
+      if (k.body.empty()) line(1, "(empty)");
+      stmts(k.body, 1);
+    }
+    out_ << "\n";
+    channels();
+    registers();
+    return out_.str();
+  }
+
+ private:
+  void line(int depth, const std::string& text) {
+    out_ << std::string(2 * depth, ' ') << text << "\n";
+  }
+
+  void header() {
+    out_ << "// t2s pseudo-code, stage " << stage_name(p_.stage) << "\n";
+    const Output& o = p_.output;
+    if (!o.func.empty()) {
+      std::string type = "unknown";
+      if (const Buffer* b = p_.find_buffer(o.func)) {
+        type = type_name(b->type);
+      } else if (const Func* f = p_.find_func(o.func)) {
+        type = type_name(f->type);
+      }
+      out_ << "// output: " << o.func << ": " << type << ", extents ["
+           << join_strings(o.extents, ", ") << "]\n";
+    } else {
+      out_ << "// output: none\n";
+    }
+    if (p_.inputs.empty()) {
+      out_ << "// inputs: none\n";
+    } else {
+      out_ << "// inputs:\n";
+      for (const Input& in : p_.inputs) {
+        out_ << "//   " << in.name << ": " << type_name(in.type) << ", " << in.dims
+             << (in.dims == 1 ? " dim" : " dims") << ", extents ";
+        if (in.extents.empty()) {
+          out_ << "unknown";
+        } else {
+          out_ << "[" << join_strings(in.extents, ", ") << "]";
+        }
+        out_ << "\n";
+      }
+    }
+    if (!p_.buffers.empty()) {
+      out_ << "// buffers:\n";
+      for (const Buffer& b : p_.buffers) {
+        out_ << "//   " << b.name << ": " << type_name(b.type) << " " << bounds(b.mins, b.extents)
+             << "\n";
+      }
+    }
+  }
+
+  static std::string bounds(const std::vector<Expr>& mins, const std::vector<Expr>& extents) {
+    if (mins.empty() && extents.empty()) return "(scalar)";
+    std::string out;
+    for (size_t i = 0; i < mins.size() || i < extents.size(); ++i) {
+      if (i) out += " x ";
+      Expr m = i < mins.size() ? mins[i] : nullptr;
+      Expr e = i < extents.size() ? extents[i] : nullptr;
+      if (m && e) {
+        out += print_range(m, e);
+      } else {
+        out += "[" + expr_or_null(m) + ", " + expr_or_null(e) + "?)";
+      }
+    }
+    return out;
+  }
+
+  void stmts(const StmtList& list, int depth) {
+    for (size_t i = 0; i < list.size(); ++i) stmt(list[i], depth, i + 1 == list.size());
+  }
+
+  void stmt(const StmtPtr& s, int depth, bool last) {
+    if (!s) {
+      line(depth, "<null statement>");
+      return;
+    }
+    switch (s->kind) {
+      case Stmt::kFor: {
+        std::string head = "for " + s->name + " in ";
+        head += (s->min && s->extent) ? print_range(s->min, s->extent)
+                                      : "[" + expr_or_null(s->min) + ", ?)";
+        head += std::string(" ") + loop_kind_name(s->loop_kind) + ":";
+        line(depth, head);
+        stmts(s->body, depth + 1);
+        break;
+      }
+      case Stmt::kLet:
+        // The seed's listings bind a value and go on at the same level; that reads right when
+        // nothing follows the let in its block (the let's scope is the rest of the block).
+        if (last) {
+          line(depth, "let " + s->name + " = " + expr_or_null(s->value));
+          stmts(s->body, depth);
+        } else {
+          line(depth, "let " + s->name + " = " + expr_or_null(s->value) + ":");
+          stmts(s->body, depth + 1);
+        }
+        break;
+      case Stmt::kIf:
+        line(depth, "if (" + expr_or_null(s->value) + "):");
+        stmts(s->body, depth + 1);
+        if (!s->else_body.empty()) {
+          line(depth, "else:");
+          stmts(s->else_body, depth + 1);
+        }
+        break;
+      case Stmt::kProvide:
+        line(depth, s->name + "(" + join_exprs(s->args, ", ") + ") = " + expr_or_null(s->value));
+        break;
+      case Stmt::kAlloc:
+        line(depth, "alloc " + s->name + ": " + type_name(s->type) + " [" +
+                        join_exprs(s->args, ", ") + "]");
+        break;
+      case Stmt::kWriteChannel:
+        line(depth, "write_channel " + indexed(s->name, s->args) + " <- " + expr_or_null(s->value));
+        break;
+      case Stmt::kRealize:
+        line(depth, "realize " + s->name + ": " + type_name(s->type) + " " +
+                        bounds(s->args, s->extents) + ":");
+        stmts(s->body, depth + 1);
+        break;
+      case Stmt::kShift:
+        line(depth, "shift " + indexed(s->name, s->args));
+        break;
+      case Stmt::kPush:
+        line(depth, "push " + indexed(s->name, s->args) + " <- " + expr_or_null(s->value));
+        break;
+    }
+  }
+
+  void channels() {
+    if (p_.channels.empty()) {
+      out_ << "channels: none\n";
+      return;
+    }
+    out_ << "channels:\n";
+    for (const Channel& c : p_.channels) {
+      out_ << "  " << c.name << ": " << type_name(c.type) << ", " << c.producer << " -> "
+           << c.consumer << ", depth " << c.depth;
+      if (c.depth == 0) out_ << " (default)";
+      out_ << ", dims [" << join_ints(c.dims, ", ") << "]";
+      if (!c.dims.empty()) out_ << " (" << count_text(product(c.dims)) << " channels)";
+      out_ << "\n";
+    }
+  }
+
+  void registers() {
+    if (p_.registers.empty()) {
+      out_ << "registers: none\n";
+      return;
+    }
+    out_ << "registers:\n";
+    for (const Register& r : p_.registers) {
+      std::optional<int64_t> pes = product(r.shape);
+      out_ << "  " << r.name << ": " << register_kind_name(r.kind) << " " << type_name(r.type)
+           << ", Func " << r.func << " in kernel " << r.kernel << ", depth " << r.depth
+           << " per PE, PE array [" << join_ints(r.shape, ", ") << "] (" << count_text(pes)
+           << (pes && *pes == 1 ? " PE" : " PEs") << "), distance (" << join_ints(r.distance, ", ")
+           << "), time_distance " << r.time_distance << ", period " << r.period << ", naive "
+           << r.naive << " per PE (" << times(pes, r.naive) << " values in all; allocated "
+           << times(pes, r.depth) << ")\n";
+    }
+  }
+
+  const Program& p_;
+  std::ostringstream out_;
+};
+
+}  // namespace
+
+std::string print_range(const Expr& min, const Expr& extent) {
+  std::string lo = print_expr(min);
+  std::string hi;
+  int64_t sum;
+  if (min->kind == ExprKind::kIntImm && extent->kind == ExprKind::kIntImm &&
+      !__builtin_add_overflow(min->int_value, extent->int_value, &sum) &&
+      fits_in_type(sum, extent->type)) {
+    hi = print_int_literal(sum, extent->type);
+  } else if (min->kind == ExprKind::kIntImm && min->int_value == 0) {
+    hi = print_expr(extent);
+  } else {
+    hi = print_expr(make_binary(BinaryOp::kAdd, min, extent, extent->type));
+  }
+  return "[" + lo + ", " + hi + ")";
+}
+
+std::string emit_text(const Program& program) {
+  if (program.stage == Stage::kParsed) {
+    throw Diagnostic({},
+                     "the text target needs a program of the merged stage or later (got stage "
+                     "'parsed'; run t2s-merge first)",
+                     "emit-stage");
+  }
+  return TextPrinter(program).run();
+}
+
+}  // namespace t2s
