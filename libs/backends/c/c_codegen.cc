@@ -193,7 +193,8 @@ CCodegen::Printed CCodegen::print(const Expr& e) {
     }
     case ExprKind::kUnary: {
       const Printed operand = print(e->operands.at(0));
-      const std::string inner = parenthesize_above(operand.text, operand.precedence, 3);
+      // Unary operands are parenthesized too: `-(-k)`, never `--k`.
+      const std::string inner = parenthesize_above(operand.text, operand.precedence, 2);
       if (e->unary_op == UnaryOp::kNot) return {"!" + inner, kPrecedenceUnary};
       const Type t = e->type;
       if (t.is_float()) return {"-" + inner, kPrecedenceUnary};

@@ -140,6 +140,9 @@ TEST(CCodegen, PrecedenceAndSelect) {
   EXPECT_EQ(print("(i + 1) * (j - 2)", CDialect::kOpenCl), "(i + 1) * (j - 2)");
   EXPECT_EQ(print("i - (j - 1)", CDialect::kOpenCl), "i - (j - 1)");
   EXPECT_EQ(print("i - j - 1", CDialect::kOpenCl), "i - j - 1");
+  // A negated negation must not become the decrement operator.
+  EXPECT_EQ(print("-(-i)", CDialect::kOpenCl), "-(-i)");
+  EXPECT_EQ(print("-(-f(i))", CDialect::kCpp), "-(-f[i])");
   EXPECT_EQ(print("select(i == 0, f(i), 0.5f) + 1.0f", CDialect::kOpenCl),
             "(i == 0 ? f[i] : 0.5f) + 1.0f");
   EXPECT_EQ(print("i < 3 && (j > 1 || i == j)", CDialect::kOpenCl), "i < 3 && (j > 1 || i == j)");
