@@ -1,0 +1,826 @@
+#include "libs/backends/cpp/cpp.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "libs/backends/c/c_codegen.h"
+#include "libs/backends/runtime/runtime_source.h"
+#include "libs/ir/visitor.h"
+
+namespace t2s {
+
+namespace {
+
+// Names of the generated program's own entities are "t2s_" + IR name + "_" + a two-letter kind.
+// They cannot collide with each other (the kinds differ in their last letters), nor with IR
+// variables (c_identifier gives every IR name that starts with "t2s_" a trailing underscore),
+// nor with CCodegen's helpers (t2s_<op>_<type>).
+std::string own(const std::string& name, const char* kind) { return "t2s_" + name + "_" + kind; }
+std::string input_name(const std::string& n) { return own(n, "in"); }
+std::string buffer_name(const std::string& n) { return own(n, "bf"); }
+std::string storage_name(const std::string& n) { return own(n, "st"); }
+std::string channel_name(const std::string& n) { return own(n, "ch"); }
+std::string register_name(const std::string& n) { return own(n, "rg"); }
+std::string kernel_function(const std::string& n) { return own(n, "kn"); }
+
+bool is_c_identifier(const std::string& name) {
+  if (name.empty()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+void check_name(const std::string& name, const char* what, const SourceLoc& loc) {
+  if (!is_c_identifier(name))
+    throw Diagnostic(
+        loc,
+        std::string("the cpp target needs C identifiers: ") + what + " '" + name + "' is not one",
+        "emit-unsupported");
+}
+
+// A C++ string literal of `text` (IR names are identifiers; escaping keeps any text safe).
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+      out += kHex[static_cast<unsigned char>(c) & 0xF];
+      out += "\"\"";  // ends the hex escape
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// Text for a // comment: printable ASCII only.
+std::string comment_text(const std::string& text) {
+  std::string out;
+  for (char c : text) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) ? ' ' : c;
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string int_list(const std::vector<int64_t>& values) {
+  std::vector<std::string> items;
+  for (int64_t v : values) items.push_back(std::to_string(v));
+  return "{" + joined(items) + "}";
+}
+
+// What a kernel touches, by index into the program's lists.
+struct KernelUse {
+  std::set<size_t> buffers_read, buffers_written;
+  std::set<size_t> channels_read, channels_written;
+  std::vector<const Register*> registers;  // those whose `kernel` names it, in program order
+};
+
+[[noreturn]] void unsupported_vector(Type t, const SourceLoc& loc) {
+  throw Diagnostic(loc,
+                   "vector type " + t.name() +
+                       " is not supported by the cpp target yet (only "
+                       "scalar code)",
+                   "emit-unsupported");
+}
+
+bool supported_scalar(Type t) {
+  if (!t.known() || t.lanes != 1) return false;
+  if (t.is_bool()) return true;
+  if (t.is_float()) return t.bits == 32 || t.bits == 64;
+  return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+}
+
+// Walks one kernel before code generation: refuses what the target cannot emulate and what
+// the interpreter refuses as malformed, and records what the kernel reads and writes.
+class Checker {
+ public:
+  Checker(const Program& program, const Kernel& kernel, KernelUse* use, bool* wide_index)
+      : program_(program), kernel_(kernel), use_(use), wide_index_(wide_index) {}
+
+  void run() {
+    loc_ = &kernel_.loc;
+    stmts(kernel_.body);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InternalError("emit: kernel '" + kernel_.name + "': " + what);
+  }
+
+  void check_type(Type t) const {
+    if (t.known() && t.lanes != 1) unsupported_vector(t, *loc_);
+    if (!supported_scalar(t)) fail("unsupported type " + (t.known() ? t.name() : "<unknown>"));
+  }
+
+  void expect_type(const Expr& e, Type t) const {
+    if (!e || e->type != t)
+      fail("an operand of type " + (e ? e->type.name() : "<none>") + " where " + t.name() +
+           " is expected");
+  }
+
+  void stmts(const StmtList& list) {
+    for (const StmtPtr& s : list) {
+      if (!s) fail("a missing statement");
+      stmt(*s);
+    }
+  }
+
+  // An index (of storage, an input, a channel, a register): an integer expression.
+  void index(const Expr& e, const std::string& what) {
+    if (!e || !e->type.is_integer()) {
+      if (e && e->type.known() && e->type.lanes != 1) unsupported_vector(e->type, *loc_);
+      fail("a non-integer index of " + what);
+    }
+    // int64_t index lists are list-initialized: uint64 values would be narrowing conversions.
+    if (e->type.is_uint() && e->type.bits == 64) *wide_index_ = true;
+    expr(e);
+  }
+
+  void indices(const std::vector<Expr>& args, size_t first, const std::string& what) {
+    if (args.size() < first) fail("too few operands of " + what);
+    if (args.size() - first > 64) fail(what + " has more than 64 dimensions");
+    for (size_t i = first; i < args.size(); ++i) index(args[i], what);
+  }
+
+  const Register* register_of(const std::string& name, Register::Kind kind,
+                              const std::string& use) const {
+    const Register* r = program_.find_register(name);
+    if (!r) fail(use + " of unknown register '" + name + "'");
+    if (r->kind != kind)
+      fail(use + " of '" + name + "', which is a " +
+           (r->kind == Register::kShift ? "shift register" : "FIFO"));
+    if (r->kernel != kernel_.name)
+      fail(use + " of register '" + name + "', which belongs to kernel '" + r->kernel + "'");
+    return r;
+  }
+
+  void register_args(const Register& r, const std::vector<Expr>& args, size_t first, bool slot,
+                     const std::string& use) {
+    const size_t expected = r.shape.size() + (slot ? 1 : 0);
+    if (args.size() < first || args.size() - first != expected)
+      fail(use + " of '" + r.name + "' with " +
+           std::to_string(args.size() < first ? 0 : args.size() - first) + " indices; it takes " +
+           std::to_string(expected) +
+           (slot ? " (the PE index, then the slot)" : " (the PE index)"));
+    indices(args, first, "register '" + r.name + "'");
+  }
+
+  // The storage a Func name refers to: the innermost enclosing realize, else its buffer.
+  // Returns its type and dimensions.
+  std::pair<Type, size_t> storage(const std::string& name, bool write) {
+    for (size_t i = realizes_.size(); i-- > 0;)
+      if (realizes_[i].name == name) return {realizes_[i].type, realizes_[i].dims};
+    for (size_t i = 0; i < program_.buffers.size(); ++i) {
+      if (program_.buffers[i].name != name) continue;
+      (write ? use_->buffers_written : use_->buffers_read).insert(i);
+      return {program_.buffers[i].type, program_.buffers[i].mins.size()};
+    }
+    fail("Func '" + name + "' has neither an enclosing realize nor a buffer");
+  }
+
+  size_t channel(const std::string& name, bool write) {
+    for (size_t i = 0; i < program_.channels.size(); ++i) {
+      if (program_.channels[i].name != name) continue;
+      (write ? use_->channels_written : use_->channels_read).insert(i);
+      return i;
+    }
+    fail("unknown channel '" + name + "'");
+  }
+
+  void expr(const Expr& e) {
+    if (!e) fail("a missing expression");
+    check_type(e->type);
+    const Type t = e->type;
+    switch (e->kind) {
+      case ExprKind::kIntImm:
+        if (t.is_float()) fail("an integer literal of type " + t.name());
+        return;
+      case ExprKind::kFloatImm:
+        if (!t.is_float()) fail("a float literal of type " + t.name());
+        return;
+      case ExprKind::kVar: {
+        for (size_t i = vars_.size(); i-- > 0;) {
+          if (vars_[i].first != e->name) continue;
+          if (vars_[i].second != t)
+            fail("variable '" + e->name + "' of type " + t.name() + "; it is bound to " +
+                 vars_[i].second.name());
+          return;
+        }
+        fail("variable '" + e->name + "' is used outside any loop or let binding it");
+      }
+      case ExprKind::kCall:
+        call(e);
+        return;
+      case ExprKind::kBinary:
+        if (e->operands.size() != 2) fail("a binary operator without two operands");
+        expr(e->operands[0]);
+        expr(e->operands[1]);
+        if (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr) {
+          expect_type(e->operands[0], Type::Bool());
+          expect_type(e->operands[1], Type::Bool());
+        } else {
+          expect_type(e->operands[1], e->operands[0]->type);
+          expect_type(e, is_comparison(e->binary_op) ? Type::Bool() : e->operands[0]->type);
+        }
+        return;
+      case ExprKind::kUnary:
+        if (e->operands.size() != 1) fail("a unary operator without one operand");
+        expr(e->operands[0]);
+        expect_type(e->operands[0], e->unary_op == UnaryOp::kNot ? Type::Bool() : t);
+        return;
+      case ExprKind::kSelect:
+        if (e->operands.size() != 3 || !e->operands[2])
+          fail("a select without a false value (t2s-merge turns those into if statements)");
+        for (const Expr& o : e->operands) expr(o);
+        expect_type(e->operands[0], Type::Bool());
+        expect_type(e->operands[1], t);
+        expect_type(e->operands[2], t);
+        return;
+      case ExprKind::kCast:
+        if (e->operands.size() != 1) fail("a cast without one operand");
+        expr(e->operands[0]);
+        return;
+    }
+    fail("an unknown expression kind");
+  }
+
+  void call(const Expr& e) {
+    const Type t = e->type;
+    auto name_operand = [&](const char* what) -> const std::string& {
+      if (e->operands.empty() || !e->operands[0] || e->operands[0]->kind != ExprKind::kVar)
+        fail(std::string(what) + " without a name");
+      return e->operands[0]->name;
+    };
+    switch (e->call_kind) {
+      case CallKind::kFunc: {
+        const auto [type, dims] = storage(e->name, false);
+        if (dims != e->operands.size())
+          fail("call of '" + e->name + "' with " + std::to_string(e->operands.size()) +
+               " arguments; its storage has " + std::to_string(dims) + " dimensions");
+        if (type != t)
+          fail("call of '" + e->name + "' as " + t.name() + "; its storage holds " + type.name());
+        indices(e->operands, 0, "Func '" + e->name + "'");
+        return;
+      }
+      case CallKind::kImage: {
+        const Input* in = program_.find_input(e->name);
+        if (!in) fail("call of unknown input '" + e->name + "'");
+        if (static_cast<size_t>(in->dims) != e->operands.size())
+          fail("input '" + e->name + "' called with " + std::to_string(e->operands.size()) +
+               " arguments");
+        if (in->type != t) fail("input '" + e->name + "' read as " + t.name());
+        indices(e->operands, 0, "input '" + e->name + "'");
+        return;
+      }
+      case CallKind::kChannel: {
+        const std::string& name = name_operand("read_channel");
+        const Channel& c = program_.channels[channel(name, false)];
+        if (c.type != t) fail("read_channel of '" + name + "' as " + t.name());
+        if (c.dims.size() != e->operands.size() - 1)
+          fail("read_channel of '" + name + "' with " + std::to_string(e->operands.size() - 1) +
+               " indices; it has " + std::to_string(c.dims.size()) + " dimensions");
+        indices(e->operands, 1, "channel '" + name + "'");
+        return;
+      }
+      case CallKind::kRegister: {
+        const Register* r = register_of(e->name, Register::kShift, "read");
+        if (r->type != t) fail("read of register '" + e->name + "' as " + t.name());
+        register_args(*r, e->operands, 0, true, "read");
+        return;
+      }
+      case CallKind::kFifo: {
+        const std::string& name = name_operand("pop");
+        const Register* r = register_of(name, Register::kFifo, "pop");
+        if (r->type != t) fail("pop of FIFO '" + name + "' as " + t.name());
+        register_args(*r, e->operands, 1, false, "pop");
+        return;
+      }
+      case CallKind::kIntrinsic: {
+        const size_t arity = static_cast<size_t>(intrinsic_arity(e->name));
+        if (arity == 0 || e->operands.size() != arity)
+          fail("bad call of intrinsic '" + e->name + "'");
+        for (const Expr& o : e->operands) expr(o);
+        for (const Expr& o : e->operands) expect_type(o, e->operands[0]->type);
+        return;
+      }
+      case CallKind::kUnresolved:
+        break;
+    }
+    fail("unresolved call of '" + e->name + "'");
+  }
+
+  void stmt(const Stmt& s) {
+    const SourceLoc* saved = loc_;
+    if (s.loc.valid()) loc_ = &s.loc;
+    switch (s.kind) {
+      case Stmt::kFor:
+        check_name(s.name, "loop variable", *loc_);
+        if (!s.min || !s.extent || !s.min->type.is_integer() || !s.extent->type.is_integer())
+          fail("loop '" + s.name + "' without integer bounds");
+        expr(s.min);
+        expr(s.extent);
+        vars_.emplace_back(s.name, Type::Int(32));
+        stmts(s.body);
+        vars_.pop_back();
+        break;
+      case Stmt::kLet:
+        check_name(s.name, "let variable", *loc_);
+        if (!s.value) fail("let '" + s.name + "' without a value");
+        expr(s.value);
+        vars_.emplace_back(s.name, s.value->type);
+        stmts(s.body);
+        vars_.pop_back();
+        break;
+      case Stmt::kIf:
+        expr(s.value);
+        expect_type(s.value, Type::Bool());
+        stmts(s.body);
+        stmts(s.else_body);
+        break;
+      case Stmt::kProvide: {
+        if (program_.find_register(s.name)) {
+          const Register* r = register_of(s.name, Register::kShift, "write");
+          register_args(*r, s.args, 0, true, "write");
+          expr(s.value);
+          expect_type(s.value, r->type);
+          break;
+        }
+        const auto [type, dims] = storage(s.name, true);
+        if (dims != s.args.size())
+          fail("provide of '" + s.name + "' with " + std::to_string(s.args.size()) +
+               " arguments; its storage has " + std::to_string(dims) + " dimensions");
+        indices(s.args, 0, "Func '" + s.name + "'");
+        expr(s.value);
+        expect_type(s.value, type);
+        break;
+      }
+      case Stmt::kRealize: {
+        check_name(s.name, "Func", *loc_);
+        check_type(s.type);
+        if (s.args.size() != s.extents.size() || s.args.size() > 64)
+          fail("realize of '" + s.name + "' with bad bounds");
+        indices(s.args, 0, "the bounds of the realize of '" + s.name + "'");
+        indices(s.extents, 0, "the bounds of the realize of '" + s.name + "'");
+        realizes_.push_back({s.name, s.type, s.args.size()});
+        stmts(s.body);
+        realizes_.pop_back();
+        break;
+      }
+      case Stmt::kWriteChannel: {
+        const Channel& c = program_.channels[channel(s.name, true)];
+        if (c.dims.size() != s.args.size())
+          fail("write_channel of '" + s.name + "' with " + std::to_string(s.args.size()) +
+               " indices; it has " + std::to_string(c.dims.size()) + " dimensions");
+        indices(s.args, 0, "channel '" + s.name + "'");
+        expr(s.value);
+        expect_type(s.value, c.type);
+        break;
+      }
+      case Stmt::kShift: {
+        const Register* r = register_of(s.name, Register::kShift, "shift");
+        register_args(*r, s.args, 0, false, "shift");
+        break;
+      }
+      case Stmt::kPush: {
+        const Register* r = register_of(s.name, Register::kFifo, "push");
+        register_args(*r, s.args, 0, false, "push");
+        expr(s.value);
+        expect_type(s.value, r->type);
+        break;
+      }
+      case Stmt::kAlloc:
+        throw Diagnostic(*loc_, "alloc statements are not supported by the cpp target yet",
+                         "emit-unsupported");
+    }
+    loc_ = saved;
+  }
+
+  struct Realize {
+    std::string name;
+    Type type;
+    size_t dims;
+  };
+
+  const Program& program_;
+  const Kernel& kernel_;
+  KernelUse* use_;
+  bool* wide_index_;
+  const SourceLoc* loc_ = nullptr;
+  std::vector<std::pair<std::string, Type>> vars_;
+  std::vector<Realize> realizes_;
+};
+
+// How the emulation stores what kernels touch: the runtime's checked containers.
+class EmuStorage : public CStorage {
+ public:
+  explicit EmuStorage(bool wide_index) : wide_index_(wide_index) {}
+
+  std::string read_input(const Input& input, const std::vector<std::string>& index) override {
+    return call(input_name(input.name), "read", index);
+  }
+  std::string read_func(const std::string& func, const std::vector<std::string>& index,
+                        const SourceLoc&) override {
+    return call(storage_name(func), "read", index);
+  }
+  std::vector<std::string> write_func(const std::string& func,
+                                      const std::vector<std::string>& index,
+                                      const std::string& value, const SourceLoc&) override {
+    const std::string st = storage_name(func);
+    return {"{ const int64_t t2s_at = " + call(st, "locate_write", index) + "; " + st +
+            ".store(t2s_at, " + value + "); }"};
+  }
+  std::vector<std::string> declare_realize(const Stmt& realize,
+                                           const std::vector<std::string>& mins,
+                                           const std::vector<std::string>& extents) override {
+    return {"t2s_rt::FuncStorage<" + c_type_name(realize.type, CDialect::kCpp, realize.loc) + "> " +
+            storage_name(realize.name) + "(" + quoted(realize.name) + ", " + list(mins) + ", " +
+            list(extents) + ");"};
+  }
+  std::string read_channel(const Channel& channel, const std::vector<std::string>& index,
+                           const SourceLoc&) override {
+    return fifo(channel, index) + ".read()";
+  }
+  std::vector<std::string> write_channel(const Channel& channel,
+                                         const std::vector<std::string>& index,
+                                         const std::string& value, const SourceLoc&) override {
+    // C++17 sequences the object expression (with the FIFO's index) before the argument.
+    return {fifo(channel, index) + ".write(" + value + ");"};
+  }
+  std::string read_register(const Register& reg, const std::vector<std::string>& pe,
+                            const std::string& slot, const SourceLoc&) override {
+    std::vector<std::string> index = pe;
+    index.push_back(slot);
+    return call(register_name(reg.name), "read", index);
+  }
+  std::vector<std::string> write_register(const Register& reg, const std::vector<std::string>& pe,
+                                          const std::string& slot, const std::string& value,
+                                          const SourceLoc&) override {
+    std::vector<std::string> index = pe;
+    index.push_back(slot);
+    const std::string r = register_name(reg.name);
+    return {"{ const int64_t t2s_at = " + call(r, "locate_write", index) + "; " + r +
+            ".store(t2s_at, " + value + "); }"};
+  }
+  std::vector<std::string> shift_register(const Register& reg, const std::vector<std::string>& pe,
+                                          const SourceLoc&) override {
+    return {call(register_name(reg.name), "shift", pe) + ";"};
+  }
+  std::vector<std::string> push_fifo(const Register& reg, const std::vector<std::string>& pe,
+                                     const std::string& value, const SourceLoc&) override {
+    const std::string r = register_name(reg.name);
+    return {"{ const int64_t t2s_at = " + call(r, "locate_push", pe) + "; " + r + ".push(t2s_at, " +
+            value + "); }"};
+  }
+  std::string pop_fifo(const Register& reg, const std::vector<std::string>& pe,
+                       const SourceLoc&) override {
+    return call(register_name(reg.name), "pop", pe);
+  }
+
+ private:
+  // "{a, b}": an int64_t list, evaluated left to right (list-initialization).
+  std::string list(const std::vector<std::string>& items) const {
+    std::vector<std::string> out;
+    for (const std::string& s : items)
+      out.push_back(wide_index_ ? "static_cast<int64_t>(" + s + ")" : s);
+    return "{" + joined(out) + "}";
+  }
+  std::string call(const std::string& object, const char* method,
+                   const std::vector<std::string>& index) const {
+    return object + "." + method + "(" + (index.empty() ? "" : list(index)) + ")";
+  }
+  std::string fifo(const Channel& channel, const std::vector<std::string>& index) const {
+    const std::string name = channel_name(channel.name);
+    if (channel.dims.empty()) return name;
+    return name + ".at(" + list(index) + ")";
+  }
+
+  bool wide_index_;
+};
+
+// A non-negative integer literal (an input extent t2s-merge could compute).
+bool constant_extent(const std::string& text, int64_t* value) {
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  *value = std::stoll(text);
+  return true;
+}
+
+std::string type_list(const std::vector<int64_t>& shape) {
+  std::string out;
+  for (size_t d = 0; d < shape.size(); ++d) out += (d ? " x " : "") + std::to_string(shape[d]);
+  return out.empty() ? "scalar" : out;
+}
+
+}  // namespace
+
+std::string emit_cpp(const Program& program) {
+  if (program.stage == Stage::kParsed)
+    throw Diagnostic({},
+                     "the cpp target emulates programs from the merged stage on; this one is at "
+                     "stage 'parsed'",
+                     "emit-stage");
+
+  // Inputs: their data is generated from constant extents (or read with --input).
+  std::vector<std::vector<int64_t>> input_shapes;
+  for (const Input& in : program.inputs) {
+    check_name(in.name, "input", in.loc);
+    if (in.type.known() && in.type.lanes != 1) unsupported_vector(in.type, in.loc);
+    if (!supported_scalar(in.type))
+      throw InternalError("emit: input '" + in.name + "' has unsupported type " +
+                          (in.type.known() ? in.type.name() : "<unknown>"));
+    if (in.extents.size() != static_cast<size_t>(in.dims))
+      throw Diagnostic(in.loc,
+                       "input '" + in.name +
+                           "' has no extents (a parsed-stage program?); the "
+                           "cpp target needs them to know the shape of its data",
+                       "emit-extent");
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < in.extents.size(); ++d) {
+      int64_t extent = 0;
+      if (!constant_extent(in.extents[d], &extent))
+        throw Diagnostic(in.loc,
+                         "input '" + in.name + "' has extent '" + in.extents[d] +
+                             "' in dimension " + std::to_string(d) +
+                             ", which is not a constant; the cpp target needs constant extents",
+                         "emit-extent");
+      shape.push_back(extent);
+    }
+    input_shapes.push_back(shape);
+  }
+
+  // Buffers, channels, registers: well formed, scalar.
+  const Buffer* output = nullptr;
+  for (const Buffer& b : program.buffers) {
+    check_name(b.name, "buffer", b.loc);
+    if (b.type.known() && b.type.lanes != 1) unsupported_vector(b.type, b.loc);
+    if (!supported_scalar(b.type))
+      throw InternalError("emit: buffer '" + b.name + "' has unsupported type " +
+                          (b.type.known() ? b.type.name() : "<unknown>"));
+    if (b.mins.size() != b.extents.size() || b.mins.size() > 64)
+      throw InternalError("emit: buffer '" + b.name + "' has bad bounds");
+    for (size_t d = 0; d < b.mins.size(); ++d) {
+      for (const Expr& e : {b.mins[d], b.extents[d]}) {
+        if (!e || !e->type.is_integer())
+          throw InternalError("emit: buffer '" + b.name + "' has non-integer bounds");
+        for_each_expr(e, [&](const Expr& x) {
+          if (x->kind == ExprKind::kVar || x->kind == ExprKind::kCall)
+            throw InternalError("emit: buffer '" + b.name + "' has bounds that are not constant");
+        });
+      }
+    }
+    if (b.name == program.output.func) output = &b;
+  }
+  if (!output)
+    throw InternalError("emit: the output Func '" + program.output.func + "' has no buffer");
+  for (const Expr& m : output->mins)
+    if (m->kind == ExprKind::kIntImm && m->int_value != 0)
+      throw InternalError("emit: the output buffer '" + output->name +
+                          "' does not start at 0 in every dimension");
+  for (const Channel& c : program.channels) {
+    check_name(c.name, "channel", c.loc);
+    if (c.type.known() && c.type.lanes != 1) unsupported_vector(c.type, c.loc);
+    if (!supported_scalar(c.type))
+      throw InternalError("emit: channel '" + c.name + "' has unsupported type " +
+                          (c.type.known() ? c.type.name() : "<unknown>"));
+    int64_t fifos = 1;
+    for (int64_t d : c.dims) {
+      if (d < 1 || fifos > (int64_t{1} << 24) / d)
+        throw InternalError("emit: channel '" + c.name + "' has bad dims");
+      fifos *= d;
+    }
+  }
+  std::set<std::string> register_names;
+  for (const Register& r : program.registers) {
+    const std::string what = "emit: register '" + r.name + "'";
+    check_name(r.name, "register", r.loc);
+    if (!register_names.insert(r.name).second) throw InternalError(what + " is declared twice");
+    bool found = false;
+    for (const Kernel& k : program.kernels) found = found || k.name == r.kernel;
+    if (!found)
+      throw InternalError(what + " belongs to kernel '" + r.kernel +
+                          "', which is not in the program");
+    if (r.type.known() && r.type.lanes != 1) unsupported_vector(r.type, r.loc);
+    if (!supported_scalar(r.type))
+      throw InternalError(what + " has unsupported type " +
+                          (r.type.known() ? r.type.name() : "<unknown>"));
+    if (r.depth < 1) throw InternalError(what + " has depth " + std::to_string(r.depth));
+    if (r.shape.size() + 1 > 64) throw InternalError(what + " has too many dimensions");
+    int64_t pes = 1;
+    for (int64_t d : r.shape) {
+      if (d < 1 || pes > (int64_t{1} << 24) / d) throw InternalError(what + " has bad shape");
+      pes *= d;
+    }
+  }
+
+  // Kernels: checked, and what each touches.
+  std::set<std::string> kernel_names;
+  std::vector<KernelUse> uses(program.kernels.size());
+  bool wide_index = false;
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    const Kernel& kernel = program.kernels[k];
+    check_name(kernel.name, "kernel", kernel.loc);
+    if (!kernel_names.insert(kernel.name).second)
+      throw InternalError("emit: two kernels are named '" + kernel.name + "'");
+    for (const Register& r : program.registers)
+      if (r.kernel == kernel.name) uses[k].registers.push_back(&r);
+    Checker(program, kernel, &uses[k], &wide_index).run();
+  }
+
+  // The groups of kernels that run together: each maximal run of consecutive device kernels.
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (size_t k = 0; k < program.kernels.size();) {
+    size_t end = k + 1;
+    if (program.kernels[k].place == Place::kDevice)
+      while (end < program.kernels.size() && program.kernels[end].place == Place::kDevice) ++end;
+    groups.emplace_back(k, end);
+    k = end;
+  }
+  for (const auto& [first, last] : groups) {
+    // Concurrent kernels must not share a buffer that one of them writes, and a FIFO has one
+    // reader and one writer (as the interpreter requires).
+    for (size_t x = first; x < last; ++x) {
+      for (size_t y = first; y < last; ++y) {
+        if (x == y) continue;
+        for (size_t b : uses[x].buffers_written)
+          if (uses[y].buffers_read.count(b) || uses[y].buffers_written.count(b))
+            throw InternalError("emit: kernels '" + program.kernels[x].name + "' and '" +
+                                program.kernels[y].name + "' run concurrently and share buffer '" +
+                                program.buffers[b].name + "', which '" + program.kernels[x].name +
+                                "' writes");
+        if (y < x) continue;
+        for (size_t c = 0; c < program.channels.size(); ++c) {
+          const bool both_read = uses[x].channels_read.count(c) && uses[y].channels_read.count(c);
+          const bool both_write =
+              uses[x].channels_written.count(c) && uses[y].channels_written.count(c);
+          if (both_read || both_write)
+            throw InternalError("emit: kernels '" + program.kernels[x].name + "' and '" +
+                                program.kernels[y].name + "' both " +
+                                (both_read ? "read" : "write") + " channel '" +
+                                program.channels[c].name + "'");
+        }
+      }
+    }
+  }
+
+  EmuStorage storage(wide_index);
+  CCodegen codegen(program, CDialect::kCpp, storage);
+  auto type_of = [](Type t, const SourceLoc& loc) { return c_type_name(t, CDialect::kCpp, loc); };
+
+  // Program state.
+  std::string state;
+  state += "// Inputs, buffers (Func storage that outlives one kernel) and channels.\n";
+  for (const Input& in : program.inputs)
+    state += "t2s_rt::InputArray<" + type_of(in.type, in.loc) + "> " + input_name(in.name) + ";\n";
+  for (const Buffer& b : program.buffers)
+    state += "t2s_rt::FuncStorage<" + type_of(b.type, b.loc) + "> " + buffer_name(b.name) + ";\n";
+  for (const Channel& c : program.channels) {
+    const std::string capacity = std::to_string(std::max<int64_t>(c.depth, 1));
+    const std::string type = type_of(c.type, c.loc);
+    if (c.dims.empty()) {
+      state += "t2s_rt::Fifo<" + type + "> " + channel_name(c.name) + "(" + quoted(c.name) + ", " +
+               capacity + ");\n";
+    } else {
+      state += "t2s_rt::FifoArray<" + type + "> " + channel_name(c.name) + "(" + quoted(c.name) +
+               ", " + int_list(c.dims) + ", " + capacity + ");\n";
+    }
+  }
+
+  // One function per kernel.
+  std::string kernels;
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    const Kernel& kernel = program.kernels[k];
+    const KernelUse& use = uses[k];
+    kernels += "\n// Kernel '" + kernel.name + "' (" +
+               (kernel.place == Place::kDevice ? "device" : "host") +
+               (kernel.loc.valid() ? ", spec " + comment_text(kernel.loc.str()) : "") + ").\n";
+    kernels += "void " + kernel_function(kernel.name) + "() {\n";
+    std::set<size_t> buffers = use.buffers_read;
+    buffers.insert(use.buffers_written.begin(), use.buffers_written.end());
+    for (size_t b : buffers) {
+      const std::string& name = program.buffers[b].name;
+      kernels += "  auto& " + storage_name(name) + " = " + buffer_name(name) + ";\n";
+    }
+    for (const Register* r : use.registers) {
+      kernels += "  t2s_rt::" +
+                 std::string(r->kind == Register::kShift ? "ShiftRegister" : "FifoRegister") + "<" +
+                 type_of(r->type, r->loc) + "> " + register_name(r->name) + "(" + quoted(r->name) +
+                 ", " + int_list(r->shape) + ", " + std::to_string(r->depth) + ");\n";
+    }
+    codegen.stmts(kernel.body, 1, &kernels);
+    for (const Register* r : use.registers)
+      if (r->kind == Register::kFifo)
+        kernels += "  " + register_name(r->name) + ".check_empty(" + quoted(kernel.name) + ");\n";
+    kernels += "}\n";
+  }
+
+  // main: options, inputs, buffers, the kernels group by group, the output.
+  std::string main_text;
+  std::string description = "Emulation of a t2s design (stage " +
+                            std::string(stage_name(program.stage)) + ") that realizes '" +
+                            program.output.func + "'";
+  main_text += "\nint main(int argc, char** argv) {\n";
+  main_text +=
+      "  const t2s_rt::Options options = t2s_rt::parse_options(\n      argc, argv,\n      " +
+      quoted(description +
+             ": its kernels run as threads connected by bounded FIFOs, with the "
+             "reference interpreter's arithmetic and checks. It takes t2s-run's data "
+             "options and writes the output t2s-run writes.") +
+      ",\n      {});\n";
+  std::vector<std::string> names;
+  for (const Input& in : program.inputs) names.push_back(quoted(in.name));
+  main_text += "  t2s_rt::check_input_names(options, {" + joined(names) + "});\n";
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    const Input& in = program.inputs[i];
+    main_text += "  " + input_name(in.name) + ".init(" + quoted(in.name) +
+                 ", t2s_rt::input_array(options, " + quoted(in.name) + ", " +
+                 quoted(in.type.name()) + ", " + int_list(input_shapes[i]) + "));\n";
+  }
+  for (const Buffer& b : program.buffers) {
+    // Bounds are constant integer expressions; uint64 ones are cast (list-initialization of
+    // int64_t refuses narrowing).
+    auto list = [&](const std::vector<Expr>& v) {
+      std::vector<std::string> out;
+      for (const Expr& e : v) {
+        const std::string text = codegen.expr(e);
+        out.push_back(e->type.is_uint() && e->type.bits == 64 ? "static_cast<int64_t>(" + text + ")"
+                                                              : text);
+      }
+      return "{" + joined(out) + "}";
+    };
+    main_text += "  " + buffer_name(b.name) + ".allocate(" + quoted(b.name) + ", " + list(b.mins) +
+                 ", " + list(b.extents) + ");\n";
+  }
+  for (const auto& [first, last] : groups) {
+    std::string run = "  t2s_rt::Threads()";
+    for (size_t k = first; k < last; ++k)
+      run += "\n      .add(" + quoted(program.kernels[k].name) + ", " +
+             kernel_function(program.kernels[k].name) + ")";
+    main_text += run + "\n      .run();\n";
+    std::set<size_t> channels;
+    for (size_t k = first; k < last; ++k) {
+      channels.insert(uses[k].channels_read.begin(), uses[k].channels_read.end());
+      channels.insert(uses[k].channels_written.begin(), uses[k].channels_written.end());
+    }
+    for (size_t c : channels)
+      main_text += "  t2s_rt::check_drained(" + channel_name(program.channels[c].name) + ");\n";
+  }
+  main_text += "  t2s_rt::write_output(options, " + quoted(program.output.func) + ", " +
+               buffer_name(output->name) + ".to_output());\n";
+  main_text += "  return 0;\n}\n";
+
+  // The file.
+  const std::string name = program.output.func;
+  std::string out;
+  out += "// " + name +
+         "_emu.cpp: a C++17 emulation of a t2s design, generated by t2s-emit "
+         "--target cpp\n";
+  out += "// from IR of stage '" + std::string(stage_name(program.stage)) + "' (realizes '" +
+         comment_text(program.output.func) + "'";
+  if (program.output.loc.valid()) out += ", spec " + comment_text(program.output.loc.str());
+  out += "). Do not edit: regenerate it.\n";
+  out += "//\n";
+  out += "// Build and run (only a C++17 compiler is needed: the runtime is included below):\n";
+  out += "//   g++ -std=c++17 -O2 -pthread -ffp-contract=off " + name + "_emu.cpp -o " + name +
+         "_emu\n";
+  out += "//   ./" + name +
+         "_emu [--input NAME=FILE.npy]... [--fill sequential|random] [--seed N] "
+         "[-o OUT.npy] [--print]\n";
+  out +=
+      "// It writes the output `t2s-run STAGE.json` writes with the same options, byte for "
+      "byte.\n";
+  out += "//\n";
+  out += "// Kernels:";
+  for (const Kernel& k : program.kernels)
+    out += " " + k.name + (k.place == Place::kDevice ? " (device)" : " (host)");
+  out += "\n// Inputs:";
+  if (program.inputs.empty()) out += " none";
+  for (size_t i = 0; i < program.inputs.size(); ++i)
+    out += std::string(i ? "," : "") + " " + program.inputs[i].name + " (" +
+           program.inputs[i].type.name() + ", " + type_list(input_shapes[i]) + ")";
+  out += "\n\n";
+  out += t2s_runtime_block();
+  out += "\n// ---- Halide arithmetic ----\n";
+  out += codegen.helper_definitions();
+  out += "\nnamespace {\n\n";
+  out += state;
+  out += kernels;
+  out += "\n}  // namespace\n";
+  out += main_text;
+  return out;
+}
+
+}  // namespace t2s

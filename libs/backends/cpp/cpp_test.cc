@@ -1,0 +1,214 @@
+// emit_cpp at the source level: what it refuses and how (compiling and running the programs is
+// tested by //tests/emit and the project's emulation agreement tests).
+#include "libs/backends/cpp/cpp.h"
+
+#include <dirent.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "libs/backends/runtime/runtime_source.h"
+#include "libs/frontend/frontend.h"
+#include "libs/ir/expr_parser.h"
+#include "libs/ir/ir_json.h"
+#include "libs/passes/merge/merge.h"
+#include "libs/passes/stt/stt.h"
+
+namespace t2s {
+namespace {
+
+// seed001_wrap_image's merged stage: one host kernel that copies input a to output g.
+const char kCopy[] = R"json({
+  "t2s_ir": 1, "stage": "merged", "vars": ["i", "j"],
+  "inputs": [{"name": "a", "type": "int32", "dims": 2, "extents": ["4", "3"], "loc": "12:12"}],
+  "funcs": [{"name": "g", "type": "int32", "args": ["i", "j"], "place": "host",
+             "declared": false, "definition": "a(i, j)", "loc": "16:1", "decl_loc": "14:12"}],
+  "directives": [],
+  "output": {"func": "g", "extents": ["4", "3"], "loc": "19:3"},
+  "buffers": [{"name": "g", "type": "int32", "bounds": [["0", "4"], ["0", "3"]], "loc": "16:1"}],
+  "kernels": [{"name": "g", "place": "host", "body": [
+    {"for": "j", "min": "0", "extent": "3", "kind": "serial", "body": [
+      {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+        {"provide": "g", "args": ["i", "j"], "value": "a(i, j)", "loc": "16:1"}]}]}],
+    "loc": "16:1"}],
+  "channels": [], "registers": []
+})json";
+
+Program copy_program() { return read_program(kCopy, "copy.json"); }
+
+// The innermost statement of the copy kernel (the provide).
+Stmt& provide_of(Program& p) { return *p.kernels[0].body[0]->body[0]->body[0]; }
+
+Diagnostic diagnostic_of(const Program& p) {
+  try {
+    emit_cpp(p);
+  } catch (const Diagnostic& d) {
+    return d;
+  }
+  ADD_FAILURE() << "no diagnostic";
+  return Diagnostic({}, "", "");
+}
+
+std::string internal_error_of(const Program& p) {
+  try {
+    emit_cpp(p);
+  } catch (const InternalError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no internal error";
+  return "";
+}
+
+TEST(EmitCpp, IsSelfContainedAndDeterministic) {
+  const std::string code = emit_cpp(copy_program());
+  EXPECT_EQ(code, emit_cpp(copy_program()));
+  EXPECT_NE(code.find(t2s_runtime_source()), std::string::npos);
+  EXPECT_NE(code.find("//   g++ -std=c++17 -O2 -pthread -ffp-contract=off g_emu.cpp -o g_emu\n"),
+            std::string::npos);
+  EXPECT_NE(code.find("t2s_a_in.init(\"a\", t2s_rt::input_array(options, \"a\", \"int32\", {4, "
+                      "3}));"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find("t2s_rt::write_output(options, \"g\", t2s_g_bf.to_output());"),
+            std::string::npos);
+  // The only #include lines are the runtime's (standard headers).
+  std::istringstream lines(code);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("#include", 0) == 0) {
+      EXPECT_NE(line.find('<'), std::string::npos) << line;
+    }
+}
+
+TEST(EmitCpp, RefusesParsedPrograms) {
+  Program p = copy_program();
+  p.stage = Stage::kParsed;
+  EXPECT_EQ(diagnostic_of(p).rule(), "emit-stage");
+}
+
+TEST(EmitCpp, NeedsConstantInputExtents) {
+  Program p = copy_program();
+  p.inputs[0].extents = {"4", "n"};
+  Diagnostic d = diagnostic_of(p);
+  EXPECT_EQ(d.rule(), "emit-extent");
+  EXPECT_EQ(d.loc().str(), "12:12");
+  EXPECT_EQ(d.message(),
+            "input 'a' has extent 'n' in dimension 1, which is not a constant; the cpp target "
+            "needs constant extents");
+  p.inputs[0].extents.clear();
+  EXPECT_EQ(diagnostic_of(p).rule(), "emit-extent");
+}
+
+TEST(EmitCpp, RefusesVectorTypesAndAllocAtTheirLocation) {
+  Program p = copy_program();
+  p.inputs[0].type = Type::Int(32, 4);
+  Diagnostic d = diagnostic_of(p);
+  EXPECT_EQ(d.rule(), "emit-unsupported");
+  EXPECT_EQ(d.loc().str(), "12:12");
+
+  p = copy_program();
+  Stmt& provide = provide_of(p);
+  provide.value = make_cast(Type::Int(32, 4), provide.value);
+  provide.loc = SourceLoc::parse("7:5");
+  d = diagnostic_of(p);
+  EXPECT_EQ(d.rule(), "emit-unsupported");
+  EXPECT_EQ(d.loc().str(), "7:5");
+  EXPECT_NE(d.message().find("vector type int32x4"), std::string::npos);
+
+  p = copy_program();
+  auto alloc = std::make_shared<Stmt>();
+  alloc->kind = Stmt::kAlloc;
+  alloc->name = "r";
+  alloc->type = Type::Int(32);
+  alloc->loc = SourceLoc::parse("9:2");
+  p.kernels[0].body.insert(p.kernels[0].body.begin(), alloc);
+  d = diagnostic_of(p);
+  EXPECT_EQ(d.rule(), "emit-unsupported");
+  EXPECT_EQ(d.loc().str(), "9:2");
+}
+
+TEST(EmitCpp, RefusesNamesThatAreNotIdentifiers) {
+  Program p = copy_program();
+  p.channels.push_back(Channel{"a-b", Type::Int(32), {}, 0, "g", "g", SourceLoc::parse("3:3")});
+  Diagnostic d = diagnostic_of(p);
+  EXPECT_EQ(d.rule(), "emit-unsupported");
+  EXPECT_EQ(d.loc().str(), "3:3");
+}
+
+TEST(EmitCpp, MalformedIrIsAnInternalError) {
+  Program p = copy_program();
+  provide_of(p).name = "h";
+  EXPECT_EQ(internal_error_of(p),
+            "emit: kernel 'g': Func 'h' has neither an enclosing realize nor a buffer");
+
+  p = copy_program();
+  provide_of(p).value = make_var("x", Type::Int(32), {});
+  EXPECT_EQ(internal_error_of(p),
+            "emit: kernel 'g': variable 'x' is used outside any loop or let binding it");
+
+  p = copy_program();
+  provide_of(p).args.pop_back();
+  EXPECT_EQ(internal_error_of(p),
+            "emit: kernel 'g': provide of 'g' with 1 arguments; its storage has 2 dimensions");
+
+  p = copy_program();
+  p.output.func = "nothing";
+  EXPECT_EQ(internal_error_of(p), "emit: the output Func 'nothing' has no buffer");
+
+  // Two device kernels that run together and share a buffer one of them writes.
+  p = copy_program();
+  p.kernels[0].place = Place::kDevice;
+  p.kernels.push_back(p.kernels[0]);
+  p.kernels[1].name = "g2";
+  EXPECT_EQ(internal_error_of(p),
+            "emit: kernels 'g' and 'g2' run concurrently and share buffer 'g', which 'g' writes");
+  // One after the other (a host kernel between them) they may.
+  p.kernels[1].place = Place::kHost;
+  EXPECT_NO_THROW(emit_cpp(p));
+
+  p = copy_program();
+  p.registers.push_back(
+      Register{"R", "g", "nowhere", Type::Int(32), Register::kShift, {4}, 1, {1, 0}, 1, 1, 2, {}});
+  EXPECT_EQ(internal_error_of(p),
+            "emit: register 'R' belongs to kernel 'nowhere', which is not in the program");
+}
+
+// Every spec of testdata/specs, merged and stt stages: emitted without error, the same bytes
+// twice, and one kernel function per kernel.
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(EmitCpp, EverySpecEmitsAtMergedAndSttStage) {
+  std::vector<std::string> specs;
+  DIR* dir = opendir("testdata/specs");
+  ASSERT_NE(dir, nullptr);
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".t2s") specs.push_back(name);
+  }
+  closedir(dir);
+  std::sort(specs.begin(), specs.end());
+  ASSERT_GE(specs.size(), 20u);
+  for (const std::string& spec : specs) {
+    SourceManager sources;
+    sources.add("", "testdata/specs/" + spec, read_file("testdata/specs/" + spec));
+    sources.set_base_dir("testdata/specs");
+    Program merged = merge_program(parse_spec(sources, FrontendOptions{}));
+    Program stt = space_time_transform(merged);
+    for (const Program* p : {&merged, &stt}) {
+      std::string code;
+      ASSERT_NO_THROW(code = emit_cpp(*p)) << spec;
+      EXPECT_EQ(code, emit_cpp(*p)) << spec;
+      for (const Kernel& k : p->kernels)
+        EXPECT_NE(code.find("void t2s_" + k.name + "_kn() {"), std::string::npos) << spec;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace t2s
