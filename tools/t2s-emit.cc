@@ -16,8 +16,9 @@
 
 int main(int argc, char** argv) {
   t2s::Tool tool("t2s-emit", "emit",
-                 "Generate code from IR of any stage from merged on (a .t2s spec or parsed IR is "
-                 "first lowered through t2s-merge, t2s-stt, t2s-vec and t2s-gather).");
+                 "Generate code from IR of any stage from merged on, as it is (a .t2s spec or "
+                 "parsed IR is first lowered through t2s-merge, t2s-stt, t2s-vec and "
+                 "t2s-gather).");
   tool.add_spec_options();
   std::string target;
   std::string host;
@@ -43,11 +44,13 @@ int main(int argc, char** argv) {
   });
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
-    // A spec or an earlier stage goes through the rest of the pipeline, as the Unix pipe would.
-    if (program.stage == t2s::Stage::kParsed) program = t2s::merge_program(program);
-    if (program.stage == t2s::Stage::kMerged) program = t2s::space_time_transform(program);
-    if (program.stage == t2s::Stage::kStt) program = t2s::vectorize_program(program);
-    if (program.stage == t2s::Stage::kVectorized) program = t2s::gather_program(program);
+    // IR of a lowered stage is emitted as it is (the stt stage of a design whose vectorize
+    // directive t2s-vec cannot apply yet still runs as an emulation). A spec or parsed IR goes
+    // through every stage first, as the Unix pipe would.
+    if (program.stage == t2s::Stage::kParsed) {
+      program = t2s::gather_program(
+          t2s::vectorize_program(t2s::space_time_transform(t2s::merge_program(program))));
+    }
     std::string code;
     std::string host_code;
     if (target == "opencl") {
