@@ -2,7 +2,7 @@
 #
 # Under `bazel test`: cd to the runfiles root of the `t2s` workspace and use the t2s-parse that
 # Bazel built as a data dependency (likewise t2s-merge and t2s-stt). Run by hand from the
-# repository root (`bash testdata/golden_test.sh`): use the checkout and bazel-bin/tools/t2s-*.
+# repository root (`bash testdata/cli_test.sh`): use the checkout and bazel-bin/tools/t2s-*.
 # $T2S_PARSE, $T2S_MERGE and $T2S_STT override.
 
 if [[ -n "${TEST_SRCDIR:-}" && -d "${TEST_SRCDIR}/t2s" ]]; then

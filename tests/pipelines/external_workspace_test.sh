@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# tests/pipelines/external_workspace_test.sh: the pipeline rules used from another workspace, as
+# a user's build uses them (a check of scripts/test, not a Bazel test: it runs Bazel itself).
+#
+# Creates a temporary workspace whose WORKSPACE has `local_repository(name = "t2s", path = THIS
+# REPOSITORY)`, the offline settings of this repository's WORKSPACE and .bazelrc (nothing is
+# downloaded) and `t2s_dependencies()`, and whose BUILD loads @t2s//pipelines:t2s.bzl and
+# defines pipelines over its own copies of two specs (gemm, conv1d). Then:
+#   1. `bazel build //...` builds them; every output exists, and gemm's (every stage, gemm.cl,
+#      ...) equal this repository's own pipeline output (`bazel build //testdata:gemm` here,
+#      with this repository's server);
+#   2. a second `bazel build` executes no action (its execution log is empty);
+#   3. after editing gemm.t2s only, gemm's actions run again (parse through emit, per the
+#      execution log) and none of conv1d's.
+# The Bazel server has its own --output_user_root under the temporary directory (the main
+# server is not disturbed) and is shut down at the end; the directory is removed.
+# Prints `ok ...` lines and exits 0, or `FAIL: ...` lines and exits 1.
+set -uo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/t2s-external.XXXXXX")"
+WS="$WORK/user_ws"
+BAZEL=(bazel --output_user_root="$WORK/bazel_root" --max_idle_secs=600)
+KEEP="${T2S_KEEP_EXTERNAL_WS:-}"  # set to keep $WORK for debugging
+
+cleanup() {
+  if [[ -d "$WS" ]]; then
+    (cd "$WS" && "${BAZEL[@]}" shutdown >/dev/null 2>&1) || true
+  fi
+  if [[ -z "$KEEP" ]]; then
+    chmod -R u+w "$WORK" 2>/dev/null || true
+    rm -rf "$WORK"
+  else
+    echo "kept $WORK"
+  fi
+}
+trap cleanup EXIT
+
+failed=0
+ok() { echo "ok   $*"; }
+fail() {
+  echo "FAIL: $*" >&2
+  failed=$((failed + 1))
+}
+die() {
+  fail "$@"
+  exit 1
+}
+
+# --- the user's workspace ---------------------------------------------------------------------
+mkdir -p "$WS/specs"
+cp "$REPO/testdata/specs/gemm.t2s" "$REPO/testdata/specs/conv1d.t2s" "$WS/specs/"
+
+# The offline settings of this repository's WORKSPACE: its local_repository lines (Bazel 4's
+# rules_cc shim, platforms, skylib, rules_java, the coverage stand-in), paths made absolute.
+offline="$(grep -E '^local_repository\(' "$REPO/WORKSPACE" |
+  sed -E "s#path = \"([^/\"][^\"]*)\"#path = \"$REPO/\\1\"#")"
+[[ -n "$offline" ]] || die "no local_repository lines in $REPO/WORKSPACE to copy"
+cat >"$WS/WORKSPACE" <<EOF
+workspace(name = "user_ws")
+
+local_repository(name = "t2s", path = "$REPO")
+
+# Offline Bazel 4, as t2s's WORKSPACE.
+$offline
+
+load("@t2s//pipelines:deps.bzl", "t2s_dependencies")
+
+t2s_dependencies()
+EOF
+cp "$REPO/.bazelrc" "$WS/.bazelrc"
+
+cat >"$WS/BUILD" <<'EOF'
+load("@t2s//pipelines:t2s.bzl", "t2s_pipeline")
+
+t2s_pipeline(
+    name = "gemm",
+    src = "specs/gemm.t2s",
+)
+
+t2s_pipeline(
+    name = "conv1d",
+    src = "specs/conv1d.t2s",
+)
+EOF
+
+cd "$WS" || die "cannot cd to $WS"
+
+# build LOG EXECLOG: `bazel build //...` with its execution log; returns Bazel's status.
+build() {
+  "${BAZEL[@]}" build --color=no --curses=no --noshow_progress \
+    --execution_log_json_file="$2" //... >"$1" 2>&1
+}
+# spawns EXECLOG: one `MNEMONIC OUTPUT...` line per action the build executed (the log is a
+# sequence of pretty-printed SpawnExec JSON objects, listedOutputs before mnemonic).
+spawns() {
+  awk '
+    /^ *"listedOutputs": / { o = $0; sub(/^ *"listedOutputs": \[/, "", o); sub(/\],?$/, "", o)
+                             gsub(/[",]/, "", o) }
+    /^ *"mnemonic": / { m = $0; sub(/^ *"mnemonic": "/, "", m); sub(/",?$/, "", m)
+                        print m " " o; o = "" }
+  ' "$1"
+}
+
+# --- 1. build, outputs, same bytes as this repository's pipeline -----------------------------
+start=$SECONDS
+if build "$WORK/build1.log" "$WORK/exec1.json"; then
+  ok "bazel build //... in a workspace that loads @t2s//pipelines:t2s.bzl ($((SECONDS - start)) s)"
+else
+  tail -n 40 "$WORK/build1.log" >&2
+  die "bazel build //... failed in the external workspace ($WS)"
+fi
+BIN="$("${BAZEL[@]}" info bazel-bin 2>/dev/null)"
+[[ -d "$BIN" ]] || die "bazel info bazel-bin gave '$BIN'"
+
+# The reference: this repository's own pipeline for gemm, built by its own server (a no-op after
+# `bazel test //...` in scripts/test).
+if ! (cd "$REPO" && bazel build --color=no --curses=no --noshow_progress //testdata:gemm) \
+  >"$WORK/main_build.log" 2>&1; then
+  tail -n 40 "$WORK/main_build.log" >&2
+  die "bazel build //testdata:gemm failed in $REPO"
+fi
+MAIN_BIN="$(cd "$REPO" && bazel info bazel-bin 2>/dev/null)/testdata"
+for out in gemm.parsed.json gemm.merged.json gemm.stt.json gemm.vectorized.json \
+  gemm.gathered.json gemm.cl gemm_host.cpp gemm_emu.cpp gemm.dot gemm.txt; do
+  ref="$MAIN_BIN/$out"
+  if [[ ! -s "$BIN/$out" ]]; then
+    fail "bazel-bin/$out was not built"
+  elif [[ ! -f "$ref" ]]; then
+    fail "no $ref (//testdata:gemm of $REPO) to compare bazel-bin/$out with"
+  elif ! cmp -s "$ref" "$BIN/$out"; then
+    fail "bazel-bin/$out differs from $REPO's own //testdata:gemm ($ref):"
+    diff -u "$ref" "$BIN/$out" | head -n 30 >&2
+  else
+    ok "bazel-bin/$out equals $REPO's //testdata:gemm output"
+  fi
+done
+for out in conv1d.parsed.json conv1d.merged.json conv1d.stt.json conv1d.vectorized.json \
+  conv1d.gathered.json conv1d.cl conv1d_host.cpp conv1d_emu.cpp conv1d.dot conv1d.txt; do
+  [[ -s "$BIN/$out" ]] || fail "bazel-bin/$out was not built"
+done
+ok "conv1d's 10 outputs were built"
+
+# The actions of the first build: one per stage and target, with the rules' mnemonics.
+spawns "$WORK/exec1.json" >"$WORK/spawns1"
+for m in T2sParse T2sMerge T2sStt T2sVec T2sGather T2sEmitOpencl T2sEmitCpp T2sEmitDot \
+  T2sEmitText; do
+  n="$(grep -c "^$m " "$WORK/spawns1")"
+  if [[ "$n" == 2 ]]; then
+    ok "first build: 2 $m actions (gemm, conv1d)"
+  else
+    fail "first build: $n $m actions, expected 2 (one per pipeline):"
+    grep "^$m " "$WORK/spawns1" | sed 's/^/    /' >&2
+  fi
+done
+
+# --- 2. nothing to do the second time -------------------------------------------------------
+if ! build "$WORK/build2.log" "$WORK/exec2.json"; then
+  tail -n 40 "$WORK/build2.log" >&2
+  die "the second bazel build //... failed"
+fi
+spawns "$WORK/exec2.json" >"$WORK/spawns2"
+if [[ -s "$WORK/spawns2" ]]; then
+  fail "the second build, with nothing changed, executed $(wc -l <"$WORK/spawns2") action(s):"
+  sed 's/^/    /' "$WORK/spawns2" >&2
+else
+  ok "the second build executed no action ($(grep -oE '[0-9]+ process(es)?: [^.]*' \
+    "$WORK/build2.log" | head -n 1))"
+fi
+
+# --- 3. edit one spec: only its actions run -------------------------------------------------
+sed -i -E 's/^#define K 8$/#define K 6/' specs/gemm.t2s
+grep -q '^#define K 6$' specs/gemm.t2s || die "could not edit specs/gemm.t2s (no '#define K 8')"
+if ! build "$WORK/build3.log" "$WORK/exec3.json"; then
+  tail -n 40 "$WORK/build3.log" >&2
+  die "the build after editing specs/gemm.t2s failed"
+fi
+spawns "$WORK/exec3.json" >"$WORK/spawns3"
+others="$(grep -vE '^T2s[A-Za-z]+ bazel-out/[^/]+/bin/gemm(\.[a-z]+\.json|\.cl|_host\.cpp|_emu\.cpp|\.dot|\.txt)( |$)' \
+  "$WORK/spawns3" || true)"
+if [[ -n "$others" ]]; then
+  fail "after editing specs/gemm.t2s, actions other than gemm's ran:"
+  sed 's/^/    /' <<<"$others" >&2
+fi
+missing=()
+for m in T2sParse T2sMerge T2sStt T2sVec T2sGather T2sEmitOpencl T2sEmitCpp T2sEmitDot \
+  T2sEmitText; do
+  grep -q "^$m " "$WORK/spawns3" || missing+=("$m")
+done
+if ((${#missing[@]})); then
+  fail "after editing specs/gemm.t2s (K 8 -> 6), these gemm actions did not run: ${missing[*]}"
+fi
+if [[ -z "$others" && ${#missing[@]} -eq 0 ]]; then
+  ok "after editing specs/gemm.t2s, exactly gemm's $(wc -l <"$WORK/spawns3") actions ran" \
+    "(none of conv1d's)"
+fi
+if cmp -s "$MAIN_BIN/gemm.stt.json" "$BIN/gemm.stt.json"; then
+  fail "bazel-bin/gemm.stt.json did not change when K went from 8 to 6"
+fi
+
+echo "external workspace test: $((SECONDS - start)) s, $failed failure(s)"
+((failed == 0))
