@@ -226,5 +226,43 @@ rc=0
 "$T2S_VEC" "$TMP/gathered.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
 check "t2s-vec of gathered IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
 
+# t2s-emit: the Unix pipe gives the .cl the Bazel pipeline gives (//testdata:gemm.cl).
+T2S_EMIT="$(dirname "$T2S_STT")/t2s-emit"
+T2S_PARSE_BIN="$(dirname "$T2S_STT")/t2s-parse"
+T2S_MERGE_BIN="$(dirname "$T2S_STT")/t2s-merge"
+rc=0
+"$T2S_PARSE_BIN" "$SPEC" | "$T2S_MERGE_BIN" | "$T2S_STT" | "$T2S_VEC" | "$T2S_GATHER" |
+  "$T2S_EMIT" --target opencl >"$TMP/pipe.cl" 2>"$TMP/err" || rc=$?
+check "t2s-parse | ... | t2s-emit --target opencl exits 0" "$(t test "$rc" -eq 0)" \
+  "status $rc: $(cat "$TMP/err")"
+check "the pipe's .cl equals the Bazel pipeline's testdata/gemm.cl" \
+  "$(t cmp -s "$TMP/pipe.cl" testdata/gemm.cl)"
+rc=0
+"$T2S_EMIT" "$SPEC" --target opencl --host "$TMP/host.cpp" -o "$TMP/spec.cl" 2>"$TMP/err" || rc=$?
+check "t2s-emit SPEC lowers it through every stage (same .cl)" \
+  "$(t cmp -s "$TMP/spec.cl" testdata/gemm.cl)" "status $rc: $(cat "$TMP/err")"
+check "t2s-emit --host writes the Bazel pipeline's host program" \
+  "$(t cmp -s "$TMP/host.cpp" testdata/gemm_host.cpp)"
+rc=0
+"$T2S_EMIT" "$SPEC" --target cpp --host "$TMP/h2.cpp" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit --host without --target opencl exits 2" "$(t test "$rc" -eq 2)" "status $rc"
+check "t2s-emit --host without opencl: says why" \
+  "$(t grep -qF -- '--host: only valid with --target opencl' "$TMP/err")" "$(cat "$TMP/err")"
+check "t2s-emit usage error writes nothing" "$(t test ! -s "$TMP/out" -a ! -e "$TMP/h2.cpp")"
+rc=0
+"$T2S_EMIT" "$SPEC" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit without --target exits 2" "$(t test "$rc" -eq 2)" "status $rc"
+rc=0
+"$T2S_EMIT" "$VG" --target cpp -o "$TMP/vg.cpp" 2>"$TMP/err" || rc=$?
+check "t2s-emit of a spec t2s-vec refuses exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-emit: the located unsupported-directive error" \
+  "$(t grep -q "vectorize_gather.t2s:[0-9]*:[0-9]*: error: .*\[unsupported-directive\]" "$TMP/err")" \
+  "$(cat "$TMP/err")"
+check "t2s-emit writes nothing when it fails" "$(t test ! -e "$TMP/vg.cpp")"
+rc=0
+"$T2S_EMIT" "$TMP/stt_ref.json" --target text >"$TMP/stt.txt" 2>"$TMP/err" || rc=$?
+check "t2s-emit of stt IR emits that stage as it is" \
+  "$(t grep -q 'stage stt' "$TMP/stt.txt")" "status $rc: $(cat "$TMP/err")"
+
 echo "cli_test: $passed ok, $failed failed"
 ((failed == 0))
