@@ -44,20 +44,21 @@ if [[ -z "$golden_dir" || ${#names[@]} -eq 0 ]]; then
   exit 2
 fi
 
-# Golden files hold emitted programs with the embedded runtime (the lines from
-# `// ---- BEGIN t2s runtime` to `// ---- END t2s runtime ----`) elided to one line: the runtime
-# has its own tests (//libs/backends/runtime:runtime_test), and the goldens then show only what
-# is specific to the design. Built files are compared and written in that form.
+# Golden files hold emitted programs with their fixed parts (the embedded runtime, the OpenCL
+# host support: the lines from `// ---- BEGIN t2s NAME ----` to `// ---- END t2s NAME ----`)
+# elided to one line: those parts have their own tests (//libs/backends/runtime:runtime_test,
+# //libs/backends/opencl:opencl_test), and the goldens then show only what is specific to the
+# design. Built files are compared and written in that form.
 golden_form_dir="$(mktemp -d "${TEST_TMPDIR:-${TMPDIR:-/tmp}}/golden-form.XXXXXX")"
 trap 'rm -rf "$golden_form_dir"' EXIT
 origin=("${built[@]}")  # the files as built, for messages
 for i in "${!built[@]}"; do
   [[ -f "${built[$i]}" ]] || continue  # reported as missing below
   form="$golden_form_dir/$i.${names[$i]}"
-  awk '/^\/\/ ---- BEGIN t2s runtime/ { skip = 1
-         print "// ---- t2s runtime (libs/backends/runtime/t2s_runtime.h): elided in golden files ----"
-         next }
-       skip && /^\/\/ ---- END t2s runtime ----$/ { skip = 0; next }
+  awk '/^\/\/ ---- BEGIN t2s .* ----$/ { skip = 1; name = $0
+         sub(/^\/\/ ---- BEGIN t2s /, "", name); sub(/ ----$/, "", name)
+         print "// ---- t2s " name ": elided in golden files ----"; next }
+       skip && /^\/\/ ---- END t2s .* ----$/ { skip = 0; next }
        !skip' "${built[$i]}" >"$form" || { echo "golden_test.sh: cannot read ${built[$i]}" >&2; exit 1; }
   built[$i]="$form"
 done

@@ -1158,7 +1158,11 @@ class HostEmitter {
       out += std::string("#include <") + h + ">\n";
     }
     out += "\n" + t2s_runtime_block();
+    // Fixed support code (OpenCL error names, checked calls, array views), marked like the
+    // runtime so that golden files can elide it.
+    out += "// ---- BEGIN t2s OpenCL host support (libs/backends/opencl/opencl.cc) ----";
     out += kHostSupport;
+    out += "// ---- END t2s OpenCL host support ----\n";
     const std::string helpers = codegen_.helper_definitions();
     if (!helpers.empty()) out += "// ---- Halide arithmetic ----\n\n" + helpers + "\n";
     out += data_struct(read_inputs);
