@@ -13,6 +13,6 @@ int main(int argc, char** argv) {
   return tool.run(argc, argv, [&] {
     t2s::Program in = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return s == t2s::Stage::kVectorized; }, "vectorized");
-    tool.write_output(t2s::write_program(t2s::gather_program(in)));
+    tool.write_output(t2s::write_program(t2s::gather_pass(in)));
   });
 }

@@ -12,6 +12,6 @@ int main(int argc, char** argv) {
   return tool.run(argc, argv, [&] {
     t2s::Program parsed = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return s == t2s::Stage::kParsed; }, "parsed");
-    tool.write_output(t2s::write_program(t2s::merge_program(parsed)));
+    tool.write_output(t2s::write_program(t2s::merge_pass(parsed)));
   });
 }

@@ -79,14 +79,14 @@ int main(int argc, char** argv) {
       ->default_str("2000000000");
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
-    if (program.stage == t2s::Stage::kParsed) program = t2s::merge_program(program);
+    if (program.stage == t2s::Stage::kParsed) program = t2s::merge_pass(program);
     auto inputs = t2s::complete_inputs(
         program, read_inputs(input_specs),
         fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential, seed);
     t2s::NdArray result = t2s::run_program(program, inputs, options);
     const std::string& name = program.output.func;
     if (check) {
-      t2s::Program reference = t2s::merge_program(t2s::as_parsed(program));
+      t2s::Program reference = t2s::merge_pass(t2s::as_parsed(program));
       t2s::NdArray expected = t2s::run_program(reference, inputs, options);
       std::optional<t2s::Mismatch> m;
       try {

@@ -4,7 +4,7 @@
 
 #include "libs/cli/tool.h"
 #include "libs/ir/ir_json.h"
-#include "libs/passes/merge/merge.h"
+#include "libs/passes/lower/lower.h"
 #include "libs/passes/stt/stt.h"
 
 int main(int argc, char** argv) {
@@ -23,8 +23,7 @@ int main(int argc, char** argv) {
     t2s::Program in = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return s == t2s::Stage::kParsed || s == t2s::Stage::kMerged; },
         "parsed or merged");
-    if (in.stage == t2s::Stage::kParsed) in = t2s::merge_program(in);
-    t2s::Program out = t2s::space_time_transform(in);
+    t2s::Program out = t2s::lower_to(in, t2s::Stage::kStt);
     if (report) std::cerr << t2s::stt_report(out);
     tool.write_output(t2s::write_program(out));
   });

@@ -198,8 +198,8 @@ TEST(EmitCpp, EverySpecEmitsAtMergedAndSttStage) {
     SourceManager sources;
     sources.add("", "testdata/specs/" + spec, read_file("testdata/specs/" + spec));
     sources.set_base_dir("testdata/specs");
-    Program merged = merge_program(parse_spec(sources, FrontendOptions{}));
-    Program stt = space_time_transform(merged);
+    Program merged = merge_pass(parse_spec(sources, FrontendOptions{}));
+    Program stt = stt_pass(merged);
     for (const Program* p : {&merged, &stt}) {
       std::string code;
       ASSERT_NO_THROW(code = emit_cpp(*p)) << spec;

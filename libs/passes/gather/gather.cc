@@ -4,7 +4,7 @@
 
 namespace t2s {
 
-Program gather_program(const Program& vectorized) {
+Program gather_pass(const Program& vectorized) {
   return pass_through_stage(vectorized, Stage::kVectorized, Stage::kGathered, "t2s-gather",
                             "gather");
 }

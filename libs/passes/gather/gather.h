@@ -11,6 +11,6 @@ namespace t2s {
 
 // Throws Diagnostic (rule "unsupported-directive") at the first `gather` directive; `vectorized`
 // must be at stage vectorized.
-Program gather_program(const Program& vectorized);
+Program gather_pass(const Program& vectorized);
 
 }  // namespace t2s

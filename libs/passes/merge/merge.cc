@@ -843,9 +843,9 @@ Program as_parsed(const Program& lowered) {
   return p;
 }
 
-Program merge_program(const Program& parsed) {
+Program merge_pass(const Program& parsed) {
   if (parsed.stage != Stage::kParsed)
-    throw InternalError("merge_program needs a parsed-stage program");
+    throw InternalError("merge_pass needs a parsed-stage program");
   return Merger(parsed).run();
 }
 

@@ -12,7 +12,7 @@ namespace t2s {
 
 // Throws Diagnostic (with the user's source location and a rule id) when the spec breaks a
 // rule. `parsed` must be at stage parsed.
-Program merge_program(const Program& parsed);
+Program merge_pass(const Program& parsed);
 
 // The parsed stage of a program of any later stage: lowered stages keep `funcs`, `directives`
 // and `output` as the spec gave them, so merging the result again gives the merged reference.

@@ -1124,7 +1124,7 @@ class KernelTransformer {
 
 }  // namespace
 
-Program space_time_transform(const Program& merged) {
+Program stt_pass(const Program& merged) {
   if (merged.stage != Stage::kMerged)
     throw Diagnostic(
         {},

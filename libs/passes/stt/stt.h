@@ -15,7 +15,7 @@ namespace t2s {
 
 // Throws Diagnostic (with the directive's source location and a rule id) when a transform is
 // illegal. `merged` must be at stage merged.
-Program space_time_transform(const Program& merged);
+Program stt_pass(const Program& merged);
 
 // The table `t2s-stt --report` prints for a program at the stt stage: per transformed kernel the
 // PE array and the time steps, per register the naive and the allocated storage, and the totals.

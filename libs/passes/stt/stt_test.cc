@@ -39,7 +39,7 @@ Program merged_of(const Case& c) {
   sources.set_base_dir(std::filesystem::path(c.spec).parent_path().string());
   FrontendOptions options;
   options.preprocess.defines = c.defines;
-  return merge_program(parse_spec(sources, options));
+  return merge_pass(parse_spec(sources, options));
 }
 
 // Every spec, with the flags its `// t2s-parse-flags:` comment names, and the int32 variants.
@@ -81,7 +81,7 @@ TEST(SttTest, EveryRegisterHoldsExactlyTheLiveValuesAndTheResultIsUnchanged) {
   for (const Case& c : cases) {
     SCOPED_TRACE(name_of(c));
     Program merged = merged_of(c);
-    Program stt = space_time_transform(merged);
+    Program stt = stt_pass(merged);
     for (uint64_t seed : {1, 2}) {
       auto inputs = complete_inputs(merged, {}, FillKind::kRandom, seed);
       NdArray expected = run_program(merged, inputs);
@@ -124,7 +124,7 @@ std::vector<std::tuple<std::string, int64_t, LoopKind>> loops_of(const Kernel& k
 
 // Seed 000's worked example (I = J = K = 10, double projection).
 TEST(SttTest, SeedDoubleProjection) {
-  Program stt = space_time_transform(merged_of({"testdata/specs/seed000_abc.t2s", {}}));
+  Program stt = stt_pass(merged_of({"testdata/specs/seed000_abc.t2s", {}}));
   using L = std::tuple<std::string, int64_t, LoopKind>;
   EXPECT_EQ(loops_of(stt.kernels[0]),
             (std::vector<L>{L{"t1", 55, LoopKind::kSerial}, L{"t2", 28, LoopKind::kSerial},
@@ -143,7 +143,7 @@ TEST(SttTest, SeedDoubleProjection) {
 }
 
 TEST(SttTest, GemmDefaultScheduleUsesOneRegisterPerPe) {
-  Program stt = space_time_transform(merged_of({"testdata/specs/gemm.t2s", {}}));
+  Program stt = stt_pass(merged_of({"testdata/specs/gemm.t2s", {}}));
   for (const char* name : {"A_shreg", "B_shreg", "C_shreg"}) {
     const Register& r = reg(stt, name);
     EXPECT_EQ(r.kind, Register::kShift) << name;
@@ -154,13 +154,13 @@ TEST(SttTest, GemmDefaultScheduleUsesOneRegisterPerPe) {
 
 TEST(SttTest, RefusesAStageOtherThanMerged) {
   Program merged = merged_of({"testdata/specs/gemm.t2s", {}});
-  Program stt = space_time_transform(merged);
-  EXPECT_THROW(space_time_transform(stt), Diagnostic);
+  Program stt = stt_pass(merged);
+  EXPECT_THROW(stt_pass(stt), Diagnostic);
 }
 
 TEST(SttTest, ReportListsTheArrayAndEveryRegister) {
   std::string report =
-      stt_report(space_time_transform(merged_of({"testdata/specs/seed000_abc.t2s", {}})));
+      stt_report(stt_pass(merged_of({"testdata/specs/seed000_abc.t2s", {}})));
   EXPECT_NE(report.find("kernel A: PE array i 10 (10 PEs), 1540 time steps (t1 55 x t2 28)"),
             std::string::npos)
       << report;

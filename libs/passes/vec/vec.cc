@@ -4,7 +4,7 @@
 
 namespace t2s {
 
-Program vectorize_program(const Program& stt) {
+Program vec_pass(const Program& stt) {
   return pass_through_stage(stt, Stage::kStt, Stage::kVectorized, "t2s-vec", "vectorize");
 }
 

@@ -11,6 +11,6 @@ namespace t2s {
 
 // Throws Diagnostic (rule "unsupported-directive") at the first `vectorize` directive; `stt`
 // must be at stage stt.
-Program vectorize_program(const Program& stt);
+Program vec_pass(const Program& stt);
 
 }  // namespace t2s

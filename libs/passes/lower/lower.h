@@ -1,0 +1,15 @@
+// The lowering driver (Halide's Lower.cpp): one table of the passes in pipeline order, so that
+// t2s-emit, t2s-run, the stage tools and the tests lower a program the same way, and adding a
+// stage is one row in lower.cc.
+#pragma once
+
+#include "libs/ir/program.h"
+
+namespace t2s {
+
+// Runs every pass from the program's stage up to `target` (none when it is already there).
+// Throws Diagnostic when a pass refuses the program, and Diagnostic (rule "stage") when the
+// program is already past `target`: no pass goes back.
+Program lower_to(Program program, Stage target);
+
+}  // namespace t2s
