@@ -1669,106 +1669,97 @@ class Compiler {
     if (s.loc.valid()) loc_ = &s.loc;
     out_.stmts.emplace_back();
     SNode& n = out_.stmts.back();
-    n.kind = s.kind;
+    n.kind = s.kind();
     n.loc = loc_;
-    switch (s.kind) {
-      case Stmt::kFor: {
-        if (!s.min || !s.extent || !s.min->type.is_integer() || !s.extent->type.is_integer())
-          fail("loop '" + s.name + "' without integer bounds");
-        n.a = expr(s.min);
-        n.b = expr(s.extent);
-        n.slot = bind(s.name, Type::Int(32));
-        n.body = stmts(s.body);
-        vars_.pop_back();
-        break;
-      }
-      case Stmt::kLet:
-        if (!s.value) fail("let '" + s.name + "' without a value");
-        n.a = expr(s.value);  // checks that its type is a supported scalar
-        n.slot = bind(s.name, s.value->type);
-        n.body = stmts(s.body);
-        vars_.pop_back();
-        break;
-      case Stmt::kIf:
-        expect_type(s.value, Type::Bool());
-        n.a = expr(s.value);
-        n.body = stmts(s.body);
-        n.else_body = stmts(s.else_body);
-        break;
-      case Stmt::kProvide: {
-        if (program_.find_register(s.name)) {
-          n.to_register = true;
-          n.slot = register_slot(s.name, Register::kShift, "write");
-          const Register& r = *out_.registers[n.slot];
-          expect_type(s.value, r.type);
-          n.args = register_args(r, s.args, 0, true, "write");
-          n.a = expr(s.value);
-          break;
-        }
-        n.slot = lookup_storage(s.name, true);
-        const Storage& st = storage_template(n.slot);
-        if (st.dims() != s.args.size())
-          fail("provide of '" + s.name + "' with " + std::to_string(s.args.size()) +
-               " arguments; its storage has " + std::to_string(st.dims()) + " dimensions");
-        expect_type(s.value, st.type);
-        n.args = index_args(s.args, 0, "Func '" + s.name + "'");
-        n.a = expr(s.value);
-        break;
-      }
-      case Stmt::kRealize: {
-        check_type(s.type);
-        if (s.args.size() != s.extents.size() || s.args.size() > kMaxDims)
-          fail("realize of '" + s.name + "' with bad bounds");
-        for (size_t d = 0; d < s.args.size(); ++d) {
-          if (!s.args[d] || !s.extents[d] || !s.args[d]->type.is_integer() ||
-              !s.extents[d]->type.is_integer())
-            fail("realize of '" + s.name + "' with non-integer bounds");
-          n.args.push_back(expr(s.args[d]));
-          n.extents.push_back(expr(s.extents[d]));
-        }
-        Storage st;
-        st.name = s.name;
-        st.type = s.type;
-        st.mins.assign(s.args.size(), 0);
-        st.extents.assign(s.args.size(), 0);
-        st.strides.assign(s.args.size(), 0);
-        out_.locals.push_back(std::move(st));
-        n.slot = static_cast<int>(program_.buffers.size() + out_.locals.size() - 1);
-        realizes_.emplace_back(s.name, n.slot);
-        n.body = stmts(s.body);
-        realizes_.pop_back();
-        break;
-      }
-      case Stmt::kWriteChannel: {
-        if (!allow_channels_) fail("write_channel outside a kernel");
-        n.slot = channel_slot(s.name, true);
-        const Channel& c = program_.channels[n.slot];
-        if (c.dims.size() != s.args.size())
-          fail("write_channel of '" + s.name + "' with " + std::to_string(s.args.size()) +
-               " indices; it has " + std::to_string(c.dims.size()) + " dimensions");
-        expect_type(s.value, c.type);
-        n.args = index_args(s.args, 0, "channel '" + s.name + "'");
-        n.a = expr(s.value);
-        break;
-      }
-      case Stmt::kShift: {
-        n.slot = register_slot(s.name, Register::kShift, "shift");
-        n.args = register_args(*out_.registers[n.slot], s.args, 0, false, "shift");
-        break;
-      }
-      case Stmt::kPush: {
-        n.slot = register_slot(s.name, Register::kFifo, "push");
-        const Register& r = *out_.registers[n.slot];
-        expect_type(s.value, r.type);
-        n.args = register_args(r, s.args, 0, false, "push");
-        n.a = expr(s.value);
-        break;
-      }
-      case Stmt::kAlloc:
-        throw InternalError("interpreter: alloc statements are not supported yet");
+    if (const For* loop = s.as<For>()) {
+      if (!loop->min->type.is_integer() || !loop->extent->type.is_integer())
+        fail("loop '" + loop->var + "' without integer bounds");
+      n.a = expr(loop->min);
+      n.b = expr(loop->extent);
+      n.slot = bind(loop->var, Type::Int(32));
+      n.body = stmts(loop->body);
+      vars_.pop_back();
+    } else if (const LetStmt* let = s.as<LetStmt>()) {
+      n.a = expr(let->value);  // checks that its type is a supported scalar
+      n.slot = bind(let->var, let->value->type);
+      n.body = stmts(let->body);
+      vars_.pop_back();
+    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
+      expect_type(branch->condition, Type::Bool());
+      n.a = expr(branch->condition);
+      n.body = stmts(branch->then_body);
+      n.else_body = stmts(branch->else_body);
+    } else if (const Provide* provide = s.as<Provide>()) {
+      compile_provide(*provide, n);
+    } else if (const Realize* realize = s.as<Realize>()) {
+      compile_realize(*realize, n);
+    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
+      if (!allow_channels_) fail("write_channel outside a kernel");
+      n.slot = channel_slot(write->channel, true);
+      const Channel& c = program_.channels[n.slot];
+      if (c.dims.size() != write->index.size())
+        fail("write_channel of '" + write->channel + "' with " +
+             std::to_string(write->index.size()) + " indices; it has " +
+             std::to_string(c.dims.size()) + " dimensions");
+      expect_type(write->value, c.type);
+      n.args = index_args(write->index, 0, "channel '" + write->channel + "'");
+      n.a = expr(write->value);
+    } else if (const Shift* shift = s.as<Shift>()) {
+      n.slot = register_slot(shift->reg, Register::kShift, "shift");
+      n.args = register_args(*out_.registers[n.slot], shift->pe, 0, false, "shift");
+    } else if (const Push* push = s.as<Push>()) {
+      n.slot = register_slot(push->fifo, Register::kFifo, "push");
+      const Register& r = *out_.registers[n.slot];
+      expect_type(push->value, r.type);
+      n.args = register_args(r, push->pe, 0, false, "push");
+      n.a = expr(push->value);
+    } else {
+      throw InternalError("interpreter: alloc statements are not supported yet");
     }
     loc_ = saved;
     return &n;
+  }
+
+  void compile_provide(const Provide& s, SNode& n) {
+    if (program_.find_register(s.func)) {
+      n.to_register = true;
+      n.slot = register_slot(s.func, Register::kShift, "write");
+      const Register& r = *out_.registers[n.slot];
+      expect_type(s.value, r.type);
+      n.args = register_args(r, s.args, 0, true, "write");
+      n.a = expr(s.value);
+      return;
+    }
+    n.slot = lookup_storage(s.func, true);
+    const Storage& st = storage_template(n.slot);
+    if (st.dims() != s.args.size())
+      fail("provide of '" + s.func + "' with " + std::to_string(s.args.size()) +
+           " arguments; its storage has " + std::to_string(st.dims()) + " dimensions");
+    expect_type(s.value, st.type);
+    n.args = index_args(s.args, 0, "Func '" + s.func + "'");
+    n.a = expr(s.value);
+  }
+
+  void compile_realize(const Realize& s, SNode& n) {
+    check_type(s.type);
+    if (s.mins.size() > kMaxDims) fail("realize of '" + s.func + "' with bad bounds");
+    for (size_t d = 0; d < s.mins.size(); ++d) {
+      if (!s.mins[d]->type.is_integer() || !s.extents[d]->type.is_integer())
+        fail("realize of '" + s.func + "' with non-integer bounds");
+      n.args.push_back(expr(s.mins[d]));
+      n.extents.push_back(expr(s.extents[d]));
+    }
+    Storage st;
+    st.name = s.func;
+    st.type = s.type;
+    st.mins.assign(s.mins.size(), 0);
+    st.extents.assign(s.mins.size(), 0);
+    st.strides.assign(s.mins.size(), 0);
+    out_.locals.push_back(std::move(st));
+    n.slot = static_cast<int>(program_.buffers.size() + out_.locals.size() - 1);
+    realizes_.emplace_back(s.func, n.slot);
+    n.body = stmts(s.body);
+    realizes_.pop_back();
   }
 
   int bind(const std::string& name, Type type) {
@@ -2148,23 +2139,8 @@ std::map<std::string, NdArray> complete_inputs(const Program& program,
                            "' has no extents to generate data from (a parsed-stage program?); "
                            "give an array for it",
                        "run-input-extents");
-    std::vector<int64_t> shape;
-    for (size_t d = 0; d < in.extents.size(); ++d) {
-      const std::string& text = in.extents[d];
-      size_t used = 0;
-      int64_t extent = -1;
-      try {
-        extent = std::stoll(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != text.size() || extent < 0)
-        throw Diagnostic(in.loc,
-                         "input '" + in.name + "' has extent '" + text + "' in dimension " +
-                             std::to_string(d) + ", which is not a non-negative integer",
-                         "run-input-extents");
-      shape.push_back(extent);
-    }
+    // Extents are non-negative integers: the IR reader checks them.
+    std::vector<int64_t> shape = in.extents;
     try {
       given[in.name] = fill_array(in.type, shape, fill, seed, in.name);
     } catch (const NpyError& e) {

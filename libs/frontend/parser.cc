@@ -1180,7 +1180,7 @@ class SpecParser : public NameResolver {
 
   void realize(const ExprToken& func, const SourceLoc& loc) {
     expect("(", "after 'realize'");
-    std::vector<std::string> extents;
+    std::vector<int64_t> extents;
     std::vector<SourceLoc> extent_locs;
     auto extent = [&]() {
       extent_locs.push_back(ts_.peek().loc);
@@ -1189,7 +1189,7 @@ class SpecParser : public NameResolver {
         throw Diagnostic(extent_locs.back(),
                          "a realize extent must be from 1 to 2^31 - 1, not " + std::to_string(e),
                          "realize");
-      extents.push_back(std::to_string(e));
+      extents.push_back(e);
     };
     if (consume("{")) {
       if (!at_punct("}")) {

@@ -127,7 +127,7 @@ Buffer<int> result = out.realize({OK}, target);
   EXPECT_EQ(print_expr(p.funcs[1].definition), "select(kk == 1, A(kk, ok))");
   EXPECT_EQ(args_of(p.directives[1]), "kk 0 2 ok 0 4");
   EXPECT_EQ(p.output.func, "out");
-  EXPECT_EQ(p.output.extents, std::vector<std::string>{"4"});
+  EXPECT_EQ(p.output.extents, std::vector<int64_t>{4});
 }
 
 TEST(ParserTest, DefinitionsTakeHalideTypes) {
@@ -199,9 +199,9 @@ Func f;
 f(i) = i * N;
 f.realize({N});
 )";
-  EXPECT_EQ(parse(spec).output.extents, std::vector<std::string>{"4"});
+  EXPECT_EQ(parse(spec).output.extents, std::vector<int64_t>{4});
   Program p = parse(spec, {"N=16"});
-  EXPECT_EQ(p.output.extents, std::vector<std::string>{"16"});
+  EXPECT_EQ(p.output.extents, std::vector<int64_t>{16});
   EXPECT_EQ(print_expr(p.funcs[0].definition), "i * 16");
 }
 

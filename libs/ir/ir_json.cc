@@ -119,6 +119,13 @@ Json directive_arg_json(const DirectiveArg& arg) {
 
 Json stmts_json(const StmtList& stmts);
 
+// Constant extents, spelled as the canonical printer spells an integer constant.
+Json extents_json(const std::vector<int64_t>& extents) {
+  Json a = Json::array();
+  for (int64_t e : extents) a.push_back(std::to_string(e));
+  return a;
+}
+
 Json bounds_json(const std::vector<Expr>& mins, const std::vector<Expr>& extents) {
   Json a = Json::array();
   for (size_t i = 0; i < mins.size(); ++i)
@@ -128,54 +135,44 @@ Json bounds_json(const std::vector<Expr>& mins, const std::vector<Expr>& extents
 
 Json stmt_json(const Stmt& s) {
   Json j = Json::object();
-  switch (s.kind) {
-    case Stmt::kFor:
-      j["for"] = s.name;
-      j["min"] = expr_json(s.min);
-      j["extent"] = expr_json(s.extent);
-      j["kind"] = loop_kind_name(s.loop_kind);
-      j["body"] = stmts_json(s.body);
-      break;
-    case Stmt::kLet:
-      j["let"] = s.name;
-      j["value"] = expr_json(s.value);
-      j["body"] = stmts_json(s.body);
-      break;
-    case Stmt::kIf:
-      j["if"] = expr_json(s.value);
-      j["then"] = stmts_json(s.body);
-      j["else"] = stmts_json(s.else_body);
-      break;
-    case Stmt::kProvide:
-      j["provide"] = s.name;
-      j["args"] = exprs_json(s.args);
-      j["value"] = expr_json(s.value);
-      break;
-    case Stmt::kAlloc:
-      j["alloc"] = s.name;
-      j["type"] = s.type.name();
-      j["shape"] = exprs_json(s.args);
-      break;
-    case Stmt::kWriteChannel:
-      j["write_channel"] = s.name;
-      j["index"] = exprs_json(s.args);
-      j["value"] = expr_json(s.value);
-      break;
-    case Stmt::kRealize:
-      j["realize"] = s.name;
-      j["type"] = s.type.name();
-      j["bounds"] = bounds_json(s.args, s.extents);
-      j["body"] = stmts_json(s.body);
-      break;
-    case Stmt::kShift:
-      j["shift"] = s.name;
-      j["args"] = exprs_json(s.args);
-      break;
-    case Stmt::kPush:
-      j["push"] = s.name;
-      j["args"] = exprs_json(s.args);
-      j["value"] = expr_json(s.value);
-      break;
+  if (const For* n = s.as<For>()) {
+    j["for"] = n->var;
+    j["min"] = expr_json(n->min);
+    j["extent"] = expr_json(n->extent);
+    j["kind"] = loop_kind_name(n->loop_kind);
+    j["body"] = stmts_json(n->body);
+  } else if (const LetStmt* n = s.as<LetStmt>()) {
+    j["let"] = n->var;
+    j["value"] = expr_json(n->value);
+    j["body"] = stmts_json(n->body);
+  } else if (const IfThenElse* n = s.as<IfThenElse>()) {
+    j["if"] = expr_json(n->condition);
+    j["then"] = stmts_json(n->then_body);
+    j["else"] = stmts_json(n->else_body);
+  } else if (const Provide* n = s.as<Provide>()) {
+    j["provide"] = n->func;
+    j["args"] = exprs_json(n->args);
+    j["value"] = expr_json(n->value);
+  } else if (const Alloc* n = s.as<Alloc>()) {
+    j["alloc"] = n->reg;
+    j["type"] = n->type.name();
+    j["shape"] = exprs_json(n->shape);
+  } else if (const WriteChannel* n = s.as<WriteChannel>()) {
+    j["write_channel"] = n->channel;
+    j["index"] = exprs_json(n->index);
+    j["value"] = expr_json(n->value);
+  } else if (const Realize* n = s.as<Realize>()) {
+    j["realize"] = n->func;
+    j["type"] = n->type.name();
+    j["bounds"] = bounds_json(n->mins, n->extents);
+    j["body"] = stmts_json(n->body);
+  } else if (const Shift* n = s.as<Shift>()) {
+    j["shift"] = n->reg;
+    j["args"] = exprs_json(n->pe);
+  } else if (const Push* n = s.as<Push>()) {
+    j["push"] = n->fifo;
+    j["args"] = exprs_json(n->pe);
+    j["value"] = expr_json(n->value);
   }
   if (s.loc.valid()) j["loc"] = s.loc.str();
   return j;
@@ -296,6 +293,21 @@ class Reader {
     return out;
   }
 
+  // "extents": decimal strings ("4", as the canonical printer spells a constant), read once
+  // into integers here so that no later stage parses them again.
+  std::vector<int64_t> extents(const Json& obj, const std::string& where) {
+    std::vector<int64_t> out;
+    for (const std::string& text : strings(obj, "extents", where)) {
+      size_t digits = 0;
+      while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+      if (digits == 0 || digits != text.size() || digits > 18 || (text[0] == '0' && digits > 1))
+        fail(where, "'extents' must hold non-negative decimal integers such as \"4\", not \"" +
+                        text + "\"");
+      out.push_back(std::stoll(text));
+    }
+    return out;
+  }
+
   int64_t integer(const Json& obj, const char* key, const std::string& where) {
     const Json& v = field(obj, key, where);
     if (!v.is_number_integer()) fail(where, std::string("field '") + key + "' must be an integer");
@@ -327,78 +339,90 @@ class Reader {
     return out;
   }
 
+  std::vector<Expr> expr_list(const Json& j, const char* key, const std::string& where,
+                              const SourceLoc& loc) {
+    std::vector<Expr> out;
+    for (const Json& a : array(j, key, where)) out.push_back(expr(a, where, loc));
+    return out;
+  }
+
+  // A name a statement introduces or refers to: a non-empty string.
+  std::string name(const Json& obj, const char* key, const std::string& where) {
+    std::string n = str(obj, key, where);
+    if (n.empty()) fail(where, std::string("field '") + key + "' must not be empty");
+    return n;
+  }
+
   StmtPtr stmt(const Json& j, const std::string& where, int depth) {
     if (!j.is_object()) fail(where, "a statement must be an object");
-    auto s = std::make_shared<Stmt>();
-    s->loc = loc(j, "loc", where);
+    SourceLoc sloc = loc(j, "loc", where);
+    auto value = [&] { return expr(field(j, "value", where), where + ".value", sloc); };
+    auto body = [&](const char* key) {
+      return stmts(field(j, key, where), where + "." + key, depth);
+    };
     if (j.contains("for")) {
-      s->kind = Stmt::kFor;
-      s->name = str(j, "for", where);
-      s->min = expr(field(j, "min", where), where + ".min", s->loc);
-      s->extent = expr(field(j, "extent", where), where + ".extent", s->loc);
-      if (!loop_kind_from_name(str(j, "kind", where), &s->loop_kind))
+      std::string var = name(j, "for", where);
+      Expr min = expr(field(j, "min", where), where + ".min", sloc);
+      Expr extent = expr(field(j, "extent", where), where + ".extent", sloc);
+      LoopKind kind;
+      if (!loop_kind_from_name(str(j, "kind", where), &kind))
         fail(where, "loop kind must be serial, unrolled or vectorized");
-      s->body = stmts(field(j, "body", where), where + ".body", depth);
-    } else if (j.contains("let")) {
-      s->kind = Stmt::kLet;
-      s->name = str(j, "let", where);
-      s->value = expr(field(j, "value", where), where + ".value", s->loc);
-      s->body = stmts(field(j, "body", where), where + ".body", depth);
-    } else if (j.contains("if")) {
-      s->kind = Stmt::kIf;
-      s->value = expr(field(j, "if", where), where + ".if", s->loc);
-      s->body = stmts(field(j, "then", where), where + ".then", depth);
-      s->else_body = stmts(field(j, "else", where), where + ".else", depth);
-    } else if (j.contains("provide")) {
-      s->kind = Stmt::kProvide;
-      s->name = str(j, "provide", where);
-      for (const Json& a : array(j, "args", where)) s->args.push_back(expr(a, where, s->loc));
-      s->value = expr(field(j, "value", where), where + ".value", s->loc);
-    } else if (j.contains("alloc")) {
-      s->kind = Stmt::kAlloc;
-      s->name = str(j, "alloc", where);
-      s->type = type(field(j, "type", where), where, false);
-      for (const Json& a : array(j, "shape", where)) s->args.push_back(expr(a, where, s->loc));
-    } else if (j.contains("write_channel")) {
-      s->kind = Stmt::kWriteChannel;
-      s->name = str(j, "write_channel", where);
-      for (const Json& a : array(j, "index", where)) s->args.push_back(expr(a, where, s->loc));
-      s->value = expr(field(j, "value", where), where + ".value", s->loc);
-    } else if (j.contains("realize")) {
-      s->kind = Stmt::kRealize;
-      s->name = str(j, "realize", where);
-      s->type = type(field(j, "type", where), where, false);
-      bounds(j, where, s->loc, &s->args, &s->extents);
-      s->body = stmts(field(j, "body", where), where + ".body", depth);
-    } else if (j.contains("shift")) {
-      s->kind = Stmt::kShift;
-      s->name = str(j, "shift", where);
-      for (const Json& a : array(j, "args", where)) s->args.push_back(expr(a, where, s->loc));
-    } else if (j.contains("push")) {
-      s->kind = Stmt::kPush;
-      s->name = str(j, "push", where);
-      for (const Json& a : array(j, "args", where)) s->args.push_back(expr(a, where, s->loc));
-      s->value = expr(field(j, "value", where), where + ".value", s->loc);
-    } else {
-      fail(where,
-           "unknown statement kind (expected for, let, if, provide, alloc, write_channel, "
-           "realize, shift or push)");
+      return make_for(var, min, extent, kind, body("body"), sloc);
     }
-    return s;
+    if (j.contains("let")) {
+      std::string var = name(j, "let", where);
+      Expr v = value();
+      return make_let(var, v, body("body"), sloc);
+    }
+    if (j.contains("if")) {
+      Expr condition = expr(field(j, "if", where), where + ".if", sloc);
+      StmtList then_body = body("then");
+      return make_if(condition, then_body, body("else"), sloc);
+    }
+    if (j.contains("provide")) {
+      std::string func = name(j, "provide", where);
+      std::vector<Expr> args = expr_list(j, "args", where, sloc);
+      return make_provide(func, args, value(), sloc);
+    }
+    if (j.contains("alloc")) {
+      std::string reg = name(j, "alloc", where);
+      Type t = type(field(j, "type", where), where, false);
+      return make_alloc(reg, t, expr_list(j, "shape", where, sloc), sloc);
+    }
+    if (j.contains("write_channel")) {
+      std::string channel = name(j, "write_channel", where);
+      std::vector<Expr> index = expr_list(j, "index", where, sloc);
+      return make_write_channel(channel, index, value(), sloc);
+    }
+    if (j.contains("realize")) {
+      std::string func = name(j, "realize", where);
+      Type t = type(field(j, "type", where), where, false);
+      std::vector<Expr> mins, extents;
+      bounds(j, where, sloc, &mins, &extents);
+      return make_realize(func, t, mins, extents, body("body"), sloc);
+    }
+    if (j.contains("shift")) {
+      std::string reg = name(j, "shift", where);
+      return make_shift(reg, expr_list(j, "args", where, sloc), sloc);
+    }
+    if (j.contains("push")) {
+      std::string fifo = name(j, "push", where);
+      std::vector<Expr> pe = expr_list(j, "args", where, sloc);
+      return make_push(fifo, pe, value(), sloc);
+    }
+    fail(where,
+         "unknown statement kind (expected for, let, if, provide, alloc, write_channel, "
+         "realize, shift or push)");
   }
 
   // A let's value is typed before its body, where the let-bound name has the value's type.
   void type_stmts(StmtList& list, const Program& p, const std::string& where) {
     for (StmtPtr& s : list) {
-      s->min = typed(s->min, p, where);
-      s->extent = typed(s->extent, p, where);
-      s->value = typed(s->value, p, where);
-      for (Expr& a : s->args) a = typed(a, p, where);
-      for (Expr& a : s->extents) a = typed(a, p, where);
-      if (s->kind == Stmt::kLet) lets_.emplace_back(s->name, s->value->type);
-      type_stmts(s->body, p, where);
-      if (s->kind == Stmt::kLet) lets_.pop_back();
-      type_stmts(s->else_body, p, where);
+      for (Expr* e : s->exprs()) *e = typed(*e, p, where);
+      const LetStmt* let = s->as<LetStmt>();
+      if (let) lets_.emplace_back(let->var, let->value->type);
+      for (StmtList* child : s->children()) type_stmts(*child, p, where);
+      if (let) lets_.pop_back();
     }
   }
 
@@ -434,7 +458,7 @@ class Reader {
         fail(where, "'dims' must be an integer from 0 to 16");
       in.dims = dims.get<int>();
       if (inputs[i].contains("extents")) {
-        in.extents = strings(inputs[i], "extents", where);
+        in.extents = extents(inputs[i], where);
         if (in.extents.size() != static_cast<size_t>(in.dims))
           fail(where, "'extents' must have one entry per dimension");
       }
@@ -476,7 +500,7 @@ class Reader {
 
     const Json& output = field(doc, "output", "output");
     p.output.func = str(output, "func", "output");
-    p.output.extents = strings(output, "extents", "output");
+    p.output.extents = extents(output, "output");
     p.output.loc = loc(output, "loc", "output");
 
     const Json& buffers = array(doc, "buffers", "buffers");
@@ -579,7 +603,7 @@ std::string write_program(const Program& p) {
     j["name"] = in.name;
     j["type"] = in.type.name();
     j["dims"] = in.dims;
-    if (!in.extents.empty()) j["extents"] = in.extents;
+    if (!in.extents.empty()) j["extents"] = extents_json(in.extents);
     j["loc"] = loc_json(in.loc);
     inputs.push_back(j);
   }
@@ -613,7 +637,7 @@ std::string write_program(const Program& p) {
   doc["directives"] = directives;
   Json output = Json::object();
   output["func"] = p.output.func;
-  output["extents"] = p.output.extents;
+  output["extents"] = extents_json(p.output.extents);
   output["loc"] = loc_json(p.output.loc);
   doc["output"] = output;
   Json buffers = Json::array();

@@ -208,7 +208,7 @@ TEST(IrJsonTest, ReadWriteReproducesBytes) {
   EXPECT_EQ(p.funcs[0].definition->type, Type::Float(32));
   EXPECT_EQ(p.funcs[1].loc, (SourceLoc{"inc/defs.h", 2, 6}));
   EXPECT_EQ(p.channels[1].type, Type::Int(32));
-  EXPECT_EQ(p.inputs[0].extents, (std::vector<std::string>{"4", "8"}));
+  EXPECT_EQ(p.inputs[0].extents, (std::vector<int64_t>{4, 8}));
 }
 
 std::string error_of(const std::string& text) {

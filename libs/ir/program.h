@@ -1,8 +1,10 @@
 // The IR data model: one Program per stage document (docs/ir.md describes every field).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "libs/ir/diagnostic.h"
@@ -27,8 +29,8 @@ struct Input {  // ImageParam
   int dims = 0;
   // From the merged stage on: the extent of each dimension that the program reads, index 0 up
   // to the largest index read (inferred by t2s-merge); the shape of generated input data. Empty
-  // in the parsed stage.
-  std::vector<std::string> extents;
+  // in the parsed stage. The IR spells each as a decimal string.
+  std::vector<int64_t> extents;
   SourceLoc loc;
 };
 
@@ -71,11 +73,14 @@ struct Directive {
 
 struct Output {
   std::string func;
-  std::vector<std::string> extents;  // canonical expressions
+  std::vector<int64_t> extents;  // constant (the IR spells each as a decimal string)
   SourceLoc loc;
 };
 
-// Statements of lowered stages (merged and later).
+// Statements of lowered stages (merged and later): one node struct per kind, each with the
+// fields of that kind only (docs/ir.md, "Statements"), held in a Stmt with the source location.
+// Build them with the checked `make` functions below; libs/ir/verify checks what a pass or a
+// reader produced against the rest of the program.
 struct Stmt;
 using StmtPtr = std::shared_ptr<Stmt>;
 using StmtList = std::vector<StmtPtr>;
@@ -84,24 +89,104 @@ enum class LoopKind { kSerial, kUnrolled, kVectorized };
 const char* loop_kind_name(LoopKind k);
 bool loop_kind_from_name(const std::string& name, LoopKind* out);
 
-struct Stmt {
-  enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel, kRealize, kShift, kPush };
-  Kind kind = kProvide;
-  std::string name;  // for: loop var; let: var; provide: func or register; alloc: register;
-                     // write_channel: channel; realize: func; shift: shift register;
-                     // push: FIFO
-  Expr min, extent;  // for
+// for (var = min; var < min + extent; ++var) body
+struct For {
+  std::string var;
+  Expr min, extent;
   LoopKind loop_kind = LoopKind::kSerial;
-  Expr value;                 // let, provide, write_channel, push; if: the condition
-  std::vector<Expr> args;     // provide: the left-hand side arguments (a register: the PE
-                              // index, then the slot); write_channel: index; alloc: the shape;
-                              // realize: the min of each dimension; shift, push: the PE index
-  std::vector<Expr> extents;  // realize: the extent of each dimension
-  Type type;                  // alloc, realize: element type
-  StmtList body;              // for, let, if (then), realize
-  StmtList else_body;         // if
-  SourceLoc loc;
+  StmtList body;
 };
+// let var = value in body
+struct LetStmt {
+  std::string var;
+  Expr value;
+  StmtList body;
+};
+struct IfThenElse {
+  Expr condition;
+  StmtList then_body, else_body;
+};
+// func(args) = value, where func is a Func with storage (a buffer or a realize) or, from the
+// stt stage on, a shift register: args are then the PE index followed by the slot.
+struct Provide {
+  std::string func;
+  std::vector<Expr> args;
+  Expr value;
+};
+// Storage for register `reg` (kept for IR written by hand; no pass makes one).
+struct Alloc {
+  std::string reg;
+  Type type;
+  std::vector<Expr> shape;
+};
+struct WriteChannel {
+  std::string channel;
+  std::vector<Expr> index;
+  Expr value;
+};
+// Storage of Func `func` over [mins, mins + extents) for the duration of body.
+struct Realize {
+  std::string func;
+  Type type;
+  std::vector<Expr> mins, extents;
+  StmtList body;
+};
+// Shifts shift register `reg` of the PE at index `pe` by one slot.
+struct Shift {
+  std::string reg;
+  std::vector<Expr> pe;
+};
+// Appends `value` to FIFO register `fifo` of the PE at index `pe`.
+struct Push {
+  std::string fifo;
+  std::vector<Expr> pe;
+  Expr value;
+};
+
+struct Stmt {
+  // In the order of the alternatives of Node.
+  enum Kind { kFor, kLet, kIf, kProvide, kAlloc, kWriteChannel, kRealize, kShift, kPush };
+  using Node =
+      std::variant<For, LetStmt, IfThenElse, Provide, Alloc, WriteChannel, Realize, Shift, Push>;
+  Node node;
+  SourceLoc loc;
+
+  Kind kind() const { return static_cast<Kind>(node.index()); }
+  // The node when it is of kind T, else null (Halide's Stmt::as<T>()).
+  template <typename T>
+  const T* as() const {
+    return std::get_if<T>(&node);
+  }
+  template <typename T>
+  T* as() {
+    return std::get_if<T>(&node);
+  }
+  // The statement lists nested in this one (a for, let or realize body; an if's two branches).
+  std::vector<const StmtList*> children() const;
+  std::vector<StmtList*> children();
+  // Every expression operand of this statement (not of nested statements), in field order.
+  std::vector<const Expr*> exprs() const;
+  std::vector<Expr*> exprs();
+};
+
+// Checked constructors (Halide's Node::make): each throws InternalError when a required
+// operand is null, a name is empty or a nested list holds a null statement, so a pass cannot
+// build a malformed node. Expression types are the verifier's concern (they may still be
+// unresolved while a reader builds the tree).
+StmtPtr make_for(std::string var, Expr min, Expr extent, LoopKind loop_kind, StmtList body,
+                 SourceLoc loc = {});
+StmtPtr make_let(std::string var, Expr value, StmtList body, SourceLoc loc = {});
+StmtPtr make_if(Expr condition, StmtList then_body, StmtList else_body, SourceLoc loc = {});
+StmtPtr make_provide(std::string func, std::vector<Expr> args, Expr value, SourceLoc loc = {});
+StmtPtr make_alloc(std::string reg, Type type, std::vector<Expr> shape, SourceLoc loc = {});
+StmtPtr make_write_channel(std::string channel, std::vector<Expr> index, Expr value,
+                           SourceLoc loc = {});
+StmtPtr make_realize(std::string func, Type type, std::vector<Expr> mins, std::vector<Expr> extents,
+                     StmtList body, SourceLoc loc = {});
+StmtPtr make_shift(std::string reg, std::vector<Expr> pe, SourceLoc loc = {});
+StmtPtr make_push(std::string fifo, std::vector<Expr> pe, Expr value, SourceLoc loc = {});
+// A copy of `s` (same kind and location) with `node` in place of its node.
+StmtPtr with_node(const Stmt& s, Stmt::Node node);
 
 struct Kernel {
   std::string name;

@@ -80,13 +80,8 @@ StmtList StmtMutator::mutate_stmts(const StmtList& stmts) {
 
 StmtPtr StmtMutator::mutate_stmt(const StmtPtr& s) {
   auto copy = std::make_shared<Stmt>(*s);
-  copy->min = mutate(s->min);
-  copy->extent = mutate(s->extent);
-  copy->value = mutate(s->value);
-  for (Expr& a : copy->args) a = mutate(a);
-  for (Expr& a : copy->extents) a = mutate(a);
-  copy->body = mutate_stmts(s->body);
-  copy->else_body = mutate_stmts(s->else_body);
+  for (Expr* e : copy->exprs()) *e = mutate(*e);
+  for (StmtList* child : copy->children()) *child = mutate_stmts(*child);
   return copy;
 }
 

@@ -60,4 +60,24 @@ void for_each_expr(const Expr& e, F&& f) {
   for (const Expr& o : e->operands) for_each_expr(o, f);
 }
 
+// Calls `f` on every statement of `list` and of the lists nested in them, parents before
+// children, in program order.
+template <typename F>
+void for_each_stmt(const StmtList& list, F&& f) {
+  for (const StmtPtr& s : list) {
+    if (!s) continue;
+    f(*s);
+    for (const StmtList* child : s->children()) for_each_stmt(*child, f);
+  }
+}
+
+// Calls `f` on every expression node of the statements of `list`, statement by statement in
+// program order (each statement's own operands in field order, then its nested statements).
+template <typename F>
+void for_each_stmt_expr(const StmtList& list, F&& f) {
+  for_each_stmt(list, [&](const Stmt& s) {
+    for (const Expr* e : s.exprs()) for_each_expr(*e, f);
+  });
+}
+
 }  // namespace t2s

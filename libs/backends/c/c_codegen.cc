@@ -377,102 +377,102 @@ void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
     for (const Expr& a : args) out_args.push_back(expr(a));
     return out_args;
   };
-  switch (s.kind) {
-    case Stmt::kFor: {
-      if (s.loop_kind == LoopKind::kUnrolled) lines(storage_.before_unrolled_loop(), indent, out);
-      const std::string var = c_identifier(s.name);
-      const std::string min = expr(s.min);
-      int64_t min_value = 0;
-      const bool zero_min = is_constant_int(s.min, &min_value) && min_value == 0;
-      const Printed extent = print(s.extent);
-      const std::string end =
-          zero_min ? extent.text
-                   : min + " + " + parenthesize_above(extent.text, extent.precedence, 5);
-      const std::string type = c_type_name(Type::Int(32), dialect_);
-      *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
-              var + "++) {\n";
-      block(s.body, indent + 1);
-      *out += pad + "}\n";
-      return;
-    }
-    case Stmt::kLet: {
-      const std::string name = c_identifier(s.name);
-      const std::string declaration = "const " + c_type_name(s.value->type, dialect_, s.loc) + " " +
-                                      name + " = " + expr(s.value) + ";";
-      if (scopes_.back().count(name)) {
-        // The name is taken in this C block: the let gets a block of its own.
-        *out += pad + "{\n";
-        scopes_.emplace_back();
-        scopes_.back().insert(name);
-        *out += pad + "  " + declaration + "\n";
-        stmts(s.body, indent + 1, out);
-        scopes_.pop_back();
-        *out += pad + "}\n";
-        return;
-      }
-      scopes_.back().insert(name);
-      *out += pad + declaration + "\n";
-      stmts(s.body, indent, out);
-      return;
-    }
-    case Stmt::kIf: {
-      const std::string condition = expr(s.value);
-      *out += pad + "if (" + condition + ") {\n";
-      block(s.body, indent + 1);
-      if (!s.else_body.empty()) {
-        *out += pad + "} else {\n";
-        block(s.else_body, indent + 1);
-      }
-      *out += pad + "}\n";
-      return;
-    }
-    case Stmt::kProvide: {
-      const std::string value = expr(s.value);
-      std::vector<std::string> args = print_args(s.args);
-      if (const Register* reg = program_.find_register(s.name)) {
-        if (args.empty()) throw InternalError("emit: register write without a slot");
-        const std::string slot = args.back();
-        args.pop_back();
-        lines(storage_.write_register(*reg, args, slot, value, s.loc), indent, out);
-      } else {
-        lines(storage_.write_func(s.name, args, value, s.loc), indent, out);
-      }
-      return;
-    }
-    case Stmt::kWriteChannel: {
-      const Channel* channel = program_.find_channel(s.name);
-      if (!channel) throw InternalError("emit: unknown channel '" + s.name + "'");
-      const std::string value = expr(s.value);
-      lines(storage_.write_channel(*channel, print_args(s.args), value, s.loc), indent, out);
-      return;
-    }
-    case Stmt::kShift:
-    case Stmt::kPush: {
-      const Register* reg = program_.find_register(s.name);
-      if (!reg) throw InternalError("emit: unknown register '" + s.name + "'");
-      const std::vector<std::string> pe = print_args(s.args);
-      if (s.kind == Stmt::kShift) {
-        lines(storage_.shift_register(*reg, pe, s.loc), indent, out);
-      } else {
-        const std::string value = expr(s.value);
-        lines(storage_.push_fifo(*reg, pe, value, s.loc), indent, out);
-      }
-      return;
-    }
-    case Stmt::kRealize: {
+  if (const For* loop = s.as<For>()) {
+    if (loop->loop_kind == LoopKind::kUnrolled) lines(storage_.before_unrolled_loop(), indent, out);
+    const std::string var = c_identifier(loop->var);
+    const std::string min = expr(loop->min);
+    int64_t min_value = 0;
+    const bool zero_min = is_constant_int(loop->min, &min_value) && min_value == 0;
+    const Printed extent = print(loop->extent);
+    const std::string end =
+        zero_min ? extent.text
+                 : min + " + " + parenthesize_above(extent.text, extent.precedence, 5);
+    const std::string type = c_type_name(Type::Int(32), dialect_);
+    *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " + var +
+            "++) {\n";
+    block(loop->body, indent + 1);
+    *out += pad + "}\n";
+    return;
+  }
+  if (const LetStmt* let = s.as<LetStmt>()) {
+    const std::string name = c_identifier(let->var);
+    const std::string declaration = "const " + c_type_name(let->value->type, dialect_, s.loc) +
+                                    " " + name + " = " + expr(let->value) + ";";
+    if (scopes_.back().count(name)) {
+      // The name is taken in this C block: the let gets a block of its own.
       *out += pad + "{\n";
       scopes_.emplace_back();
-      lines(storage_.declare_realize(s, print_args(s.args), print_args(s.extents)), indent + 1,
-            out);
-      stmts(s.body, indent + 1, out);
+      scopes_.back().insert(name);
+      *out += pad + "  " + declaration + "\n";
+      stmts(let->body, indent + 1, out);
       scopes_.pop_back();
       *out += pad + "}\n";
       return;
     }
-    case Stmt::kAlloc:
-      throw Diagnostic(s.loc, "alloc statements are not supported by code generation yet",
-                       "emit-unsupported");
+    scopes_.back().insert(name);
+    *out += pad + declaration + "\n";
+    stmts(let->body, indent, out);
+    return;
   }
+  if (const IfThenElse* branch = s.as<IfThenElse>()) {
+    const std::string condition = expr(branch->condition);
+    *out += pad + "if (" + condition + ") {\n";
+    block(branch->then_body, indent + 1);
+    if (!branch->else_body.empty()) {
+      *out += pad + "} else {\n";
+      block(branch->else_body, indent + 1);
+    }
+    *out += pad + "}\n";
+    return;
+  }
+  if (const Provide* provide = s.as<Provide>()) {
+    const std::string value = expr(provide->value);
+    std::vector<std::string> args = print_args(provide->args);
+    if (const Register* reg = program_.find_register(provide->func)) {
+      if (args.empty()) throw InternalError("emit: register write without a slot");
+      const std::string slot = args.back();
+      args.pop_back();
+      lines(storage_.write_register(*reg, args, slot, value, s.loc), indent, out);
+    } else {
+      lines(storage_.write_func(provide->func, args, value, s.loc), indent, out);
+    }
+    return;
+  }
+  if (const WriteChannel* write = s.as<WriteChannel>()) {
+    const Channel* channel = program_.find_channel(write->channel);
+    if (!channel) throw InternalError("emit: unknown channel '" + write->channel + "'");
+    const std::string value = expr(write->value);
+    lines(storage_.write_channel(*channel, print_args(write->index), value, s.loc), indent, out);
+    return;
+  }
+  if (const Shift* shift = s.as<Shift>()) {
+    const Register* reg = program_.find_register(shift->reg);
+    if (!reg) throw InternalError("emit: unknown register '" + shift->reg + "'");
+    lines(storage_.shift_register(*reg, print_args(shift->pe), s.loc), indent, out);
+    return;
+  }
+  if (const Push* push = s.as<Push>()) {
+    const Register* reg = program_.find_register(push->fifo);
+    if (!reg) throw InternalError("emit: unknown register '" + push->fifo + "'");
+    const std::vector<std::string> pe = print_args(push->pe);
+    const std::string value = expr(push->value);
+    lines(storage_.push_fifo(*reg, pe, value, s.loc), indent, out);
+    return;
+  }
+  if (const Realize* realize = s.as<Realize>()) {
+    *out += pad + "{\n";
+    scopes_.emplace_back();
+    lines(storage_.declare_realize(*realize, s.loc, print_args(realize->mins),
+                                   print_args(realize->extents)),
+          indent + 1, out);
+    stmts(realize->body, indent + 1, out);
+    scopes_.pop_back();
+    *out += pad + "}\n";
+    return;
+  }
+  if (s.as<Alloc>())
+    throw Diagnostic(s.loc, "alloc statements are not supported by code generation yet",
+                     "emit-unsupported");
   throw InternalError("emit: unknown statement kind");
 }
 

@@ -57,7 +57,7 @@ class CStorage {
                                               const std::string& value, const SourceLoc& loc) = 0;
   // A realize statement: the declarations of the Func's local storage, printed before its body
   // (inside a block of its own).
-  virtual std::vector<std::string> declare_realize(const Stmt& realize,
+  virtual std::vector<std::string> declare_realize(const Realize& realize, const SourceLoc& loc,
                                                    const std::vector<std::string>& mins,
                                                    const std::vector<std::string>& extents) = 0;
   // Channels: `read_channel(ch, index...)` and `write_channel`.

@@ -27,9 +27,10 @@ class RecordingStorage : public CStorage {
                                       const std::string& value, const SourceLoc&) override {
     return {f + "[" + joined(index) + "] = " + value + ";"};
   }
-  std::vector<std::string> declare_realize(const Stmt& r, const std::vector<std::string>&,
+  std::vector<std::string> declare_realize(const Realize& r, const SourceLoc&,
+                                           const std::vector<std::string>&,
                                            const std::vector<std::string>& extents) override {
-    return {"realize " + r.name + "[" + joined(extents) + "];"};
+    return {"realize " + r.func + "[" + joined(extents) + "];"};
   }
   std::string read_channel(const Channel& c, const std::vector<std::string>&,
                            const SourceLoc&) override {

@@ -326,90 +326,79 @@ class Checker {
   void stmt(const Stmt& s) {
     const SourceLoc* saved = loc_;
     if (s.loc.valid()) loc_ = &s.loc;
-    switch (s.kind) {
-      case Stmt::kFor:
-        check_name(s.name, "loop variable", *loc_);
-        if (!s.min || !s.extent || !s.min->type.is_integer() || !s.extent->type.is_integer())
-          fail("loop '" + s.name + "' without integer bounds");
-        expr(s.min);
-        expr(s.extent);
-        vars_.emplace_back(s.name, Type::Int(32));
-        stmts(s.body);
-        vars_.pop_back();
-        break;
-      case Stmt::kLet:
-        check_name(s.name, "let variable", *loc_);
-        if (!s.value) fail("let '" + s.name + "' without a value");
-        expr(s.value);
-        vars_.emplace_back(s.name, s.value->type);
-        stmts(s.body);
-        vars_.pop_back();
-        break;
-      case Stmt::kIf:
-        expr(s.value);
-        expect_type(s.value, Type::Bool());
-        stmts(s.body);
-        stmts(s.else_body);
-        break;
-      case Stmt::kProvide: {
-        if (program_.find_register(s.name)) {
-          const Register* r = register_of(s.name, Register::kShift, "write");
-          register_args(*r, s.args, 0, true, "write");
-          expr(s.value);
-          expect_type(s.value, r->type);
-          break;
-        }
-        const auto [type, dims] = storage(s.name, true);
-        if (dims != s.args.size())
-          fail("provide of '" + s.name + "' with " + std::to_string(s.args.size()) +
-               " arguments; its storage has " + std::to_string(dims) + " dimensions");
-        indices(s.args, 0, "Func '" + s.name + "'");
-        expr(s.value);
-        expect_type(s.value, type);
-        break;
-      }
-      case Stmt::kRealize: {
-        check_name(s.name, "Func", *loc_);
-        check_type(s.type);
-        if (s.args.size() != s.extents.size() || s.args.size() > 64)
-          fail("realize of '" + s.name + "' with bad bounds");
-        indices(s.args, 0, "the bounds of the realize of '" + s.name + "'");
-        indices(s.extents, 0, "the bounds of the realize of '" + s.name + "'");
-        realizes_.push_back({s.name, s.type, s.args.size()});
-        stmts(s.body);
-        realizes_.pop_back();
-        break;
-      }
-      case Stmt::kWriteChannel: {
-        const Channel& c = program_.channels[channel(s.name, true)];
-        if (c.dims.size() != s.args.size())
-          fail("write_channel of '" + s.name + "' with " + std::to_string(s.args.size()) +
-               " indices; it has " + std::to_string(c.dims.size()) + " dimensions");
-        indices(s.args, 0, "channel '" + s.name + "'");
-        expr(s.value);
-        expect_type(s.value, c.type);
-        break;
-      }
-      case Stmt::kShift: {
-        const Register* r = register_of(s.name, Register::kShift, "shift");
-        register_args(*r, s.args, 0, false, "shift");
-        break;
-      }
-      case Stmt::kPush: {
-        const Register* r = register_of(s.name, Register::kFifo, "push");
-        register_args(*r, s.args, 0, false, "push");
-        expr(s.value);
-        expect_type(s.value, r->type);
-        break;
-      }
-      case Stmt::kAlloc:
-        throw Diagnostic(*loc_, "alloc statements are not supported by the cpp target yet",
-                         "emit-unsupported");
+    if (const For* loop = s.as<For>()) {
+      check_name(loop->var, "loop variable", *loc_);
+      if (!loop->min->type.is_integer() || !loop->extent->type.is_integer())
+        fail("loop '" + loop->var + "' without integer bounds");
+      expr(loop->min);
+      expr(loop->extent);
+      vars_.emplace_back(loop->var, Type::Int(32));
+      stmts(loop->body);
+      vars_.pop_back();
+    } else if (const LetStmt* let = s.as<LetStmt>()) {
+      check_name(let->var, "let variable", *loc_);
+      expr(let->value);
+      vars_.emplace_back(let->var, let->value->type);
+      stmts(let->body);
+      vars_.pop_back();
+    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
+      expr(branch->condition);
+      expect_type(branch->condition, Type::Bool());
+      stmts(branch->then_body);
+      stmts(branch->else_body);
+    } else if (const Provide* provide = s.as<Provide>()) {
+      this->provide(*provide);
+    } else if (const Realize* realize = s.as<Realize>()) {
+      check_name(realize->func, "Func", *loc_);
+      check_type(realize->type);
+      if (realize->mins.size() > 64) fail("realize of '" + realize->func + "' with bad bounds");
+      indices(realize->mins, 0, "the bounds of the realize of '" + realize->func + "'");
+      indices(realize->extents, 0, "the bounds of the realize of '" + realize->func + "'");
+      realizes_.push_back({realize->func, realize->type, realize->mins.size()});
+      stmts(realize->body);
+      realizes_.pop_back();
+    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
+      const Channel& c = program_.channels[channel(write->channel, true)];
+      if (c.dims.size() != write->index.size())
+        fail("write_channel of '" + write->channel + "' with " +
+             std::to_string(write->index.size()) + " indices; it has " +
+             std::to_string(c.dims.size()) + " dimensions");
+      indices(write->index, 0, "channel '" + write->channel + "'");
+      expr(write->value);
+      expect_type(write->value, c.type);
+    } else if (const Shift* shift = s.as<Shift>()) {
+      const Register* r = register_of(shift->reg, Register::kShift, "shift");
+      register_args(*r, shift->pe, 0, false, "shift");
+    } else if (const Push* push = s.as<Push>()) {
+      const Register* r = register_of(push->fifo, Register::kFifo, "push");
+      register_args(*r, push->pe, 0, false, "push");
+      expr(push->value);
+      expect_type(push->value, r->type);
+    } else {
+      throw Diagnostic(*loc_, "alloc statements are not supported by the cpp target yet",
+                       "emit-unsupported");
     }
     loc_ = saved;
   }
 
-  struct Realize {
+  void provide(const Provide& s) {
+    if (program_.find_register(s.func)) {
+      const Register* r = register_of(s.func, Register::kShift, "write");
+      register_args(*r, s.args, 0, true, "write");
+      expr(s.value);
+      expect_type(s.value, r->type);
+      return;
+    }
+    const auto [type, dims] = storage(s.func, true);
+    if (dims != s.args.size())
+      fail("provide of '" + s.func + "' with " + std::to_string(s.args.size()) +
+           " arguments; its storage has " + std::to_string(dims) + " dimensions");
+    indices(s.args, 0, "Func '" + s.func + "'");
+    expr(s.value);
+    expect_type(s.value, type);
+  }
+
+  struct RealizeScope {
     std::string name;
     Type type;
     size_t dims;
@@ -421,7 +410,7 @@ class Checker {
   bool* wide_index_;
   const SourceLoc* loc_ = nullptr;
   std::vector<std::pair<std::string, Type>> vars_;
-  std::vector<Realize> realizes_;
+  std::vector<RealizeScope> realizes_;
 };
 
 // How the emulation stores what kernels touch: the runtime's checked containers.
@@ -443,11 +432,11 @@ class EmuStorage : public CStorage {
     return {"{ const int64_t t2s_at = " + call(st, "locate_write", index) + "; " + st +
             ".store(t2s_at, " + value + "); }"};
   }
-  std::vector<std::string> declare_realize(const Stmt& realize,
+  std::vector<std::string> declare_realize(const Realize& realize, const SourceLoc& loc,
                                            const std::vector<std::string>& mins,
                                            const std::vector<std::string>& extents) override {
-    return {"t2s_rt::FuncStorage<" + c_type_name(realize.type, CDialect::kCpp, realize.loc) + "> " +
-            storage_name(realize.name) + "(" + quoted(realize.name) + ", " + list(mins) + ", " +
+    return {"t2s_rt::FuncStorage<" + c_type_name(realize.type, CDialect::kCpp, loc) + "> " +
+            storage_name(realize.func) + "(" + quoted(realize.func) + ", " + list(mins) + ", " +
             list(extents) + ");"};
   }
   std::string read_channel(const Channel& channel, const std::vector<std::string>& index,
@@ -511,14 +500,6 @@ class EmuStorage : public CStorage {
   bool wide_index_;
 };
 
-// A non-negative integer literal (an input extent t2s-merge could compute).
-bool constant_extent(const std::string& text, int64_t* value) {
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  *value = std::stoll(text);
-  return true;
-}
-
 std::string type_list(const std::vector<int64_t>& shape) {
   std::string out;
   for (size_t d = 0; d < shape.size(); ++d) out += (d ? " x " : "") + std::to_string(shape[d]);
@@ -548,18 +529,7 @@ std::string emit_cpp(const Program& program) {
                            "' has no extents (a parsed-stage program?); the "
                            "cpp target needs them to know the shape of its data",
                        "emit-extent");
-    std::vector<int64_t> shape;
-    for (size_t d = 0; d < in.extents.size(); ++d) {
-      int64_t extent = 0;
-      if (!constant_extent(in.extents[d], &extent))
-        throw Diagnostic(in.loc,
-                         "input '" + in.name + "' has extent '" + in.extents[d] +
-                             "' in dimension " + std::to_string(d) +
-                             ", which is not a constant; the cpp target needs constant extents",
-                         "emit-extent");
-      shape.push_back(extent);
-    }
-    input_shapes.push_back(shape);
+    input_shapes.push_back(in.extents);
   }
 
   // Buffers, channels, registers: well formed, scalar.

@@ -11,6 +11,7 @@
 
 #include "libs/backends/text/text.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
 namespace t2s {
@@ -57,15 +58,6 @@ std::string label(const std::vector<std::string>& lines) {
   return out + "\"";
 }
 
-std::string join(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
 std::string type_name(const Type& t) { return t.known() ? t.name() : std::string("unknown"); }
 
 std::string expr_text(const Expr& e) { return e ? print_expr(e) : std::string("?"); }
@@ -90,40 +82,17 @@ struct Loop {
 
 // Every loop of `list`, outermost first (pre-order).
 void collect_loops(const StmtList& list, std::vector<Loop>* out) {
-  for (const StmtPtr& s : list) {
-    if (!s) continue;
-    if (s->kind == Stmt::kFor) out->push_back({s->name, s->min, s->extent, s->loop_kind});
-    collect_loops(s->body, out);
-    collect_loops(s->else_body, out);
-  }
-}
-
-// Calls `f` on every expression of `list` (statement by statement, in order).
-template <typename F>
-void for_each_stmt_expr(const StmtList& list, F&& f) {
-  for (const StmtPtr& s : list) {
-    if (!s) continue;
-    auto visit = [&](const Expr& e) {
-      if (e) for_each_expr(e, f);
-    };
-    visit(s->min);
-    visit(s->extent);
-    for (const Expr& a : s->args) visit(a);
-    for (const Expr& a : s->extents) visit(a);
-    visit(s->value);
-    for_each_stmt_expr(s->body, f);
-    for_each_stmt_expr(s->else_body, f);
-  }
+  for_each_stmt(list, [&](const Stmt& s) {
+    if (const For* loop = s.as<For>())
+      out->push_back({loop->var, loop->min, loop->extent, loop->loop_kind});
+  });
 }
 
 // Names written by a `provide` anywhere in `list`.
 void collect_provides(const StmtList& list, std::set<std::string>* out) {
-  for (const StmtPtr& s : list) {
-    if (!s) continue;
-    if (s->kind == Stmt::kProvide) out->insert(s->name);
-    collect_provides(s->body, out);
-    collect_provides(s->else_body, out);
-  }
+  for_each_stmt(list, [&](const Stmt& s) {
+    if (const Provide* provide = s.as<Provide>()) out->insert(provide->func);
+  });
 }
 
 // The PE array of a kernel as drawn.
@@ -428,7 +397,7 @@ class DotPrinter {
     out_ << "\n  // inputs\n";
     for (const Input& in : p_.inputs) {
       std::string shape =
-          in.extents.empty() ? std::to_string(in.dims) + "-D" : join(in.extents, " x ");
+          in.extents.empty() ? std::to_string(in.dims) + "-D" : join_ints(in.extents, " x ");
       out_ << "  " << quote("input." + in.name) << " [shape=parallelogram, style=filled, "
            << "fillcolor=\"#fff4d6\", label=" << label({in.name, type_name(in.type) + " " + shape})
            << "];\n";

@@ -29,14 +29,7 @@ int count(const std::string& text, const std::string& pattern) {
 }
 
 StmtPtr loop(const std::string& var, Expr extent, LoopKind kind, StmtList body) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = Stmt::kFor;
-  s->name = var;
-  s->min = make_int(Type::Int(32), 0);
-  s->extent = extent;
-  s->loop_kind = kind;
-  s->body = std::move(body);
-  return s;
+  return make_for(var, make_int(Type::Int(32), 0), extent, kind, std::move(body));
 }
 
 Expr i32(int64_t v) { return make_int(Type::Int(32), v); }
@@ -46,11 +39,8 @@ Expr i32(int64_t v) { return make_int(Type::Int(32), v); }
 Program hand_built() {
   Program p;
   p.stage = Stage::kGathered;
-  auto provide = std::make_shared<Stmt>();
-  provide->kind = Stmt::kProvide;
-  provide->name = "R";
-  provide->args = {make_var("c"), make_var("b"), make_var("a"), i32(0)};
-  provide->value = i32(1);
+  StmtPtr provide =
+      make_provide("R", {make_var("c"), make_var("b"), make_var("a"), i32(0)}, i32(1));
   p.kernels.push_back({"T",
                        Place::kDevice,
                        {loop("a", i32(2), LoopKind::kUnrolled,
@@ -126,11 +116,7 @@ Program offsets_program() {
                             {make_var("R5"), make_binary(BinaryOp::kAdd, i32(3), s, t)}),
                   read("R6", make_binary(BinaryOp::kAdd, s, i32(2), t)), t),
       t);
-  auto provide = std::make_shared<Stmt>();
-  provide->kind = Stmt::kProvide;
-  provide->name = "R1";
-  provide->args = {s, i32(0)};
-  provide->value = value;
+  StmtPtr provide = make_provide("R1", {s, i32(0)}, value);
   p.kernels.push_back(
       {"K",
        Place::kDevice,

@@ -141,11 +141,10 @@ std::vector<int64_t> input_extents(const Input& input) {
   }
   std::vector<int64_t> out;
   int64_t total = 1;
-  for (const std::string& e : input.extents) {
-    int64_t v = 0;
-    if (!parse_integer(e, &v) || v < 1) {
+  for (int64_t v : input.extents) {
+    if (v < 1) {
       throw Diagnostic(input.loc,
-                       "extent '" + e + "' of input '" + input.name +
+                       "extent '" + std::to_string(v) + "' of input '" + input.name +
                            "' is not a positive integer constant; the opencl target needs "
                            "constant extents to lay it out",
                        "emit-extent");
@@ -261,19 +260,16 @@ class UseCollector {
 
   void stmts(const StmtList& list) {
     for (const StmtPtr& s : list) {
-      expr(s->min);
-      expr(s->extent);
-      expr(s->value);
-      for (const Expr& a : s->args) expr(a);
-      for (const Expr& a : s->extents) expr(a);
-      if (s->kind == Stmt::kProvide && !program_.find_register(s->name) && is_buffer(s->name)) {
-        uses_.writes.insert(s->name);
+      for (const Expr* e : s->exprs()) expr(*e);
+      const Provide* provide = s->as<Provide>();
+      if (provide && !program_.find_register(provide->func) && is_buffer(provide->func)) {
+        uses_.writes.insert(provide->func);
       }
-      if (s->kind == Stmt::kWriteChannel) uses_.channels.insert(s->name);
-      if (s->kind == Stmt::kRealize) realized_.push_back(s->name);
-      stmts(s->body);
-      stmts(s->else_body);
-      if (s->kind == Stmt::kRealize) realized_.pop_back();
+      if (const WriteChannel* write = s->as<WriteChannel>()) uses_.channels.insert(write->channel);
+      const Realize* realize = s->as<Realize>();
+      if (realize) realized_.push_back(realize->func);
+      for (const StmtList* child : s->children()) stmts(*child);
+      if (realize) realized_.pop_back();
     }
   }
 
@@ -305,16 +301,12 @@ class ScalarCheck {
   void stmts(const StmtList& list, const SourceLoc& outer) {
     for (const StmtPtr& s : list) {
       const SourceLoc& loc = s->loc.valid() ? s->loc : outer;
-      expr(s->min, loc);
-      expr(s->extent, loc);
-      expr(s->value, loc);
-      for (const Expr& a : s->args) expr(a, loc);
-      for (const Expr& a : s->extents) expr(a, loc);
-      if ((s->kind == Stmt::kRealize || s->kind == Stmt::kAlloc) && s->type.lanes != 1) {
-        refuse(s->type, loc);
-      }
-      stmts(s->body, loc);
-      stmts(s->else_body, loc);
+      for (const Expr* e : s->exprs()) expr(*e, loc);
+      if (const Realize* realize = s->as<Realize>(); realize && realize->type.lanes != 1)
+        refuse(realize->type, loc);
+      if (const Alloc* alloc = s->as<Alloc>(); alloc && alloc->type.lanes != 1)
+        refuse(alloc->type, loc);
+      for (const StmtList* child : s->children()) stmts(*child, loc);
     }
   }
   const Kernel& kernel_;
@@ -412,18 +404,17 @@ class DeviceStorage : public CStorage {
     return {access + " = " + value + ";"};
   }
 
-  std::vector<std::string> declare_realize(const Stmt& realize,
+  std::vector<std::string> declare_realize(const Realize& realize, const SourceLoc& loc,
                                            const std::vector<std::string>& mins,
                                            const std::vector<std::string>& extents) override {
     LocalStorage local;
     local.mins = mins;
-    local.extents =
-        storage_extents("the storage of '" + realize.name + "'", realize.extents, realize.loc);
+    local.extents = storage_extents("the storage of '" + realize.func + "'", realize.extents, loc);
     int64_t total = 1;
     for (int64_t e : local.extents) total *= e;
-    realized_[realize.name] = local;
-    return {opencl_vector_type_name(realize.type, realize.loc) + " " + c_identifier(realize.name) +
-            "[" + std::to_string(total) + "];  // " + realize.name + " " +
+    realized_[realize.func] = local;
+    return {opencl_vector_type_name(realize.type, loc) + " " + c_identifier(realize.func) + "[" +
+            std::to_string(total) + "];  // " + realize.func + " " +
             bounds_text(mins, local.extents) + ", Fortran order"};
   }
 
@@ -1042,12 +1033,12 @@ class HostStorage : public CStorage {
     return {"{", "  auto& t2s_cell = " + name + ".at(\"write\", " + cpp_list(index) + ");",
             "  t2s_cell = " + value + ";", "}"};
   }
-  std::vector<std::string> declare_realize(const Stmt& realize,
+  std::vector<std::string> declare_realize(const Realize& realize, const SourceLoc& loc,
                                            const std::vector<std::string>& mins,
                                            const std::vector<std::string>& extents) override {
-    realized_.insert(realize.name);
-    return {"t2s_rt::FuncStorage<" + c_type_name(realize.type, CDialect::kCpp, realize.loc) + "> " +
-            c_identifier(realize.name) + "(" + cpp_string(realize.name) + ", " + cpp_list(mins) +
+    realized_.insert(realize.func);
+    return {"t2s_rt::FuncStorage<" + c_type_name(realize.type, CDialect::kCpp, loc) + "> " +
+            c_identifier(realize.func) + "(" + cpp_string(realize.func) + ", " + cpp_list(mins) +
             ", " + cpp_list(extents) + ");"};
   }
   std::string read_channel(const Channel& channel, const std::vector<std::string>& index,

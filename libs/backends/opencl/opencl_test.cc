@@ -441,22 +441,22 @@ TEST(OpenclDevice, ArrayOfChannelsAndBoolBuffer) {
 }
 
 // The provide statement innermost in kernel `k`'s loop nest (for k, for i, provide).
-Stmt& innermost_provide(Program& p, size_t k) {
+Provide& innermost_provide(Program& p, size_t k) {
   Stmt* s = p.kernels.at(k).body.at(0).get();
-  while (s->kind == Stmt::kFor) s = s->body.at(0).get();
-  EXPECT_EQ(s->kind, Stmt::kProvide);
-  return *s;
+  while (s->as<For>()) s = s->as<For>()->body.at(0).get();
+  EXPECT_EQ(s->kind(), Stmt::kProvide);
+  return *s->as<Provide>();
 }
 
 TEST(OpenclDevice, VectorExpressionRefused) {
   // No stage produces vector code yet: a float32x4 value in a device kernel (collector) and in a
   // host kernel (unloader) is refused at its statement.
   Program p = load(kChannels);
-  Stmt& device = innermost_provide(p, 2);
+  Provide& device = innermost_provide(p, 2);
   device.value = make_cast(Type::Float(32, 4), device.value);
   expect_diagnostic([&] { emit_opencl(p); }, "emit-type", "12:3", "float32x4");
   Program q = load(kChannels);
-  Stmt& host = innermost_provide(q, 3);
+  Provide& host = innermost_provide(q, 3);
   host.value = make_binary(BinaryOp::kAdd, make_cast(Type::Float(32, 8), host.value),
                            make_cast(Type::Float(32, 8), host.value), Type::Float(32, 8));
   expect_diagnostic([&] { emit_opencl_host(q); }, "emit-type", "13:3", "float32x8");

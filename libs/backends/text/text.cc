@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 
 namespace t2s {
 
@@ -19,24 +20,6 @@ std::string join_exprs(const std::vector<Expr>& es, const char* sep) {
   for (size_t i = 0; i < es.size(); ++i) {
     if (i) out += sep;
     out += expr_or_null(es[i]);
-  }
-  return out;
-}
-
-std::string join_strings(const std::vector<std::string>& ss, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < ss.size(); ++i) {
-    if (i) out += sep;
-    out += ss[i];
-  }
-  return out;
-}
-
-std::string join_ints(const std::vector<int64_t>& vs, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < vs.size(); ++i) {
-    if (i) out += sep;
-    out += std::to_string(vs[i]);
   }
   return out;
 }
@@ -104,8 +87,8 @@ class TextPrinter {
       } else if (const Func* f = p_.find_func(o.func)) {
         type = type_name(f->type);
       }
-      out_ << "// output: " << o.func << ": " << type << ", extents ["
-           << join_strings(o.extents, ", ") << "]\n";
+      out_ << "// output: " << o.func << ": " << type << ", extents [" << join_ints(o.extents, ", ")
+           << "]\n";
     } else {
       out_ << "// output: none\n";
     }
@@ -119,7 +102,7 @@ class TextPrinter {
         if (in.extents.empty()) {
           out_ << "unknown";
         } else {
-          out_ << "[" << join_strings(in.extents, ", ") << "]";
+          out_ << "[" << join_ints(in.extents, ", ") << "]";
         }
         out_ << "\n";
       }
@@ -158,56 +141,44 @@ class TextPrinter {
       line(depth, "<null statement>");
       return;
     }
-    switch (s->kind) {
-      case Stmt::kFor: {
-        std::string head = "for " + s->name + " in ";
-        head += (s->min && s->extent) ? print_range(s->min, s->extent)
-                                      : "[" + expr_or_null(s->min) + ", ?)";
-        head += std::string(" ") + loop_kind_name(s->loop_kind) + ":";
-        line(depth, head);
-        stmts(s->body, depth + 1);
-        break;
+    if (const For* loop = s->as<For>()) {
+      line(depth, "for " + loop->var + " in " + print_range(loop->min, loop->extent) + " " +
+                      loop_kind_name(loop->loop_kind) + ":");
+      stmts(loop->body, depth + 1);
+    } else if (const LetStmt* let = s->as<LetStmt>()) {
+      // The seed's listings bind a value and go on at the same level; that reads right when
+      // nothing follows the let in its block (the let's scope is the rest of the block).
+      if (last) {
+        line(depth, "let " + let->var + " = " + expr_or_null(let->value));
+        stmts(let->body, depth);
+      } else {
+        line(depth, "let " + let->var + " = " + expr_or_null(let->value) + ":");
+        stmts(let->body, depth + 1);
       }
-      case Stmt::kLet:
-        // The seed's listings bind a value and go on at the same level; that reads right when
-        // nothing follows the let in its block (the let's scope is the rest of the block).
-        if (last) {
-          line(depth, "let " + s->name + " = " + expr_or_null(s->value));
-          stmts(s->body, depth);
-        } else {
-          line(depth, "let " + s->name + " = " + expr_or_null(s->value) + ":");
-          stmts(s->body, depth + 1);
-        }
-        break;
-      case Stmt::kIf:
-        line(depth, "if (" + expr_or_null(s->value) + "):");
-        stmts(s->body, depth + 1);
-        if (!s->else_body.empty()) {
-          line(depth, "else:");
-          stmts(s->else_body, depth + 1);
-        }
-        break;
-      case Stmt::kProvide:
-        line(depth, s->name + "(" + join_exprs(s->args, ", ") + ") = " + expr_or_null(s->value));
-        break;
-      case Stmt::kAlloc:
-        line(depth, "alloc " + s->name + ": " + type_name(s->type) + " [" +
-                        join_exprs(s->args, ", ") + "]");
-        break;
-      case Stmt::kWriteChannel:
-        line(depth, "write_channel " + indexed(s->name, s->args) + " <- " + expr_or_null(s->value));
-        break;
-      case Stmt::kRealize:
-        line(depth, "realize " + s->name + ": " + type_name(s->type) + " " +
-                        bounds(s->args, s->extents) + ":");
-        stmts(s->body, depth + 1);
-        break;
-      case Stmt::kShift:
-        line(depth, "shift " + indexed(s->name, s->args));
-        break;
-      case Stmt::kPush:
-        line(depth, "push " + indexed(s->name, s->args) + " <- " + expr_or_null(s->value));
-        break;
+    } else if (const IfThenElse* branch = s->as<IfThenElse>()) {
+      line(depth, "if (" + expr_or_null(branch->condition) + "):");
+      stmts(branch->then_body, depth + 1);
+      if (!branch->else_body.empty()) {
+        line(depth, "else:");
+        stmts(branch->else_body, depth + 1);
+      }
+    } else if (const Provide* provide = s->as<Provide>()) {
+      line(depth, provide->func + "(" + join_exprs(provide->args, ", ") +
+                      ") = " + expr_or_null(provide->value));
+    } else if (const Alloc* alloc = s->as<Alloc>()) {
+      line(depth, "alloc " + alloc->reg + ": " + type_name(alloc->type) + " [" +
+                      join_exprs(alloc->shape, ", ") + "]");
+    } else if (const WriteChannel* write = s->as<WriteChannel>()) {
+      line(depth, "write_channel " + indexed(write->channel, write->index) + " <- " +
+                      expr_or_null(write->value));
+    } else if (const Realize* realize = s->as<Realize>()) {
+      line(depth, "realize " + realize->func + ": " + type_name(realize->type) + " " +
+                      bounds(realize->mins, realize->extents) + ":");
+      stmts(realize->body, depth + 1);
+    } else if (const Shift* shift = s->as<Shift>()) {
+      line(depth, "shift " + indexed(shift->reg, shift->pe));
+    } else if (const Push* push = s->as<Push>()) {
+      line(depth, "push " + indexed(push->fifo, push->pe) + " <- " + expr_or_null(push->value));
     }
   }
 

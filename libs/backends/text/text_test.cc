@@ -16,13 +16,6 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-StmtPtr stmt(Stmt::Kind kind, const std::string& name) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = kind;
-  s->name = name;
-  return s;
-}
-
 Expr i32(int64_t v) { return make_int(Type::Int(32), v); }
 
 TEST(TextTest, GemmListingAsInTheSeeds) {
@@ -137,37 +130,17 @@ TEST(TextTest, EveryStatementKind) {
   p.inputs.push_back({"in", Type::Int(16), 1, {}, {}});
   p.channels.push_back({"ch", Type::Int(32), {4}, 2, "K", "L", {}});
 
-  auto loop = stmt(Stmt::kFor, "x");
-  loop->min = i32(2);
-  loop->extent = i32(8);
-  loop->loop_kind = LoopKind::kVectorized;
-  auto sym = stmt(Stmt::kFor, "y");
-  sym->min = make_var("m");
-  sym->extent = make_var("n");
-  auto alloc = stmt(Stmt::kAlloc, "R");
-  alloc->type = Type::Float(32);
-  alloc->args = {i32(4), i32(59)};
-  auto let = stmt(Stmt::kLet, "t");
-  let->value = make_binary(BinaryOp::kMul, make_var("x"), i32(2), Type::Int(32));
-  auto shift = stmt(Stmt::kShift, "R");
-  shift->args = {make_var("x")};
-  let->body.push_back(shift);
-  auto push = stmt(Stmt::kPush, "F");
-  push->args = {make_var("x")};
-  push->value = make_var("t", Type::Int(32), {});
-  let->body.push_back(push);
-  auto cond = stmt(Stmt::kIf, "");
-  cond->value = make_binary(BinaryOp::kLT, make_var("x"), i32(3), Type::Bool());
-  auto write = stmt(Stmt::kWriteChannel, "ch");
-  write->args = {make_var("x")};
-  write->value = make_var("y");
-  cond->body.push_back(write);
-  auto other = stmt(Stmt::kWriteChannel, "ch");
-  other->args = {i32(0)};
-  other->value = i32(-1);
-  cond->else_body.push_back(other);
-  sym->body = {alloc, let, cond};
-  loop->body = {sym};
+  StmtPtr alloc = make_alloc("R", Type::Float(32), {i32(4), i32(59)});
+  StmtPtr shift = make_shift("R", {make_var("x")});
+  StmtPtr push = make_push("F", {make_var("x")}, make_var("t", Type::Int(32), {}));
+  StmtPtr let = make_let("t", make_binary(BinaryOp::kMul, make_var("x"), i32(2), Type::Int(32)),
+                         {shift, push});
+  StmtPtr write = make_write_channel("ch", {make_var("x")}, make_var("y"));
+  StmtPtr other = make_write_channel("ch", {i32(0)}, i32(-1));
+  StmtPtr cond =
+      make_if(make_binary(BinaryOp::kLT, make_var("x"), i32(3), Type::Bool()), {write}, {other});
+  StmtPtr sym = make_for("y", make_var("m"), make_var("n"), LoopKind::kSerial, {alloc, let, cond});
+  StmtPtr loop = make_for("x", i32(2), i32(8), LoopKind::kVectorized, {sym});
   p.kernels.push_back({"K", Place::kDevice, {loop}, {}});
   p.kernels.push_back({"L", Place::kHost, {}, {}});
 

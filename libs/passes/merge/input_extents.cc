@@ -24,8 +24,7 @@ class ExtentFinder {
     for (Input& in : p_.inputs) {
       in.extents.clear();
       if (unknown_.count(in.name)) continue;
-      for (int64_t m : max_[in.name])
-        in.extents.push_back(std::to_string(std::max<int64_t>(m + 1, 0)));
+      for (int64_t m : max_[in.name]) in.extents.push_back(std::max<int64_t>(m + 1, 0));
     }
   }
 
@@ -35,45 +34,33 @@ class ExtentFinder {
   }
 
   void stmt(const Stmt& s) {
-    switch (s.kind) {
-      case Stmt::kFor: {
-        expr(s.min);
-        expr(s.extent);
-        auto lo = poly::affine_text(s.min, names_);
-        auto ext = poly::affine_text(s.extent, names_);
-        std::string isl = "v" + std::to_string(vars_.size());
-        names_[s.name] = isl;
-        vars_.push_back(isl);
-        size_t saved = constraints_.size();
-        if (lo && ext) constraints_.push_back(*lo + " <= " + isl + " < " + *lo + " + " + *ext);
-        stmts(s.body);
-        constraints_.resize(saved);
-        names_.erase(s.name);
-        break;
-      }
-      case Stmt::kIf: {
-        expr(s.value);
-        size_t saved = constraints_.size();
-        if (auto c = poly::condition_text(s.value, names_)) constraints_.push_back(*c);
-        stmts(s.body);
-        constraints_.resize(saved);
-        if (auto c = poly::condition_text(s.value, names_))
-          constraints_.push_back("not (" + *c + ")");
-        stmts(s.else_body);
-        constraints_.resize(saved);
-        break;
-      }
-      case Stmt::kLet:
-        // A let variable is unknown to isl: reads indexed by it keep no extents.
-        expr(s.value);
-        stmts(s.body);
-        break;
-      default:
-        for (const Expr& a : s.args) expr(a);
-        for (const Expr& a : s.extents) expr(a);
-        expr(s.value);
-        stmts(s.body);
-        stmts(s.else_body);
+    if (const For* loop = s.as<For>()) {
+      expr(loop->min);
+      expr(loop->extent);
+      auto lo = poly::affine_text(loop->min, names_);
+      auto ext = poly::affine_text(loop->extent, names_);
+      std::string isl = "v" + std::to_string(vars_.size());
+      names_[loop->var] = isl;
+      vars_.push_back(isl);
+      size_t saved = constraints_.size();
+      if (lo && ext) constraints_.push_back(*lo + " <= " + isl + " < " + *lo + " + " + *ext);
+      stmts(loop->body);
+      constraints_.resize(saved);
+      names_.erase(loop->var);
+    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
+      expr(branch->condition);
+      size_t saved = constraints_.size();
+      if (auto c = poly::condition_text(branch->condition, names_)) constraints_.push_back(*c);
+      stmts(branch->then_body);
+      constraints_.resize(saved);
+      if (auto c = poly::condition_text(branch->condition, names_))
+        constraints_.push_back("not (" + *c + ")");
+      stmts(branch->else_body);
+      constraints_.resize(saved);
+    } else {
+      // A let variable is unknown to isl: reads indexed by it keep no extents.
+      for (const Expr* e : s.exprs()) expr(*e);
+      for (const StmtList* child : s.children()) stmts(*child);
     }
   }
 

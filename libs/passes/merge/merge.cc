@@ -77,13 +77,6 @@ Expr substitute_args(const Func& f, const std::vector<Expr>& args) {
   return s.mutate(f.definition);
 }
 
-StmtPtr make_stmt(Stmt::Kind kind, const SourceLoc& loc) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = kind;
-  s->loc = loc;
-  return s;
-}
-
 std::vector<Expr> var_exprs(const std::vector<std::string>& names) {
   std::vector<Expr> out;
   for (const std::string& n : names) out.push_back(make_var(n));
@@ -374,7 +367,7 @@ class Merger {
       for (const std::string& v : g.loop_vars) {
         auto pos = std::find(output->args.begin(), output->args.end(), v);
         if (has_output && pos != output->args.end()) {
-          int64_t e = std::stoll(in_.output.extents[pos - output->args.begin()]);
+          int64_t e = in_.output.extents[pos - output->args.begin()];
           if (!g.bounds.count(v)) {
             g.bounds[v] = {0, e};
           } else if (g.bounds[v].min != 0 || g.bounds[v].extent != e) {
@@ -644,9 +637,9 @@ class Merger {
       b.type = f.type;
       b.loc = f.loc;
       if (f.name == in_.output.func) {
-        for (const std::string& e : in_.output.extents) {
+        for (int64_t e : in_.output.extents) {
           b.mins.push_back(make_int(Type::Int(32), 0));
-          b.extents.push_back(make_int(Type::Int(32), std::stoll(e)));
+          b.extents.push_back(make_int(Type::Int(32), e));
         }
       } else {
         storage_bounds(f.name, &b.mins, &b.extents);
@@ -742,23 +735,16 @@ class Merger {
     // Loops, innermost first in loop_vars.
     StmtList body = inner;
     for (const std::string& v : g.loop_vars) {
-      auto loop = make_stmt(Stmt::kFor, SourceLoc());
-      loop->name = v;
-      loop->min = make_int(Type::Int(32), g.bounds.at(v).min);
-      loop->extent = make_int(Type::Int(32), g.bounds.at(v).extent);
-      loop->body = body;
-      body = {loop};
+      body = {make_for(v, make_int(Type::Int(32), g.bounds.at(v).min),
+                       make_int(Type::Int(32), g.bounds.at(v).extent), LoopKind::kSerial, body)};
     }
     // Local storage for Funcs read inside this kernel only.
     for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
       if (!local_reads.count(*it) || need_buffer_.count(*it)) continue;
-      auto r = make_stmt(Stmt::kRealize, func(*it).loc);
-      r->name = *it;
-      r->type = func(*it).type;
-      storage_bounds(*it, &r->args, &r->extents);
-      check_storage(*it, r->extents, func(*it).loc);
-      r->body = body;
-      body = {r};
+      std::vector<Expr> mins, extents;
+      storage_bounds(*it, &mins, &extents);
+      check_storage(*it, extents, func(*it).loc);
+      body = {make_realize(*it, func(*it).type, mins, extents, body, func(*it).loc)};
     }
     k.body = body;
     return k;
@@ -798,24 +784,15 @@ class Merger {
     bool stored = local_reads.count(m) || need_buffer_.count(m);
     std::vector<Expr> args = var_exprs(f.args);
     if (stored) {
-      auto p = make_stmt(Stmt::kProvide, f.loc);
-      p->name = m;
-      p->args = args;
-      p->value = value;
-      stmts.push_back(p);
+      stmts.push_back(make_provide(m, args, value, f.loc));
     }
     for (const Channel& c : out_.channels) {
       if (channel_func_[c.name] != m) continue;
-      auto w = make_stmt(Stmt::kWriteChannel, c.loc);
-      w->name = c.name;
-      w->value = stored ? make_call(m, CallKind::kFunc, f.type, args) : value;
-      stmts.push_back(w);
+      stmts.push_back(make_write_channel(
+          c.name, {}, stored ? make_call(m, CallKind::kFunc, f.type, args) : value, c.loc));
     }
     if (!condition) return stmts;
-    auto s = make_stmt(Stmt::kIf, f.loc);
-    s->value = condition;
-    s->body = stmts;
-    return {s};
+    return {make_if(condition, stmts, {}, f.loc)};
   }
 
   const Program& in_;

@@ -148,14 +148,14 @@ class KernelTransformer {
   // Kernel body = realize statements around one perfect loop nest.
   void peel() {
     const StmtList* body = &kernel_.body;
-    while (body->size() == 1 && (*body)[0]->kind == Stmt::kRealize) {
+    while (body->size() == 1 && (*body)[0]->as<Realize>()) {
       realizes_.push_back((*body)[0]);
-      body = &(*body)[0]->body;
+      body = &(*body)[0]->as<Realize>()->body;
     }
-    std::vector<StmtPtr> loops;
-    while (body->size() == 1 && (*body)[0]->kind == Stmt::kFor) {
-      loops.push_back((*body)[0]);
-      body = &(*body)[0]->body;
+    std::vector<const For*> loops;
+    while (body->size() == 1 && (*body)[0]->as<For>()) {
+      loops.push_back((*body)[0]->as<For>());
+      body = &loops.back()->body;
     }
     if (loops.empty())
       fail(
@@ -167,18 +167,18 @@ class KernelTransformer {
     std::reverse(loops.begin(), loops.end());
     const size_t n = loops.size();
     for (size_t v = 0; v < n; ++v) {
-      const Stmt& l = *loops[v];
+      const For& l = *loops[v];
       if (l.min->kind != ExprKind::kIntImm || l.extent->kind != ExprKind::kIntImm)
-        fail("loop '" + l.name + "' has bounds that are not constants (" + print_expr(l.min) +
-                 ", " + print_expr(l.extent) + "); PEs need constant extents",
+        fail("loop '" + l.var + "' has bounds that are not constants (" + print_expr(l.min) + ", " +
+                 print_expr(l.extent) + "); PEs need constant extents",
              "stt-bounds");
-      if (l.extent->int_value < 1) fail("loop '" + l.name + "' is empty", "stt-bounds");
-      names_.push_back(l.name);
+      if (l.extent->int_value < 1) fail("loop '" + l.var + "' is empty", "stt-bounds");
+      names_.push_back(l.var);
       isl_.push_back("x" + std::to_string(v));
       mins_.push_back(l.min->int_value);
       extents_.push_back(l.extent->int_value);
-      loops_.push_back(Loop{l.name, Aff::var(n, v), l.min->int_value, l.extent->int_value, false});
-      used_.insert(l.name);
+      loops_.push_back(Loop{l.var, Aff::var(n, v), l.min->int_value, l.extent->int_value, false});
+      used_.insert(l.var);
     }
   }
 
@@ -657,18 +657,18 @@ class KernelTransformer {
 
   void collect_ures() {
     std::set<std::string> realized;
-    for (const StmtPtr& r : realizes_) realized.insert(r->name);
+    for (const StmtPtr& r : realizes_) realized.insert(r->as<Realize>()->func);
     for (size_t i = 0; i < body_.size(); ++i) {
-      const Stmt& s = *body_[i];
-      if (s.kind != Stmt::kProvide || !out_.find_func(s.name)) continue;
+      const Provide* s = body_[i]->as<Provide>();
+      if (!s || !out_.find_func(s->func)) continue;
       Ure u;
-      u.func = s.name;
+      u.func = s->func;
       u.stmt = i;
-      u.type = s.value->type;
-      u.loc = s.loc;
-      bool simple = s.args.size() == names_.size();
+      u.type = s->value->type;
+      u.loc = body_[i]->loc;
+      bool simple = s->args.size() == names_.size();
       std::set<size_t> seen;
-      for (const Expr& a : s.args) {
+      for (const Expr& a : s->args) {
         auto it = a->kind == ExprKind::kVar ? std::find(names_.begin(), names_.end(), a->name)
                                             : names_.end();
         if (it == names_.end()) {
@@ -692,11 +692,9 @@ class KernelTransformer {
     for (size_t i = 0; i < body_.size(); ++i) {
       std::vector<Expr> exprs;
       std::function<void(const Stmt&)> gather = [&](const Stmt& s) {
-        for (const Expr& e : {s.min, s.extent, s.value})
-          if (e) exprs.push_back(e);
-        for (const Expr& e : s.args) exprs.push_back(e);
-        for (const StmtPtr& b : s.body) gather(*b);
-        for (const StmtPtr& b : s.else_body) gather(*b);
+        for (const Expr* e : s.exprs()) exprs.push_back(*e);
+        for (const StmtList* list : s.children())
+          for (const StmtPtr& b : *list) gather(*b);
       };
       gather(*body_[i]);
       for (const Expr& root : exprs)
@@ -749,14 +747,15 @@ class KernelTransformer {
     std::string channel;
     for (const StmtPtr& s : body_) {
       std::function<void(const Stmt&)> find = [&](const Stmt& st) {
-        if (st.kind == Stmt::kWriteChannel && channel.empty()) channel = st.name;
-        for (const Expr& e : {st.value, st.min, st.extent})
-          for_each_expr(e, [&](const Expr& x) {
+        if (const WriteChannel* w = st.as<WriteChannel>(); w && channel.empty())
+          channel = w->channel;
+        for (const Expr* e : st.exprs())
+          for_each_expr(*e, [&](const Expr& x) {
             if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel && channel.empty())
               channel = x->operands[0]->name;
           });
-        for (const StmtPtr& b : st.body) find(*b);
-        for (const StmtPtr& b : st.else_body) find(*b);
+        for (const StmtList* list : st.children())
+          for (const StmtPtr& b : *list) find(*b);
       };
       find(*s);
     }
@@ -955,35 +954,16 @@ class KernelTransformer {
     return rewriter.mutate_stmt(s);
   }
 
-  static StmtPtr make(Stmt::Kind kind, const SourceLoc& loc = {}) {
-    auto s = std::make_shared<Stmt>();
-    s->kind = kind;
-    s->loc = loc;
-    return s;
-  }
-
   StmtPtr let(const std::string& name, const Expr& value, StmtList body) {
-    auto s = make(Stmt::kLet);
-    s->name = name;
-    s->value = value;
-    s->body = std::move(body);
-    return s;
+    return make_let(name, value, std::move(body));
   }
 
   StmtPtr maybe_if(const std::string& cond, StmtList then_body) {
     if (cond.empty()) return then_body.size() == 1 ? then_body[0] : nullptr;
-    auto s = make(Stmt::kIf);
-    s->value = typed(cond);
-    s->body = std::move(then_body);
-    return s;
+    return make_if(typed(cond), std::move(then_body), {});
   }
 
-  StmtPtr shift_stmt(const Storage& s) {
-    auto sh = make(Stmt::kShift, s.reg.loc);
-    sh->name = s.reg.name;
-    sh->args = own_pe();
-    return sh;
-  }
+  StmtPtr shift_stmt(const Storage& s) { return make_shift(s.reg.name, own_pe(), s.reg.loc); }
 
   // This PE's index, one 0-based expression per space loop.
   std::vector<Expr> own_pe() {
@@ -999,28 +979,24 @@ class KernelTransformer {
     const Stmt& original = *body_[i];
     StmtList tail;
     const Ure* u = nullptr;
-    if (original.kind == Stmt::kProvide) {
-      auto it = ures_.find(original.name);
+    if (const Provide* provide = original.as<Provide>()) {
+      auto it = ures_.find(provide->func);
       if (it != ures_.end() && it->second.allocatable && it->second.stmt == i) u = &it->second;
     }
     if (u) {
-      Expr value = rewrite(body_[i], i)->value;
+      Expr value = rewrite(body_[i], i)->as<Provide>()->value;
       StmtList inner;
       for (const Storage& s : storage_) {
         if (s.func != u->func || s.none) continue;
         if (s.reg.kind == Register::kShift) {
           if (s.reg.depth > 1) inner.push_back(shift_stmt(s));
-          auto p = make(Stmt::kProvide, u->loc);
-          p->name = s.reg.name;
-          p->args = own_pe();
-          p->args.push_back(make_int(Type::Int(32), 0));
-          p->value = make_var(u->value_name, u->type, {});
-          inner.push_back(p);
+          std::vector<Expr> slot = own_pe();
+          slot.push_back(make_int(Type::Int(32), 0));
+          inner.push_back(
+              make_provide(s.reg.name, slot, make_var(u->value_name, u->type, {}), u->loc));
         } else {
-          auto push = make(Stmt::kPush, u->loc);
-          push->name = s.reg.name;
-          push->args = own_pe();
-          push->value = make_var(u->value_name, u->type, {});
+          StmtPtr push =
+              make_push(s.reg.name, own_pe(), make_var(u->value_name, u->type, {}), u->loc);
           inner.push_back(maybe_if(shifted_in_domain(s.distance, +1), {push}));
         }
       }
@@ -1052,10 +1028,8 @@ class KernelTransformer {
     if (cond.empty()) {
       pe_body = then_body;
     } else {
-      auto guard = make(Stmt::kIf);
-      guard->value = typed(cond);
-      guard->body = then_body;
       // Shift registers keep counting time where the PE does not run.
+      StmtList else_body;
       for (const Storage& s : storage_) {
         if (s.none || s.reg.kind != Register::kShift || s.reg.depth == 1) continue;
         StmtPtr sh = shift_stmt(s);
@@ -1063,31 +1037,26 @@ class KernelTransformer {
           sh = maybe_if("(" + time_text_ + ") % " + std::to_string(s.reg.period) +
                             " == " + std::to_string(s.phase),
                         {sh});
-        guard->else_body.push_back(sh);
+        else_body.push_back(sh);
       }
-      pe_body = {guard};
+      pe_body = {make_if(typed(cond), then_body, else_body)};
     }
     // Recovered variables, the last transform's first.
     for (auto it = recover_.rbegin(); it != recover_.rend(); ++it)
       pe_body = {let(it->first, it->second, pe_body)};
     // Loops, innermost first.
     for (const Loop& l : loops_) {
-      auto f = make(Stmt::kFor);
-      f->name = l.name;
-      f->min = make_int(Type::Int(32), l.min);
-      f->extent = make_int(Type::Int(32), l.extent);
-      f->loop_kind = l.space ? LoopKind::kUnrolled : LoopKind::kSerial;
-      f->body = pe_body;
-      pe_body = {f};
+      pe_body = {make_for(l.name, make_int(Type::Int(32), l.min), make_int(Type::Int(32), l.extent),
+                          l.space ? LoopKind::kUnrolled : LoopKind::kSerial, pe_body)};
     }
     // Realizes of the Funcs that keep their storage.
     for (auto it = realizes_.rbegin(); it != realizes_.rend(); ++it) {
-      auto u = ures_.find((*it)->name);
+      Realize realize = *(*it)->as<Realize>();
+      auto u = ures_.find(realize.func);
       bool allocated = u != ures_.end() && u->second.allocatable;
       if (allocated) continue;
-      auto r = std::make_shared<Stmt>(**it);
-      r->body = pe_body;
-      pe_body = {r};
+      realize.body = pe_body;
+      pe_body = {with_node(**it, realize)};
     }
     kernel_.body = pe_body;
   }
@@ -1176,16 +1145,19 @@ std::string stt_report(const Program& p) {
     bool transformed = false;
     while (body->size() == 1) {
       const Stmt& s = *(*body)[0];
-      if (s.kind == Stmt::kFor && s.extent->kind == ExprKind::kIntImm) {
-        const int64_t e = s.extent->int_value;
-        std::string& list = s.loop_kind == LoopKind::kUnrolled ? pes : steps;
-        list += std::string(list.empty() ? "" : " x ") + s.name + " " + std::to_string(e);
-        (s.loop_kind == LoopKind::kUnrolled ? npes : nsteps) *= e;
-        transformed = transformed || s.loop_kind == LoopKind::kUnrolled;
-      } else if (s.kind != Stmt::kRealize) {
+      if (const For* loop = s.as<For>(); loop && loop->extent->kind == ExprKind::kIntImm) {
+        const int64_t e = loop->extent->int_value;
+        const bool unrolled = loop->loop_kind == LoopKind::kUnrolled;
+        std::string& list = unrolled ? pes : steps;
+        list += std::string(list.empty() ? "" : " x ") + loop->var + " " + std::to_string(e);
+        (unrolled ? npes : nsteps) *= e;
+        transformed = transformed || unrolled;
+        body = &loop->body;
+      } else if (const Realize* r = s.as<Realize>()) {
+        body = &r->body;
+      } else {
         break;
       }
-      body = &s.body;
     }
     if (!transformed && regs.empty()) continue;
     out << "kernel " << k.name << ": PE array " << (pes.empty() ? "1" : pes) << " (" << npes

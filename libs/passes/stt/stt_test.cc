@@ -113,11 +113,16 @@ const Register& reg(const Program& p, const std::string& name) {
 std::vector<std::tuple<std::string, int64_t, LoopKind>> loops_of(const Kernel& k) {
   std::vector<std::tuple<std::string, int64_t, LoopKind>> out;
   const StmtList* body = &k.body;
-  while (body->size() == 1 &&
-         ((*body)[0]->kind == Stmt::kFor || (*body)[0]->kind == Stmt::kRealize)) {
+  while (body->size() == 1) {
     const Stmt& s = *(*body)[0];
-    if (s.kind == Stmt::kFor) out.emplace_back(s.name, s.extent->int_value, s.loop_kind);
-    body = &s.body;
+    if (const For* loop = s.as<For>()) {
+      out.emplace_back(loop->var, loop->extent->int_value, loop->loop_kind);
+      body = &loop->body;
+    } else if (const Realize* realize = s.as<Realize>()) {
+      body = &realize->body;
+    } else {
+      break;
+    }
   }
   return out;
 }
@@ -159,8 +164,7 @@ TEST(SttTest, RefusesAStageOtherThanMerged) {
 }
 
 TEST(SttTest, ReportListsTheArrayAndEveryRegister) {
-  std::string report =
-      stt_report(stt_pass(merged_of({"testdata/specs/seed000_abc.t2s", {}})));
+  std::string report = stt_report(stt_pass(merged_of({"testdata/specs/seed000_abc.t2s", {}})));
   EXPECT_NE(report.find("kernel A: PE array i 10 (10 PEs), 1540 time steps (t1 55 x t2 28)"),
             std::string::npos)
       << report;
