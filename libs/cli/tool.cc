@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "libs/ir/ir_json.h"
+#include "libs/ir/verify.h"
 
 namespace t2s {
 
@@ -131,6 +132,7 @@ Program Tool::read_input_program(const std::function<bool(Stage)>& accepts, cons
     throw Diagnostic(
         SourceLoc{display_name, 0, 0},
         name_ + " takes " + expected + " IR, not the '" + stage_name(p.stage) + "' stage", "stage");
+  verify_program(p, display_name);
   return p;
 }
 
@@ -182,6 +184,7 @@ Program Tool::read_input_program_or_spec(const std::function<bool(Stage)>& accep
           SourceLoc{display_name, 0, 0},
           name_ + " takes " + expected + " IR, not the '" + stage_name(p.stage) + "' stage",
           "stage");
+    verify_program(p, display_name);
     return p;
   }
   sources_.add("", display_name, text);

@@ -1,0 +1,428 @@
+#include "libs/ir/verify.h"
+
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace t2s {
+
+namespace {
+
+class Verifier {
+ public:
+  Verifier(const Program& p, const std::string& display_name) : p_(p), file_(display_name) {}
+
+  void run() {
+    names();
+    stage();
+    output();
+    for (size_t i = 0; i < p_.directives.size(); ++i) {
+      const Directive& d = p_.directives[i];
+      if (!p_.find_func(d.func))
+        fail("directives[" + std::to_string(i) + "]",
+             d.name + " names Func '" + d.func + "', which the program does not have",
+             "ir-unknown-func", d.loc);
+    }
+    for (size_t i = 0; i < p_.buffers.size(); ++i) buffer(i);
+    for (size_t i = 0; i < p_.channels.size(); ++i) channel(i);
+    for (size_t i = 0; i < p_.registers.size(); ++i) reg(i);
+    for (size_t i = 0; i < p_.kernels.size(); ++i) {
+      kernel_ = &p_.kernels[i];
+      loc_ = kernel_->loc;
+      stmts(kernel_->body, "kernels[" + std::to_string(i) + "].body");
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& where, const std::string& message,
+                         const std::string& rule, const SourceLoc& entity) const {
+    Diagnostic d(SourceLoc{file_, 0, 0}, where + ": " + message, rule);
+    if (entity.valid()) d.add_note(entity, "the IR entity comes from here");
+    throw d;
+  }
+
+  // ---- program-level entities ----------------------------------------------------------------
+
+  template <typename T>
+  void unique(const std::vector<T>& items, const char* field, const char* what) {
+    std::map<std::string, size_t> seen;
+    for (size_t i = 0; i < items.size(); ++i) {
+      auto [it, fresh] = seen.emplace(items[i].name, i);
+      if (!fresh)
+        fail(std::string(field) + "[" + std::to_string(i) + "]",
+             std::string("a second ") + what + " named '" + items[i].name + "' (the first is " +
+                 field + "[" + std::to_string(it->second) + "])",
+             "ir-duplicate", items[i].loc);
+    }
+  }
+
+  void names() {
+    unique(p_.funcs, "funcs", "Func");
+    unique(p_.inputs, "inputs", "input");
+    unique(p_.buffers, "buffers", "buffer");
+    unique(p_.kernels, "kernels", "kernel");
+    unique(p_.channels, "channels", "channel");
+    unique(p_.registers, "registers", "register");
+    for (size_t i = 0; i < p_.inputs.size(); ++i) {
+      if (p_.find_func(p_.inputs[i].name))
+        fail("inputs[" + std::to_string(i) + "]",
+             "input '" + p_.inputs[i].name + "' has the name of a Func", "ir-duplicate",
+             p_.inputs[i].loc);
+    }
+  }
+
+  void stage() {
+    if (p_.stage == Stage::kParsed) {
+      const char* lowered = !p_.kernels.empty()     ? "kernels"
+                            : !p_.buffers.empty()   ? "buffers"
+                            : !p_.channels.empty()  ? "channels"
+                            : !p_.registers.empty() ? "registers"
+                                                    : nullptr;
+      if (lowered)
+        fail(lowered,
+             std::string("a parsed-stage program has no ") + lowered + " (t2s-merge makes them)",
+             "ir-stage", {});
+    }
+    if (p_.stage < Stage::kStt && !p_.registers.empty())
+      fail("registers",
+           std::string("a ") + stage_name(p_.stage) +
+               "-stage program has no registers (t2s-stt makes them)",
+           "ir-stage", {});
+  }
+
+  void output() {
+    const Output& o = p_.output;
+    if (o.func.empty()) return;
+    const Func* f = p_.find_func(o.func);
+    if (!f)
+      fail("output", "the output names Func '" + o.func + "', which the program does not have",
+           "ir-unknown-func", o.loc);
+    if (f->definition && f->args.size() != o.extents.size())
+      fail("output",
+           "the output has " + std::to_string(o.extents.size()) + " extents, but Func '" + o.func +
+               "' has " + std::to_string(f->args.size()) + " arguments",
+           "ir-output", o.loc);
+    if (p_.stage != Stage::kParsed && !p_.find_buffer(o.func))
+      fail("output", "the output Func '" + o.func + "' has no buffer", "ir-output", o.loc);
+  }
+
+  void buffer(size_t i) {
+    const Buffer& b = p_.buffers[i];
+    const std::string where = "buffers[" + std::to_string(i) + "]";
+    if (!p_.find_func(b.name))
+      fail(where, "buffer of Func '" + b.name + "', which the program does not have",
+           "ir-unknown-func", b.loc);
+    for (const Expr& e : b.mins) integer(e, where, "a bound of buffer '" + b.name + "'");
+    for (const Expr& e : b.extents) integer(e, where, "a bound of buffer '" + b.name + "'");
+  }
+
+  bool has_kernel(const std::string& name) const {
+    for (const Kernel& k : p_.kernels)
+      if (k.name == name) return true;
+    return false;
+  }
+
+  void channel(size_t i) {
+    const Channel& c = p_.channels[i];
+    const std::string where = "channels[" + std::to_string(i) + "]";
+    for (const std::string* end : {&c.producer, &c.consumer}) {
+      if (!has_kernel(*end))
+        fail(where,
+             "channel '" + c.name + "' has " + (end == &c.producer ? "producer" : "consumer") +
+                 " '" + *end + "', which is not a kernel",
+             "ir-unknown-kernel", c.loc);
+    }
+  }
+
+  void reg(size_t i) {
+    const Register& r = p_.registers[i];
+    const std::string where = "registers[" + std::to_string(i) + "]";
+    if (!p_.find_func(r.func))
+      fail(where,
+           "register '" + r.name + "' carries Func '" + r.func +
+               "', which the program does not have",
+           "ir-unknown-func", r.loc);
+    if (!has_kernel(r.kernel))
+      fail(where,
+           "register '" + r.name + "' belongs to kernel '" + r.kernel + "', which does not exist",
+           "ir-unknown-kernel", r.loc);
+    bool positive = r.depth >= 1;
+    for (int64_t e : r.shape) positive = positive && e >= 1;
+    if (!positive)
+      fail(where, "register '" + r.name + "' has a depth or PE extent below 1", "ir-register",
+           r.loc);
+  }
+
+  // ---- statements -----------------------------------------------------------------------------
+
+  void stmts(const StmtList& list, const std::string& where) {
+    for (size_t i = 0; i < list.size(); ++i) stmt(*list[i], where + "[" + std::to_string(i) + "]");
+  }
+
+  void stmt(const Stmt& s, const std::string& where) {
+    const SourceLoc saved = loc_;
+    if (s.loc.valid()) loc_ = s.loc;
+    where_ = where;
+    if (const For* loop = s.as<For>()) {
+      integer(loop->min, where, "the min of loop '" + loop->var + "'");
+      integer(loop->extent, where, "the extent of loop '" + loop->var + "'");
+      vars_.emplace_back(loop->var, Type::Int(32));
+      stmts(loop->body, where + ".body");
+      vars_.pop_back();
+    } else if (const LetStmt* let = s.as<LetStmt>()) {
+      expr(let->value);
+      vars_.emplace_back(let->var, let->value->type);
+      stmts(let->body, where + ".body");
+      vars_.pop_back();
+    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
+      expr(branch->condition);
+      if (!branch->condition->type.is_bool())
+        fail(where, "an if condition of type " + type_text(branch->condition->type), "ir-type",
+             loc_);
+      stmts(branch->then_body, where + ".then");
+      stmts(branch->else_body, where + ".else");
+    } else if (const Provide* provide = s.as<Provide>()) {
+      expr(provide->value);
+      if (const Register* r = p_.find_register(provide->func)) {
+        register_use(*r, Register::kShift, "write", provide->args, true);
+        same_type(provide->value, r->type, "the value written to register '" + r->name + "'");
+      } else {
+        auto [type, dims] = storage(provide->func, "provide");
+        arity(provide->args.size(), dims, "provide of '" + provide->func + "'", "ir-storage");
+        indices(provide->args, "Func '" + provide->func + "'");
+        same_type(provide->value, type, "the value provided to '" + provide->func + "'");
+      }
+    } else if (const Realize* realize = s.as<Realize>()) {
+      if (!p_.find_func(realize->func))
+        fail(where, "realize of Func '" + realize->func + "', which the program does not have",
+             "ir-unknown-func", loc_);
+      indices(realize->mins, "the bounds of the realize of '" + realize->func + "'");
+      indices(realize->extents, "the bounds of the realize of '" + realize->func + "'");
+      realizes_.push_back({realize->func, {realize->type, realize->mins.size()}});
+      stmts(realize->body, where + ".body");
+      realizes_.pop_back();
+    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
+      const Channel& c = channel_named(write->channel, "write_channel");
+      arity(write->index.size(), c.dims.size(), "write_channel of '" + c.name + "'", "ir-channel");
+      indices(write->index, "channel '" + c.name + "'");
+      expr(write->value);
+      same_type(write->value, c.type, "the value written to channel '" + c.name + "'");
+    } else if (const Shift* shift = s.as<Shift>()) {
+      const Register* r = p_.find_register(shift->reg);
+      if (!r) fail(where, "shift of unknown register '" + shift->reg + "'", "ir-register", loc_);
+      register_use(*r, Register::kShift, "shift", shift->pe, false);
+    } else if (const Push* push = s.as<Push>()) {
+      const Register* r = p_.find_register(push->fifo);
+      if (!r) fail(where, "push to unknown register '" + push->fifo + "'", "ir-register", loc_);
+      register_use(*r, Register::kFifo, "push", push->pe, false);
+      expr(push->value);
+      same_type(push->value, r->type, "the value pushed to '" + r->name + "'");
+    } else if (const Alloc* alloc = s.as<Alloc>()) {
+      indices(alloc->shape, "the shape of '" + alloc->reg + "'");
+    }
+    loc_ = saved;
+    where_ = where;
+  }
+
+  // ---- what statements and expressions refer to ------------------------------------------------
+
+  // The storage a Func name refers to: the innermost enclosing realize, else its buffer. Returns
+  // its element type and dimensions.
+  std::pair<Type, size_t> storage(const std::string& func, const char* use) {
+    for (size_t i = realizes_.size(); i-- > 0;)
+      if (realizes_[i].first == func) return realizes_[i].second;
+    if (const Buffer* b = p_.find_buffer(func)) return {b->type, b->mins.size()};
+    fail(where_,
+         std::string(use) + " of Func '" + func + "', which has neither an enclosing realize " +
+             "nor a buffer",
+         "ir-storage", loc_);
+  }
+
+  const Channel& channel_named(const std::string& name, const char* use) {
+    const Channel* c = p_.find_channel(name);
+    if (!c)
+      fail(where_, std::string(use) + " of unknown channel '" + name + "'", "ir-channel", loc_);
+    return *c;
+  }
+
+  void register_use(const Register& r, Register::Kind kind, const char* use,
+                    const std::vector<Expr>& index, bool slot) {
+    if (r.kind != kind)
+      fail(where_,
+           std::string(use) + " of '" + r.name + "', which is a " +
+               (r.kind == Register::kShift ? "shift register" : "FIFO"),
+           "ir-register", loc_);
+    if (r.kernel != kernel_->name)
+      fail(where_,
+           std::string(use) + " of register '" + r.name + "' in kernel '" + kernel_->name +
+               "'; it belongs to kernel '" + r.kernel + "'",
+           "ir-register", loc_);
+    arity(index.size(), r.shape.size() + (slot ? 1 : 0),
+          std::string(use) + " of '" + r.name + "'" +
+              (slot ? " (the PE index, then the slot)" : " (the PE index)"),
+          "ir-register");
+    indices(index, "register '" + r.name + "'");
+  }
+
+  void arity(size_t given, size_t expected, const std::string& what, const char* rule) {
+    if (given != expected)
+      fail(where_,
+           what + " with " + std::to_string(given) + " indices where " + std::to_string(expected) +
+               " are expected",
+           rule, loc_);
+  }
+
+  static std::string type_text(Type t) { return t.known() ? t.name() : "<unknown>"; }
+
+  void same_type(const Expr& e, Type t, const std::string& what) {
+    if (e->type != t)
+      fail(where_, what + " has type " + type_text(e->type) + ", not " + type_text(t), "ir-type",
+           loc_);
+  }
+
+  void integer(const Expr& e, const std::string& where, const std::string& what) {
+    where_ = where;
+    expr(e);
+    if (!e->type.is_integer())
+      fail(where, what + " has type " + type_text(e->type) + ", not an integer type", "ir-type",
+           loc_);
+  }
+
+  void indices(const std::vector<Expr>& index, const std::string& what) {
+    for (const Expr& e : index) integer(e, where_, "an index of " + what);
+  }
+
+  void expr(const Expr& e) {
+    for_each_operand(e);
+    const Type t = e->type;
+    switch (e->kind) {
+      case ExprKind::kVar:
+        for (size_t i = vars_.size(); i-- > 0;) {
+          if (vars_[i].first != e->name) continue;
+          if (vars_[i].second != t)
+            fail(where_,
+                 "variable '" + e->name + "' used as " + type_text(t) + "; it is bound to " +
+                     type_text(vars_[i].second),
+                 "ir-type", loc_);
+          return;
+        }
+        fail(where_, "variable '" + e->name + "' is used outside any loop or let that binds it",
+             "ir-unbound", loc_);
+      case ExprKind::kCall:
+        call(e);
+        return;
+      case ExprKind::kBinary:
+        if (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr) {
+          bool_operand(e->operands[0], e);
+          bool_operand(e->operands[1], e);
+        } else if (e->operands[0]->type != e->operands[1]->type ||
+                   t != (is_comparison(e->binary_op) ? Type::Bool() : e->operands[0]->type)) {
+          fail(where_,
+               std::string("operator ") + binary_op_spelling(e->binary_op) + " on " +
+                   type_text(e->operands[0]->type) + " and " + type_text(e->operands[1]->type) +
+                   " giving " + type_text(t),
+               "ir-type", loc_);
+        }
+        return;
+      case ExprKind::kSelect:
+        if (e->operands.size() != 3)
+          fail(where_, "a select without a false value in a kernel (t2s-merge makes it an if)",
+               "ir-type", loc_);
+        bool_operand(e->operands[0], e);
+        same_type(e->operands[1], t, "the true value of a select");
+        same_type(e->operands[2], t, "the false value of a select");
+        return;
+      default:
+        return;
+    }
+  }
+
+  void for_each_operand(const Expr& e) {
+    // The name operand of read_channel and pop is not a variable.
+    const bool named = e->kind == ExprKind::kCall &&
+                       (e->call_kind == CallKind::kChannel || e->call_kind == CallKind::kFifo);
+    for (size_t i = named ? 1 : 0; i < e->operands.size(); ++i) expr(e->operands[i]);
+  }
+
+  void bool_operand(const Expr& operand, const Expr& e) {
+    if (!operand->type.is_bool())
+      fail(where_,
+           "an operand of type " + type_text(operand->type) + " where " +
+               (e->kind == ExprKind::kSelect ? "a select condition" : "a bool") + " is expected",
+           "ir-type", loc_);
+  }
+
+  // The name operand of read_channel(ch, ...) and pop(R, ...).
+  const std::string& name_operand(const Expr& e, const char* what) {
+    if (e->operands.empty() || e->operands[0]->kind != ExprKind::kVar)
+      fail(where_, std::string(what) + " without a name", "ir-type", loc_);
+    return e->operands[0]->name;
+  }
+
+  void call(const Expr& e) {
+    const std::vector<Expr> args = e->operands;
+    switch (e->call_kind) {
+      case CallKind::kFunc: {
+        auto [type, dims] = storage(e->name, "read");
+        arity(args.size(), dims, "read of '" + e->name + "'", "ir-storage");
+        indices(args, "Func '" + e->name + "'");
+        same_type(e, type, "the read of '" + e->name + "'");
+        return;
+      }
+      case CallKind::kImage: {
+        const Input* in = p_.find_input(e->name);
+        if (!in) fail(where_, "read of unknown input '" + e->name + "'", "ir-input", loc_);
+        arity(args.size(), static_cast<size_t>(in->dims), "read of input '" + e->name + "'",
+              "ir-input");
+        indices(args, "input '" + e->name + "'");
+        same_type(e, in->type, "the read of input '" + e->name + "'");
+        return;
+      }
+      case CallKind::kChannel: {
+        const Channel& c = channel_named(name_operand(e, "read_channel"), "read_channel");
+        std::vector<Expr> index(args.begin() + 1, args.end());
+        arity(index.size(), c.dims.size(), "read_channel of '" + c.name + "'", "ir-channel");
+        indices(index, "channel '" + c.name + "'");
+        same_type(e, c.type, "the read of channel '" + c.name + "'");
+        return;
+      }
+      case CallKind::kRegister:
+      case CallKind::kFifo: {
+        const bool fifo = e->call_kind == CallKind::kFifo;
+        const std::string& name = fifo ? name_operand(e, "pop") : e->name;
+        const Register* r = p_.find_register(name);
+        if (!r) fail(where_, "read of unknown register '" + name + "'", "ir-register", loc_);
+        std::vector<Expr> index(args.begin() + (fifo ? 1 : 0), args.end());
+        register_use(*r, fifo ? Register::kFifo : Register::kShift, fifo ? "pop" : "read", index,
+                     !fifo);
+        same_type(e, r->type, "the read of register '" + r->name + "'");
+        return;
+      }
+      case CallKind::kIntrinsic:
+        if (static_cast<size_t>(intrinsic_arity(e->name)) != args.size())
+          fail(where_,
+               "intrinsic '" + e->name + "' with " + std::to_string(args.size()) + " operands",
+               "ir-type", loc_);
+        return;
+      case CallKind::kUnresolved:
+        fail(where_, "an unresolved call of '" + e->name + "'", "ir-type", loc_);
+    }
+  }
+
+  const Program& p_;
+  std::string file_;
+  const Kernel* kernel_ = nullptr;
+  SourceLoc loc_;
+  std::string where_;
+  std::vector<std::pair<std::string, Type>> vars_;  // scope, innermost last
+  std::vector<std::pair<std::string, std::pair<Type, size_t>>> realizes_;
+};
+
+}  // namespace
+
+void verify_program(const Program& program, const std::string& display_name) {
+  Verifier(program, display_name).run();
+}
+
+}  // namespace t2s
