@@ -24,9 +24,10 @@ Stages after `through` and targets not in `targets` are not declared. Output gro
 stage (`parsed`, `merged`, `stt`, `vectorized`, `gathered`), one per target (`opencl`, `cpp`,
 `dot`, `text`), `stages` and `emitted`.
 
-The tools are labels of the repository that defines this file (Label("//tools:...")), built for
-the execution platform, so the rules work the same when t2s is an external repository
-(`local_repository(name = "t2s", ...)`) of the user's workspace.
+The tools are the public names of the repository that defines this file (Label("//:t2s-parse")
+and so on, the aliases of the top-level BUILD), built for the execution platform, so the rules
+work the same when t2s is an external repository (`local_repository(name = "t2s", ...)`) of the
+user's workspace, whose BUILD files name nothing of t2s but this file.
 """
 
 # Pipeline stages in order: (stage, tool attribute, mnemonic, output suffix).
@@ -204,7 +205,8 @@ def _t2s_pipeline_impl(ctx):
     ]
 
 def _tool(name):
-    return attr.label(default = Label("//tools:" + name), executable = True, cfg = "exec")
+    # The public alias //:NAME (top-level BUILD), resolved in t2s's own repository.
+    return attr.label(default = Label("//:" + name), executable = True, cfg = "exec")
 
 _t2s_pipeline_outputs = {"out_" + k: attr.output() for k in _OUTPUT_KEYS}
 
@@ -369,7 +371,7 @@ def _t2s_golden_update_impl(ctx):
     return _golden_impl(ctx, update = True)
 
 def _test_tool(name):
-    return attr.label(default = Label("//tools:" + name), executable = True, cfg = "target")
+    return attr.label(default = Label("//:" + name), executable = True, cfg = "target")
 
 _GOLDEN_ATTRS = {
     "pipeline": attr.label(providers = [T2sPipelineInfo], mandatory = True),

@@ -23,7 +23,7 @@ else
 fi
 CXX="${CXX:-/usr/bin/g++}"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-DIR=tests/emit
+DIR=testdata/golden
 failures=0
 
 fail() {
@@ -43,25 +43,27 @@ derive() {
   fi
 }
 
-# Base files (tool output, checked in once):
-#   isolate_consumer.merged.json  t2s-parse testdata/specs/isolate_consumer.t2s | t2s-merge
-#   seed000_abc.stt.json          t2s-parse testdata/specs/seed000_abc.t2s | t2s-merge | t2s-stt
+# Base files: the goldens of testdata/golden (the tools' output, which //testdata:golden_test
+# holds them to; after scripts/update-goldens changes one, derive names the edit that no longer
+# applies):
+#   isolate_consumer/merged.json  t2s-parse testdata/specs/isolate_consumer.t2s | t2s-merge
+#   seed000_abc/stt.json          t2s-parse testdata/specs/seed000_abc.t2s | t2s-merge | t2s-stt
 # isolate_consumer: device kernels feederA -> A -> drainer -> collector over channels
 # feederA_to_A (depth 0: room for 1), c_to_drainer (1) and drainer_to_collector (4); A reads 32
 # values from feederA and sends 16, drainer forwards 16, collector stores 16.
 # Line 218 is feederA's loop `k` (extent 8), line 428 collector's loop `j` (extent 4).
-derive isolate_consumer.merged.json deadlock_read '218s/"extent": "8"/"extent": "7"/'
-derive isolate_consumer.merged.json deadlock_write '428s/"extent": "4"/"extent": "2"/'
-derive isolate_consumer.merged.json channel_leftover '428s/"extent": "4"/"extent": "3"/'
-derive isolate_consumer.merged.json input_bounds '218s/"extent": "8"/"extent": "9"/'
+derive isolate_consumer/merged.json deadlock_read '218s/"extent": "8"/"extent": "7"/'
+derive isolate_consumer/merged.json deadlock_write '428s/"extent": "4"/"extent": "2"/'
+derive isolate_consumer/merged.json channel_leftover '428s/"extent": "4"/"extent": "3"/'
+derive isolate_consumer/merged.json input_bounds '218s/"extent": "8"/"extent": "9"/'
 # seed000_abc (stt): kernel A with FIFO registers A_fifo (depth 9), B_fifo (10), C_fifo (3).
-derive seed000_abc.stt.json fifo_overflow 's/"depth": 9,/"depth": 8,/'
-derive seed000_abc.stt.json fifo_empty 's/"if": "i < 9"/"if": "i < 0"/'
-derive seed000_abc.stt.json fifo_leftover 's/"if": "j < 9"/"if": "j < 10"/'
-derive seed000_abc.stt.json register_bounds \
+derive seed000_abc/stt.json fifo_overflow 's/"depth": 9,/"depth": 8,/'
+derive seed000_abc/stt.json fifo_empty 's/"if": "i < 9"/"if": "i < 0"/'
+derive seed000_abc/stt.json fifo_leftover 's/"if": "j < 9"/"if": "j < 10"/'
+derive seed000_abc/stt.json register_bounds \
   's/select(1 <= i, pop(A_fifo, i - 1), 0)/select(0 <= i, pop(A_fifo, i - 1), 0)/'
-cp "$DIR/isolate_consumer.merged.json" "$TMP/good_merged.json"
-cp "$DIR/seed000_abc.stt.json" "$TMP/good_stt.json"
+cp "$DIR/isolate_consumer/merged.json" "$TMP/good_merged.json"
+cp "$DIR/seed000_abc/stt.json" "$TMP/good_stt.json"
 
 declare -A expected=(
   [deadlock_read]="deadlock: every unfinished kernel is blocked: kernel 'A' waits to read from channel 'feederA_to_A' (empty); kernel 'drainer' waits to read from channel 'c_to_drainer' (empty); kernel 'collector' waits to read from channel 'drainer_to_collector' (empty)"

@@ -4,14 +4,17 @@
 #
 # Creates a temporary workspace whose WORKSPACE has `local_repository(name = "t2s", path = THIS
 # REPOSITORY)`, the offline settings of this repository's WORKSPACE and .bazelrc (nothing is
-# downloaded) and `t2s_dependencies()`, and whose BUILD loads @t2s//pipelines:t2s.bzl and
-# defines pipelines over its own copies of two specs (gemm, conv1d). Then:
+# downloaded) and `t2s_dependencies()`, and whose BUILD names only t2s's public face (its
+# top-level BUILD and the rules): it loads @t2s//pipelines:t2s.bzl, defines pipelines over its
+# own copies of two specs (gemm, conv1d), and runs the tool @t2s//:t2s-emit in a genrule. Then:
+#   0. the BUILD names no internal t2s label, @t2s//:tools holds the seven public tools, and the
+#      pipeline rule's tools are those public names (bazel query);
 #   1. `bazel build //...` builds them; every output exists, and gemm's (every stage, gemm.cl,
 #      ...) equal this repository's own pipeline output (`bazel build //testdata:gemm` here,
-#      with this repository's server);
+#      with this repository's server), as does the genrule's t2s-emit --target text;
 #   2. a second `bazel build` executes no action (its execution log is empty);
-#   3. after editing gemm.t2s only, gemm's actions run again (parse through emit, per the
-#      execution log) and none of conv1d's.
+#   3. after editing gemm.t2s only, gemm's actions run again (parse through emit and the
+#      genrule, per the execution log) and none of conv1d's.
 # The Bazel server has its own --output_user_root under the temporary directory (the main
 # server is not disturbed) and is shut down at the end; the directory is removed.
 # Prints `ok ...` lines and exits 0, or `FAIL: ...` lines and exits 1.
@@ -82,6 +85,15 @@ t2s_pipeline(
     name = "conv1d",
     src = "specs/conv1d.t2s",
 )
+
+# A public tool used directly: the pipeline's text output again, from its last stage.
+genrule(
+    name = "gemm_public_text",
+    srcs = [":gemm.gathered.json"],
+    outs = ["gemm_public.txt"],
+    cmd = "$(location @t2s//:t2s-emit) --target text $(location :gemm.gathered.json) -o $@",
+    exec_tools = ["@t2s//:t2s-emit"],
+)
 EOF
 
 cd "$WS" || die "cannot cd to $WS"
@@ -102,8 +114,47 @@ spawns() {
   ' "$1"
 }
 
-# --- 1. build, outputs, same bytes as this repository's pipeline -----------------------------
+TOOLS=(t2s-parse t2s-merge t2s-stt t2s-vec t2s-gather t2s-emit t2s-run)
+
+# --- 0. only public names -------------------------------------------------------------------
 start=$SECONDS
+internal="$(grep -oE '@t2s//[^:"]*' BUILD | grep -vxE '@t2s//(pipelines)?' || true)"
+if [[ -n "$internal" ]]; then
+  fail "the user's BUILD names internal t2s packages: $internal"
+else
+  ok "the user's BUILD names only @t2s//pipelines:t2s.bzl and @t2s//:NAME"
+fi
+QUERY=(query --color=no --curses=no --noshow_progress)
+if "${BAZEL[@]}" "${QUERY[@]}" 'labels(srcs, @t2s//:tools)' >"$WORK/tools.txt" \
+  2>"$WORK/query.log"; then
+  expected="$(printf '@t2s//:%s\n' "${TOOLS[@]}" | sort)"
+  if [[ "$(sort "$WORK/tools.txt")" == "$expected" ]]; then
+    ok "@t2s//:tools is the seven public tools (${TOOLS[*]})"
+  else
+    fail "@t2s//:tools holds $(tr '\n' ' ' <"$WORK/tools.txt"), not @t2s//:{${TOOLS[*]}}"
+  fi
+else
+  tail -n 20 "$WORK/query.log" >&2
+  fail "bazel query 'labels(srcs, @t2s//:tools)' failed"
+fi
+# The rule's implicit tool attributes are the public aliases.
+if "${BAZEL[@]}" "${QUERY[@]}" 'deps(//:gemm, 1)' >"$WORK/gemm_deps.txt" 2>"$WORK/query.log"; then
+  missing_tools=()
+  for tool in t2s-parse t2s-merge t2s-stt t2s-vec t2s-gather t2s-emit; do
+    grep -qx "@t2s//:$tool" "$WORK/gemm_deps.txt" || missing_tools+=("$tool")
+  done
+  if ((${#missing_tools[@]})); then
+    fail "t2s_pipeline's direct dependencies lack @t2s//:{${missing_tools[*]}}:" \
+      "$(grep t2s- "$WORK/gemm_deps.txt" | tr '\n' ' ')"
+  else
+    ok "t2s_pipeline's tools are @t2s//:t2s-parse ... @t2s//:t2s-emit"
+  fi
+else
+  tail -n 20 "$WORK/query.log" >&2
+  fail "bazel query 'deps(//:gemm, 1)' failed"
+fi
+
+# --- 1. build, outputs, same bytes as this repository's pipeline -----------------------------
 if build "$WORK/build1.log" "$WORK/exec1.json"; then
   ok "bazel build //... in a workspace that loads @t2s//pipelines:t2s.bzl ($((SECONDS - start)) s)"
 else
@@ -140,6 +191,11 @@ for out in conv1d.parsed.json conv1d.merged.json conv1d.stt.json conv1d.vectoriz
   [[ -s "$BIN/$out" ]] || fail "bazel-bin/$out was not built"
 done
 ok "conv1d's 10 outputs were built"
+if cmp -s "$BIN/gemm.txt" "$BIN/gemm_public.txt"; then
+  ok "the genrule's @t2s//:t2s-emit --target text equals the pipeline's gemm.txt"
+else
+  fail "bazel-bin/gemm_public.txt (genrule, @t2s//:t2s-emit) differs from bazel-bin/gemm.txt"
+fi
 
 # The actions of the first build: one per stage and target, with the rules' mnemonics.
 spawns "$WORK/exec1.json" >"$WORK/spawns1"
@@ -176,7 +232,7 @@ if ! build "$WORK/build3.log" "$WORK/exec3.json"; then
   die "the build after editing specs/gemm.t2s failed"
 fi
 spawns "$WORK/exec3.json" >"$WORK/spawns3"
-others="$(grep -vE '^T2s[A-Za-z]+ bazel-out/[^/]+/bin/gemm(\.[a-z]+\.json|\.cl|_host\.cpp|_emu\.cpp|\.dot|\.txt)( |$)' \
+others="$(grep -vE '^(T2s[A-Za-z]+|Genrule) bazel-out/[^/]+/bin/gemm(\.[a-z]+\.json|\.cl|_host\.cpp|_emu\.cpp|\.dot|\.txt|_public\.txt)( |$)' \
   "$WORK/spawns3" || true)"
 if [[ -n "$others" ]]; then
   fail "after editing specs/gemm.t2s, actions other than gemm's ran:"
@@ -184,7 +240,7 @@ if [[ -n "$others" ]]; then
 fi
 missing=()
 for m in T2sParse T2sMerge T2sStt T2sVec T2sGather T2sEmitOpencl T2sEmitCpp T2sEmitDot \
-  T2sEmitText; do
+  T2sEmitText Genrule; do
   grep -q "^$m " "$WORK/spawns3" || missing+=("$m")
 done
 if ((${#missing[@]})); then

@@ -2,19 +2,16 @@
 // tested by //tests/emit and the project's emulation agreement tests).
 #include "libs/backends/cpp/cpp.h"
 
-#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "libs/backends/runtime/runtime_source.h"
-#include "libs/frontend/frontend.h"
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/ir_json.h"
-#include "libs/passes/merge/merge.h"
-#include "libs/passes/stt/stt.h"
+#include "libs/testing/golden.h"
 
 namespace t2s {
 namespace {
@@ -173,32 +170,17 @@ TEST(EmitCpp, MalformedIrIsAnInternalError) {
             "emit: register 'R' belongs to kernel 'nowhere', which is not in the program");
 }
 
-// Every spec of testdata/specs, merged and stt stages: emitted without error, the same bytes
-// twice, and one kernel function per kernel.
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
+// Every pipeline's golden merged and stt stages (testdata/golden/NAME/: what the tools give for
+// every spec of testdata/specs and its -D variants, which //testdata:golden_test holds them to):
+// emitted without error, the same bytes twice, and one kernel function per kernel.
 TEST(EmitCpp, EverySpecEmitsAtMergedAndSttStage) {
-  std::vector<std::string> specs;
-  DIR* dir = opendir("testdata/specs");
-  ASSERT_NE(dir, nullptr);
-  while (dirent* entry = readdir(dir)) {
-    std::string name = entry->d_name;
-    if (name.size() > 4 && name.substr(name.size() - 4) == ".t2s") specs.push_back(name);
-  }
-  closedir(dir);
-  std::sort(specs.begin(), specs.end());
+  std::vector<std::string> specs = testing::golden_specs("merged");
   ASSERT_GE(specs.size(), 20u);
+  // Every pipeline is lowered through stt at least.
+  ASSERT_EQ(testing::golden_specs("stt"), specs);
   for (const std::string& spec : specs) {
-    SourceManager sources;
-    sources.add("", "testdata/specs/" + spec, read_file("testdata/specs/" + spec));
-    sources.set_base_dir("testdata/specs");
-    Program merged = merge_pass(parse_spec(sources, FrontendOptions{}));
-    Program stt = stt_pass(merged);
+    Program merged = testing::load_golden_ir(spec, "merged");
+    Program stt = testing::load_golden_ir(spec, "stt");
     for (const Program* p : {&merged, &stt}) {
       std::string code;
       ASSERT_NO_THROW(code = emit_cpp(*p)) << spec;

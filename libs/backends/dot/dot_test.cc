@@ -8,12 +8,14 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 
-#include "libs/backends/text/test_programs.h"
 #include "libs/ir/expr.h"
+#include "libs/ir/ir_json.h"
 #include "libs/ir/program.h"
+#include "libs/testing/golden.h"
 
 namespace t2s {
 namespace {
@@ -26,6 +28,25 @@ int count(const std::string& text, const std::string& pattern) {
   std::regex re(pattern);
   return static_cast<int>(
       std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+// testdata/golden/gemm/stt.json with an n x n PE array instead of 4 x 4: the golden, edited as
+// JSON, with `n` as the extent of its two unrolled loops (j, i) and as both dimensions of its
+// registers' shapes (A_shreg, B_shreg, C_shreg).
+void unrolled_extents_to(nlohmann::ordered_json& node, int n) {
+  if (node.is_object() && node.value("kind", "") == "unrolled" && node.contains("for"))
+    node["extent"] = std::to_string(n);
+  if (node.is_object() || node.is_array())
+    for (auto& child : node) unrolled_extents_to(child, n);
+}
+
+Program gemm_stt_array(int n) {
+  nlohmann::ordered_json doc =
+      nlohmann::ordered_json::parse(testing::read_golden_text("gemm", "stt"));
+  for (auto& kernel : doc.at("kernels")) unrolled_extents_to(kernel.at("body"), n);
+  for (auto& reg : doc.at("registers")) reg["shape"] = {n, n};
+  return read_program(doc.dump(1),
+                      "gemm.stt.json, " + std::to_string(n) + " x " + std::to_string(n) + " PEs");
 }
 
 StmtPtr loop(const std::string& var, Expr extent, LoopKind kind, StmtList body) {
@@ -141,7 +162,7 @@ TEST(DotTest, OffsetsFromDistanceMatrixAndReads) {
 }
 
 TEST(DotTest, GemmIsA4x4GridOfPes) {
-  std::string dot = emit_dot(testing::gemm_stt());
+  std::string dot = emit_dot(testing::load_golden_ir("gemm", "stt"));
   EXPECT_EQ(dot.find("digraph \"t2s\" {\n"), dot.find('\n') + 1) << dot;
   EXPECT_TRUE(contains(dot, "compound=true"));
   EXPECT_EQ(count(dot, R"re("A_pe_\d+_\d+" \[label="PE\(\d+, \d+\)"\])re"), 16) << dot;
@@ -175,7 +196,7 @@ TEST(DotTest, GemmIsA4x4GridOfPes) {
 }
 
 TEST(DotTest, FifoEdgesWithDepths) {
-  std::string dot = emit_dot(testing::seed000_abc_stt());
+  std::string dot = emit_dot(testing::load_golden_ir("seed000_abc", "stt"));
   EXPECT_EQ(count(dot, R"re("A_pe_\d" \[label="PE\(\d\)"\])re"), 10) << dot;
   // A_fifo: distance (1, 0, 0) along the space loop i: PE(p) -> PE(p + 1).
   EXPECT_TRUE(contains(dot, "\"A_pe_0\" -> \"A_pe_1\" [xlabel=\"A_fifo fifo depth 9\""));
@@ -193,7 +214,7 @@ TEST(DotTest, FifoEdgesWithDepths) {
 }
 
 TEST(DotTest, ChannelsBetweenKernelClusters) {
-  std::string dot = emit_dot(testing::isolate_consumer_stt());
+  std::string dot = emit_dot(testing::load_golden_ir("isolate_consumer", "stt"));
   for (const char* k : {"feederA", "A", "drainer", "collector"})
     EXPECT_TRUE(contains(dot, std::string("subgraph \"cluster_") + k + "\" {")) << k;
   // Kernels without a PE array are one node.
@@ -221,7 +242,7 @@ TEST(DotTest, ChannelsBetweenKernelClusters) {
 
 TEST(DotTest, GeneralTransformMapsTheDistanceThroughItsMatrix) {
   // PE s = i: B (distance (1, 0, 0)) moves to the next PE; A (0, 1, 0) and C (0, 0, 1) stay.
-  std::string dot = emit_dot(testing::gemm_projection_stt());
+  std::string dot = emit_dot(testing::load_golden_ir("gemm_projection", "stt"));
   EXPECT_EQ(count(dot, R"re("A_pe_\d" -> "A_pe_\d" \[xlabel="B_shreg shift x1")re"), 3) << dot;
   EXPECT_TRUE(contains(dot, "\"A_pe_2\" -> \"A_pe_3\" [xlabel=\"B_shreg shift x1\""));
   EXPECT_TRUE(
@@ -229,7 +250,7 @@ TEST(DotTest, GeneralTransformMapsTheDistanceThroughItsMatrix) {
 }
 
 TEST(DotTest, ThreeDimensionalArrayFlattenedIntoRows) {
-  std::string dot = emit_dot(testing::vectorize_gather_stt());
+  std::string dot = emit_dot(testing::load_golden_ir("vectorize_gather", "stt"));
   // Shape (kk, i, j) = (4, 4, 4): 16 rows of 4 PEs.
   EXPECT_EQ(
       count(dot, R"re(\{ rank=same;( "A_pe_\d_\d_\d" \[label="PE\(\d, \d, \d\)"\];){4} \})re"), 16)
@@ -248,7 +269,7 @@ TEST(DotTest, ThreeDimensionalArrayFlattenedIntoRows) {
 }
 
 TEST(DotTest, LargeArrayIsCut) {
-  std::string dot = emit_dot(testing::gemm_stt(64));
+  std::string dot = emit_dot(gemm_stt_array(64));
   EXPECT_EQ(count(dot, R"re("A_pe_\d+_\d+" \[label="PE\(\d+, \d+\)"\])re"), 256);
   EXPECT_TRUE(contains(dot, "\"A_pe_15_15\" [label=\"PE(15, 15)\"]"));
   EXPECT_FALSE(contains(dot, "\"A_pe_16_"));
@@ -266,7 +287,7 @@ TEST(DotTest, LargeArrayIsCut) {
   EXPECT_TRUE(contains(dot, "\"A_pe_more\" -> \"buffer.c\""));
   EXPECT_LT(dot.size(), 200000u);
   // Far larger arrays stay as small.
-  EXPECT_LT(emit_dot(testing::gemm_stt(4096)).size(), dot.size() + 100);
+  EXPECT_LT(emit_dot(gemm_stt_array(4096)).size(), dot.size() + 100);
 }
 
 TEST(DotTest, HandBuiltShapes) {
@@ -298,8 +319,8 @@ TEST(DotTest, HandBuiltShapes) {
 }
 
 TEST(DotTest, Deterministic) {
-  std::string first = emit_dot(testing::isolate_consumer_stt());
-  EXPECT_EQ(first, emit_dot(testing::isolate_consumer_stt()));
+  std::string first = emit_dot(testing::load_golden_ir("isolate_consumer", "stt"));
+  EXPECT_EQ(first, emit_dot(testing::load_golden_ir("isolate_consumer", "stt")));
   EXPECT_EQ(emit_dot(hand_built()), emit_dot(hand_built()));
   EXPECT_FALSE(contains(first, "0x"));
 }
@@ -325,13 +346,13 @@ TEST(DotTest, GraphvizRendersWithoutWarnings) {
     const char* name;
     Program program;
   };
-  Case cases[] = {{"gemm", testing::gemm_stt()},
-                  {"gemm64", testing::gemm_stt(64)},
-                  {"seed000_abc", testing::seed000_abc_stt()},
-                  {"isolate_consumer", testing::isolate_consumer_stt()},
-                  {"gemm_projection", testing::gemm_projection_stt()},
-                  {"vectorize_gather", testing::vectorize_gather_stt()},
-                  {"ar_filter", testing::ar_filter_merged()},
+  Case cases[] = {{"gemm", testing::load_golden_ir("gemm", "stt")},
+                  {"gemm64", gemm_stt_array(64)},
+                  {"seed000_abc", testing::load_golden_ir("seed000_abc", "stt")},
+                  {"isolate_consumer", testing::load_golden_ir("isolate_consumer", "stt")},
+                  {"gemm_projection", testing::load_golden_ir("gemm_projection", "stt")},
+                  {"vectorize_gather", testing::load_golden_ir("vectorize_gather", "stt")},
+                  {"ar_filter", testing::load_golden_ir("ar_filter", "merged")},
                   {"hand_built", hand_built()},
                   {"offsets", offsets_program()}};
   for (const Case& c : cases) {

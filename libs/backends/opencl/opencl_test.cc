@@ -9,6 +9,7 @@
 #include <string>
 
 #include "libs/ir/ir_json.h"
+#include "libs/testing/golden.h"
 
 namespace t2s {
 namespace {
@@ -107,34 +108,6 @@ const char* const kFifo = R"JSON({
    "loc": "23:1"}]
 })JSON";
 
-// seed001_example2 at the merged stage (t2s-merge's output): nested realizes of f and g.
-const char* const kRealize = R"JSON({
- "t2s_ir": 1, "stage": "merged", "vars": ["i", "j"], "inputs": [],
- "funcs": [
-  {"name": "f", "type": "int32", "args": ["i", "j"], "place": "host", "declared": true,
-   "definition": "select(i == 0, i, f(i - 1, j))", "loc": "17:1", "decl_loc": "14:6"},
-  {"name": "g", "type": "int32", "args": ["i", "j"], "place": "host", "declared": true,
-   "definition": "select(i == 0, f(i, j), g(i - 1, j))", "loc": "18:1", "decl_loc": "14:26"},
-  {"name": "out", "type": "int32", "args": ["j"], "place": "host", "declared": false,
-   "definition": "select(i == 3, g(i, j) + j)", "loc": "19:1", "decl_loc": "15:6"}],
- "directives": [],
- "output": {"func": "out", "extents": ["3"], "loc": "24:5"},
- "buffers": [{"name": "out", "type": "int32", "bounds": [["0", "3"]], "loc": "19:1"}],
- "kernels": [{"name": "f", "place": "host", "loc": "17:1", "body": [
-  {"realize": "f", "type": "int32", "bounds": [["0", "4"], ["0", "3"]], "loc": "17:1", "body": [
-   {"realize": "g", "type": "int32", "bounds": [["0", "4"], ["0", "3"]], "loc": "18:1", "body": [
-    {"for": "j", "min": "0", "extent": "3", "kind": "serial", "body": [
-     {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
-      {"provide": "f", "args": ["i", "j"], "value": "select(i == 0, i, f(i - 1, j))",
-       "loc": "17:1"},
-      {"provide": "g", "args": ["i", "j"], "value": "select(i == 0, f(i, j), g(i - 1, j))",
-       "loc": "18:1"},
-      {"if": "i == 3", "then": [
-       {"provide": "out", "args": ["j"], "value": "g(i, j) + j", "loc": "19:1"}],
-       "else": [], "loc": "19:1"}]}]}]}]}]}],
- "channels": [], "registers": []
-})JSON";
-
 // stt_stride_checktime at the stt stage (t2s-stt's output): `k = t / 2` under CheckTime.
 const char* const kDivision = R"JSON({
  "t2s_ir": 1, "stage": "stt", "vars": ["i", "k"],
@@ -200,6 +173,10 @@ const char* const kChannelArray = R"JSON({
 })JSON";
 
 Program load(const char* json) { return read_program(json, "test.json"); }
+
+// testdata/specs/seed001_example2.t2s at the merged stage: nested realizes of f and g in one host
+// kernel.
+Program realize_program() { return testing::load_golden_ir("seed001_example2", "merged"); }
 
 Program all_device(Program p) {
   for (Kernel& k : p.kernels) k.place = Place::kDevice;
@@ -417,7 +394,7 @@ TEST(OpenclDevice, NoDeviceKernel) {
 }
 
 TEST(OpenclDevice, RealizeAsPrivateArray) {
-  const std::string cl = emit_opencl(all_device(load(kRealize)));
+  const std::string cl = emit_opencl(all_device(realize_program()));
   // f and g are [0, 4) x [0, 3): 12 elements, (i, j) at i + 4 * j.
   EXPECT_CONTAINS(cl, "int f[12];  // f [0, 4) x [0, 3), Fortran order");
   EXPECT_CONTAINS(cl, "int g[12];  // g [0, 4) x [0, 3), Fortran order");
@@ -547,7 +524,7 @@ TEST(OpenclHost, HostKernelRegistersAndRealizes) {
   EXPECT_CONTAINS(cpp, "This program has no device kernel");
   expect_host_accepted(cpp, "fifo_host");
 
-  const std::string realize = emit_opencl_host(load(kRealize));
+  const std::string realize = emit_opencl_host(realize_program());
   EXPECT_CONTAINS(realize, "t2s_rt::FuncStorage<int32_t> f(\"f\", {0, 0}, {4, 3});");
   EXPECT_CONTAINS(realize, "g.read({t2s_sub_i32(i, 1), j})");
 }

@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "libs/backends/text/test_programs.h"
 #include "libs/ir/expr.h"
 #include "libs/ir/program.h"
+#include "libs/testing/golden.h"
 
 namespace t2s {
 namespace {
@@ -52,11 +52,11 @@ TEST(TextTest, GemmListingAsInTheSeeds) {
       "  C_shreg: shift float32, Func C in kernel A, depth 1 per PE, PE array [4, 4] (16 PEs), "
       "distance (0, 0, 1), time_distance 1, period 1, naive 2 per PE (32 values in all; "
       "allocated 16)\n";
-  EXPECT_EQ(emit_text(testing::gemm_stt()), expected);
+  EXPECT_EQ(emit_text(testing::load_golden_ir("gemm", "stt")), expected);
 }
 
 TEST(TextTest, FifosPushPopAndTheSeedsNaiveShiftRegisters) {
-  std::string text = emit_text(testing::seed000_abc_stt());
+  std::string text = emit_text(testing::load_golden_ir("seed000_abc", "stt"));
   // Time loops, the space loop, the recovered indices and the guard, nested as in step 4.
   EXPECT_TRUE(contains(text,
                        "kernel A (host):\n"
@@ -82,7 +82,7 @@ TEST(TextTest, FifosPushPopAndTheSeedsNaiveShiftRegisters) {
 }
 
 TEST(TextTest, ChannelsBetweenKernels) {
-  std::string text = emit_text(testing::isolate_consumer_stt());
+  std::string text = emit_text(testing::load_golden_ir("isolate_consumer", "stt"));
   size_t feeder = text.find("kernel feederA (device):\n");
   size_t a = text.find("kernel A (device):\n");
   size_t drainer = text.find("kernel drainer (device):\n");
@@ -108,7 +108,7 @@ TEST(TextTest, ChannelsBetweenKernels) {
 }
 
 TEST(TextTest, MergedStageRealizes) {
-  std::string text = emit_text(testing::ar_filter_merged());
+  std::string text = emit_text(testing::load_golden_ir("ar_filter", "merged"));
   EXPECT_TRUE(contains(text, "// t2s pseudo-code, stage merged\n"));
   EXPECT_TRUE(contains(text,
                        "kernel Y (host):\n"
@@ -195,8 +195,8 @@ TEST(TextTest, RefusesTheParsedStage) {
 }
 
 TEST(TextTest, DeterministicWithTrailingNewline) {
-  std::string first = emit_text(testing::isolate_consumer_stt());
-  std::string second = emit_text(testing::isolate_consumer_stt());
+  std::string first = emit_text(testing::load_golden_ir("isolate_consumer", "stt"));
+  std::string second = emit_text(testing::load_golden_ir("isolate_consumer", "stt"));
   EXPECT_EQ(first, second);
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(first.back(), '\n');

@@ -1,14 +1,14 @@
-# testdata/testlib.sh: shared by the sh_tests in testdata/BUILD (sourced, not run).
+# tests/cli/testlib.sh: shared by the sh_tests in tests/cli/BUILD (sourced, not run).
 #
 # Under `bazel test`: cd to the runfiles root of the `t2s` workspace and use the t2s-parse that
 # Bazel built as a data dependency (likewise t2s-merge and t2s-stt). Run by hand from the
-# repository root (`bash testdata/cli_test.sh`): use the checkout and bazel-bin/tools/t2s-*.
+# repository root (`bash tests/cli/cli_test.sh`): use the checkout and bazel-bin/tools/t2s-*.
 # $T2S_PARSE, $T2S_MERGE and $T2S_STT override.
 
 if [[ -n "${TEST_SRCDIR:-}" && -d "${TEST_SRCDIR}/t2s" ]]; then
   cd "${TEST_SRCDIR}/t2s"
 else
-  cd "$(dirname "${BASH_SOURCE[0]}")/.."
+  cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 fi
 T2S_PARSE="${T2S_PARSE:-$PWD/tools/t2s-parse}"
 if [[ ! -x "$T2S_PARSE" && -x bazel-bin/tools/t2s-parse ]]; then

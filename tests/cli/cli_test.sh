@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# //testdata:cli_test: the command-line contract of t2s-parse, t2s-merge and t2s-stt (DESIGN.md
+# //tests/cli:cli_test: the command-line contract of t2s-parse, t2s-merge and t2s-stt (DESIGN.md
 # section 5): exit 0 success, 1 wrong input, 2 wrong command line; outputs are written
 # atomically.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# //testdata:errors_test: every testdata/errors/NAME.t2s is a wrong spec that states the exact
+# //tests/cli:errors_test: every testdata/errors/NAME.t2s is a wrong spec that states the exact
 # diagnostic it must produce, in comments:
 #
 #   // expect-error: LINE:COL: MESSAGE [RULE]        exactly one per file
