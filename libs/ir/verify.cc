@@ -268,8 +268,8 @@ class Verifier {
   void arity(size_t given, size_t expected, const std::string& what, const char* rule) {
     if (given != expected)
       fail(where_,
-           what + " with " + std::to_string(given) + " indices where " + std::to_string(expected) +
-               " are expected",
+           what + " with " + std::to_string(given) + " indices; it takes " +
+               std::to_string(expected),
            rule, loc_);
   }
 

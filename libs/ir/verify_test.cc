@@ -1,0 +1,204 @@
+// The IR verifier: every golden IR file is well formed, and each rule rejects a golden file
+// broken by hand in one place, with a message located in the document.
+#include "libs/ir/verify.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "libs/ir/ir_json.h"
+#include "libs/testing/golden.h"
+
+namespace t2s {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using testing::golden_specs;
+using testing::read_golden_text;
+
+TEST(Verify, EveryGoldenIsWellFormed) {
+  int checked = 0;
+  for (const char* stage : {"parsed", "merged", "stt", "vectorized", "gathered"}) {
+    for (const std::string& spec : golden_specs(stage)) {
+      Program p = testing::load_golden_ir(spec, stage);
+      EXPECT_NO_THROW(verify_program(p, spec)) << spec << " " << stage;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
+// The diagnostic of verifying golden `spec`/`stage` after `edit` changed its JSON and
+// `edit_program` the program read from it (for what the reader itself already refuses).
+Diagnostic broken(
+    const std::string& spec, const std::string& stage, const std::function<void(Json&)>& edit,
+    const std::function<void(Program&)>& edit_program = [](Program&) {}) {
+  Json doc = Json::parse(read_golden_text(spec, stage));
+  edit(doc);
+  Program p = read_program(doc.dump(2), "broken.json");
+  edit_program(p);
+  try {
+    verify_program(p, "broken.json");
+  } catch (const Diagnostic& d) {
+    return d;
+  }
+  ADD_FAILURE() << "the verifier accepted the broken " << spec << " " << stage;
+  return Diagnostic({}, "", "");
+}
+
+void expect(const Diagnostic& d, const std::string& rule, const std::string& message,
+            const std::string& note_loc = "") {
+  EXPECT_EQ(d.rule(), rule);
+  EXPECT_EQ(d.message(), message);
+  EXPECT_EQ(d.loc().file, "broken.json");
+  if (note_loc.empty()) {
+    EXPECT_TRUE(d.notes().empty());
+  } else {
+    ASSERT_EQ(d.notes().size(), 1u);
+    EXPECT_EQ(d.notes()[0].loc.str(), note_loc);
+  }
+}
+
+// The innermost provide of gemm's stt kernel: for k, for j, for i, let A_val, provide A_shreg.
+Json& gemm_stt_provide(Json& doc) {
+  return doc["kernels"][0]["body"][0]["body"][0]["body"][0]["body"][0]["body"][0];
+}
+
+TEST(Verify, Duplicate) {
+  // The output Func c renamed A (no definition calls c).
+  expect(broken("gemm", "merged", [](Json& d) { d["funcs"][3]["name"] = "A"; }), "ir-duplicate",
+         "funcs[3]: a second Func named 'A' (the first is funcs[0])", "16:1");
+  // The reader resolves channel reads, so the name is changed after reading.
+  expect(broken(
+             "isolate_consumer", "merged", [](Json&) {},
+             [](Program& p) { p.channels[1].name = p.channels[0].name; }),
+         "ir-duplicate",
+         "channels[1]: a second channel named 'c_to_drainer' (the first is channels[0])", "38:3");
+  expect(broken(
+             "gemm", "merged", [](Json&) {}, [](Program& p) { p.inputs[0].name = "c"; }),
+         "ir-duplicate", "inputs[0]: input 'c' has the name of a Func", "7:12");
+}
+
+TEST(Verify, UnknownFunc) {
+  expect(broken("gemm", "merged", [](Json& d) { d["output"]["func"] = "nothing"; }),
+         "ir-unknown-func",
+         "output: the output names Func 'nothing', which the program does not have", "22:3");
+  expect(broken("gemm", "stt", [](Json& d) { d["registers"][0]["func"] = "Z"; }), "ir-unknown-func",
+         "registers[0]: register 'A_shreg' carries Func 'Z', which the program does not have",
+         "13:1");
+  expect(broken("gemm", "merged", [](Json& d) { d["directives"][0]["func"] = "Z"; }),
+         "ir-unknown-func",
+         "directives[0]: merge_ures names Func 'Z', which the program does not have", "18:3");
+}
+
+TEST(Verify, UnknownKernel) {
+  expect(broken("gemm", "stt", [](Json& d) { d["registers"][0]["kernel"] = "X"; }),
+         "ir-unknown-kernel",
+         "registers[0]: register 'A_shreg' belongs to kernel 'X', which does not exist", "13:1");
+  expect(broken("isolate_consumer", "merged", [](Json& d) { d["channels"][0]["consumer"] = "X"; }),
+         "ir-unknown-kernel",
+         "channels[0]: channel 'c_to_drainer' has consumer 'X', which is not a kernel", "38:3");
+}
+
+TEST(Verify, Stage) {
+  expect(broken("gemm", "merged", [](Json& d) { d["stage"] = "parsed"; }), "ir-stage",
+         "kernels: a parsed-stage program has no kernels (t2s-merge makes them)");
+  expect(broken("gemm", "stt", [](Json& d) { d["stage"] = "merged"; }), "ir-stage",
+         "registers: a merged-stage program has no registers (t2s-stt makes them)");
+}
+
+TEST(Verify, Output) {
+  expect(broken("gemm", "merged", [](Json& d) { d["buffers"] = Json::array(); }), "ir-output",
+         "output: the output Func 'c' has no buffer", "22:3");
+  expect(broken("gemm", "merged", [](Json& d) { d["output"]["extents"].push_back("2"); }),
+         "ir-output", "output: the output has 3 extents, but Func 'c' has 2 arguments", "22:3");
+}
+
+TEST(Verify, Unbound) {
+  expect(broken("gemm", "stt", [](Json& d) { gemm_stt_provide(d)["args"][0] = "q"; }), "ir-unbound",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0]: variable 'q' is used outside any "
+         "loop or let that binds it",
+         "13:1");
+}
+
+TEST(Verify, Storage) {
+  // The realize of C names A instead: C's provide has no storage.
+  expect(broken("gemm", "merged",
+                [](Json& d) { d["kernels"][0]["body"][0]["body"][0]["body"][0]["realize"] = "A"; }),
+         "ir-storage",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0].body[0].body[2]: read of Func 'C', "
+         "which has neither an enclosing realize nor a buffer",
+         "15:1");
+}
+
+TEST(Verify, Input) {
+  // The reader checks every call of an input against its dims, so the program is edited after
+  // reading: input a gets 3 dimensions, its reads keep 2 indices.
+  expect(broken(
+             "gemm", "merged", [](Json&) {}, [](Program& p) { p.inputs[0].dims = 3; }),
+         "ir-input",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0].body[0].body[0]: read of input 'a' "
+         "with 2 indices; it takes 3",
+         "13:1");
+}
+
+TEST(Verify, Channel) {
+  expect(
+      broken("isolate_consumer", "merged", [](Json& d) { d["channels"][0]["dims"].push_back(2); }),
+      "ir-channel",
+      "kernels[1].body[0].body[0].body[0].body[0].body[0].body[0].body[3].then[0]: "
+      "write_channel of 'c_to_drainer' with 0 indices; it takes 1",
+      "38:3");
+  // The reader resolves channel reads, so the channel is renamed after reading.
+  expect(broken(
+             "isolate_consumer", "merged", [](Json&) {},
+             [](Program& p) { p.channels[0].name = "elsewhere"; }),
+         "ir-channel",
+         "kernels[1].body[0].body[0].body[0].body[0].body[0].body[0].body[3].then[0]: "
+         "write_channel of unknown channel 'c_to_drainer'",
+         "38:3");
+}
+
+TEST(Verify, Register) {
+  // The reader checks how registers are read, so the kind is changed after reading.
+  expect(
+      broken(
+          "gemm", "stt", [](Json&) {}, [](Program& p) { p.registers[0].kind = Register::kFifo; }),
+      "ir-register",
+      "kernels[0].body[0].body[0].body[0].body[0]: read of 'A_shreg', which is a FIFO", "13:1");
+  // The reader refuses a depth of 0 in a document; a pass could still make one.
+  expect(broken(
+             "gemm", "stt", [](Json&) {}, [](Program& p) { p.registers[0].depth = 0; }),
+         "ir-register", "registers[0]: register 'A_shreg' has a depth or PE extent below 1",
+         "13:1");
+  expect(broken("gemm", "stt", [](Json& d) { gemm_stt_provide(d)["args"].erase(0); }),
+         "ir-register",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0]: write of 'A_shreg' (the PE index, "
+         "then the slot) with 2 indices; it takes 3",
+         "13:1");
+  expect(broken(
+             "gemm", "stt", [](Json&) {}, [](Program& p) { p.registers[0].kernel = "B"; }),
+         "ir-unknown-kernel",
+         "registers[0]: register 'A_shreg' belongs to kernel 'B', which does not exist", "13:1");
+}
+
+TEST(Verify, Type) {
+  expect(broken("gemm", "merged",
+                [](Json& d) {
+                  d["kernels"][0]["body"][0]["body"][0]["body"][0]["body"][0]["body"][0]["body"][0]
+                   ["body"][3]["if"] = "k";
+                }),
+         "ir-type",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0].body[0].body[3]: an if condition of "
+         "type int32",
+         "16:1");
+  expect(broken("gemm", "stt", [](Json& d) { gemm_stt_provide(d)["value"] = "1"; }), "ir-type",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0]: the value written to register "
+         "'A_shreg' has type int32, not float32",
+         "13:1");
+}
+
+}  // namespace
+}  // namespace t2s
