@@ -51,6 +51,7 @@ class DirectiveNormalizer {
   explicit DirectiveNormalizer(const DirectiveScope& scope)
       : lookup_(scope.lookup), program_(*scope.program), states_(*scope.states) {}
 
+ private:
   [[noreturn]] void bad_args(const SourceLoc& loc, const std::string& directive,
                              const std::string& message) {
     throw Diagnostic(loc, directive + ": " + message, "directive-args");
@@ -129,7 +130,9 @@ class DirectiveNormalizer {
     state.defined_by_isolation = loc;
   }
 
-  Directive directive(const std::string& f, const std::string& d, const SourceLoc& name_loc,
+ public:
+  // Directive `d` (at `name_loc`) on Func `f` in its normal form; args[i] is at locs[i].
+  Directive normalize(const std::string& f, const std::string& d, const SourceLoc& name_loc,
                       std::vector<DirectiveArg> args, const std::vector<SourceLoc>& locs) {
     auto loc_of = [&](size_t i) { return i < locs.size() ? locs[i] : name_loc; };
     Directive out{f, d, {}, name_loc};
@@ -175,7 +178,7 @@ class DirectiveNormalizer {
       }
       out.args = args;
     } else if (d == "space_time_transform") {
-      out.args = space_time_transform(args, locs, name_loc, f);
+      out.args = normalize_space_time_transform(args, locs, name_loc, f);
     } else if (d == "vectorize" || d == "unroll") {
       if (args.size() != 1) bad_args(name_loc, d, "expected exactly one loop (a Var)");
       name_of(args[0], SymbolKind::kVar, loc_of(0), d);
@@ -254,12 +257,14 @@ class DirectiveNormalizer {
     return out;
   }
 
+ private:
   // Normalises the forms of LANGUAGE.md section 5 (docs/ir.md lists the normal forms):
   //   simple: [{space vars}, {schedule coefficients} or {}, check]
   //   general: [{src}, {dst}, {{matrix row}, ...}, {{var, expr}, ...}, check]
-  std::vector<DirectiveArg> space_time_transform(std::vector<DirectiveArg> args,
-                                                 const std::vector<SourceLoc>& locs,
-                                                 const SourceLoc& at, const std::string& f) {
+  std::vector<DirectiveArg> normalize_space_time_transform(std::vector<DirectiveArg> args,
+                                                           const std::vector<SourceLoc>& locs,
+                                                           const SourceLoc& at,
+                                                           const std::string& f) {
     const std::string d = "space_time_transform";
     auto loc_of = [&](size_t i) { return i < locs.size() ? locs[i] : at; };
     DirectiveArg check = DirectiveArg::enumerator("SpaceTimeTransform::NoCheckTime");
@@ -308,7 +313,7 @@ class DirectiveNormalizer {
         }
         out = {args[0], vector, check};
       } else {
-        out = general_transform(args, locs, at, check, &space);
+        out = normalize_general_transform(args, locs, at, check, &space);
       }
     }
     // A chained transform's space loops must be a proper subset of the previous ones'.
@@ -331,10 +336,11 @@ class DirectiveNormalizer {
     return out;
   }
 
-  std::vector<DirectiveArg> general_transform(const std::vector<DirectiveArg>& args,
-                                              const std::vector<SourceLoc>& locs,
-                                              const SourceLoc& at, const DirectiveArg& check,
-                                              std::vector<std::string>* space) {
+  std::vector<DirectiveArg> normalize_general_transform(const std::vector<DirectiveArg>& args,
+                                                        const std::vector<SourceLoc>& locs,
+                                                        const SourceLoc& at,
+                                                        const DirectiveArg& check,
+                                                        std::vector<std::string>* space) {
     const std::string d = "space_time_transform";
     auto loc_of = [&](size_t i) { return i < locs.size() ? locs[i] : at; };
     if (args.size() < 3 || args.size() > 4)
@@ -411,8 +417,6 @@ class DirectiveNormalizer {
     *space = std::vector<std::string>(dst.begin(), dst.end() - 1);
     return {var_list_arg(src), var_list_arg(dst), matrix, reverse, check};
   }
-
- private:
   const std::function<const Symbol*(const std::string&)>& lookup_;
   const Program& program_;
   std::map<std::string, FuncState>& states_;
@@ -451,7 +455,7 @@ Directive normalize_directive(const DirectiveScope& scope, const std::string& fu
                               const std::string& name, const SourceLoc& name_loc,
                               std::vector<DirectiveArg> args,
                               const std::vector<SourceLoc>& arg_locs) {
-  return DirectiveNormalizer(scope).directive(func, name, name_loc, std::move(args), arg_locs);
+  return DirectiveNormalizer(scope).normalize(func, name, name_loc, std::move(args), arg_locs);
 }
 
 }  // namespace t2s::frontend_internal

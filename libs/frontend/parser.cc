@@ -1,6 +1,5 @@
 // The statement parser and the checks that need no lowering (LANGUAGE.md sections 3, 5, 6).
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <unordered_map>

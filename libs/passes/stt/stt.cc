@@ -215,6 +215,8 @@ class KernelTransformer {
     return s;
   }
 
+  // `a` over the dims isl_, for isl's questions.
+  // `a` over the dims isl_, for isl's questions.
   poly::Aff poly_of(const Aff& a) const { return poly::Aff::linear(a.coeff, isl_, a.constant); }
   std::string text_of(const Aff& a) const { return linear_text(a.coeff, names_, a.constant); }
 
@@ -430,8 +432,8 @@ class KernelTransformer {
       } catch (const Diagnostic& diag) {
         fail("the reverse expression for '" + var + "': " + diag.message(), "stt-reverse");
       }
-      auto text = poly::Aff::from_expr(e, names);
-      if (!text)
+      auto inverse = poly::Aff::from_expr(e, names);
+      if (!inverse)
         fail("the reverse expression for '" + var + "' (" + pair.items[1].text +
                  ") must be quasi-affine in the destination loops and the source loops "
                  "recovered before it",
@@ -439,7 +441,7 @@ class KernelTransformer {
       const std::string r = "r" + std::to_string(recovered.size() - 1);
       names[var] = r;
       wrong.add_dim(r);
-      wrong.where(poly::Aff::dim(r) == *text);
+      wrong.where(poly::Aff::dim(r) == *inverse);
       mismatch.push_back(poly::Aff::dim(r) != poly_of(loops_[position(var)].aff));
       // A destination loop with a source loop's name holds that value already.
       if (std::find(dst.begin(), dst.end(), var) == dst.end())
