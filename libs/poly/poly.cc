@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "libs/ir/diagnostic.h"
+#include "libs/poly/poly_testing.h"
 
 namespace t2s::poly {
 
@@ -32,53 +33,137 @@ class Context {
 };
 
 // Parenthesises compound texts; names and non-negative numbers stay bare.
-std::optional<std::string> paren(const std::optional<std::string>& s) {
-  if (!s) return s;
-  bool simple = !s->empty();
-  for (char c : *s) simple = simple && (isalnum(static_cast<unsigned char>(c)) || c == '_');
-  return simple ? *s : "(" + *s + ")";
+std::string paren(const std::string& s) {
+  bool simple = !s.empty();
+  for (char c : s) simple = simple && (isalnum(static_cast<unsigned char>(c)) || c == '_');
+  return simple ? s : "(" + s + ")";
+}
+
+template <typename F>
+auto guarded(const std::string& what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const isl::exception& e) {
+    throw InternalError("poly: isl failed on " + what + ": " + e.what());
+  }
+}
+
+int64_t to_int64(const isl::val& v, const std::string& what) {
+  if (!v.is_int()) throw InternalError("poly: " + what + " is not an integer");
+  return v.get_num_si();
 }
 
 }  // namespace
 
-std::optional<std::string> affine_text(const Expr& e, const IslNames& names) {
+struct Aff::Node {
+  enum Kind { kConst, kDim, kLinear, kNeg, kAdd, kSub, kMul, kFloorDiv, kMod } kind;
+  int64_t value = 0;              // kConst; the divisor of kFloorDiv and kMod; kLinear's constant
+  std::string name;               // kDim
+  std::vector<Aff> ops;           // operands
+  std::vector<int64_t> coeff;     // kLinear
+  std::vector<std::string> dims;  // kLinear
+};
+
+struct Cond::Node {
+  enum Kind { kBool, kEQ, kNE, kLT, kLE, kGT, kGE, kRange, kNot, kAnd, kOr } kind;
+  bool value = false;     // kBool
+  std::vector<Aff> affs;  // comparison operands; kRange: lo, x, hi
+  std::vector<Cond> ops;  // kNot, kAnd, kOr
+};
+
+namespace {
+
+std::shared_ptr<Aff::Node> aff_node(Aff::Node::Kind kind, std::vector<Aff> ops = {},
+                                    int64_t value = 0) {
+  auto n = std::make_shared<Aff::Node>();
+  n->kind = kind;
+  n->ops = std::move(ops);
+  n->value = value;
+  return n;
+}
+
+std::shared_ptr<Cond::Node> cond_node(Cond::Node::Kind kind, std::vector<Aff> affs,
+                                      std::vector<Cond> ops = {}) {
+  auto n = std::make_shared<Cond::Node>();
+  n->kind = kind;
+  n->affs = std::move(affs);
+  n->ops = std::move(ops);
+  return n;
+}
+
+}  // namespace
+
+Aff::Aff(int64_t constant) : node_(aff_node(Node::kConst, {}, constant)) {}
+
+Aff Aff::dim(const std::string& name) {
+  auto n = aff_node(Node::kDim);
+  n->name = name;
+  return Aff(n);
+}
+
+Aff Aff::linear(const std::vector<int64_t>& coeff, const std::vector<std::string>& dims,
+                int64_t constant) {
+  if (coeff.size() != dims.size()) throw InternalError("poly: linear form of the wrong size");
+  auto n = aff_node(Node::kLinear, {}, constant);
+  n->coeff = coeff;
+  n->dims = dims;
+  return Aff(n);
+}
+
+Aff operator+(const Aff& a, const Aff& b) { return Aff(aff_node(Aff::Node::kAdd, {a, b})); }
+Aff operator-(const Aff& a, const Aff& b) { return Aff(aff_node(Aff::Node::kSub, {a, b})); }
+Aff operator-(const Aff& a) { return Aff(aff_node(Aff::Node::kNeg, {a})); }
+Aff operator*(const Aff& a, int64_t c) { return Aff(aff_node(Aff::Node::kMul, {a, Aff(c)})); }
+
+Aff Aff::floor_div(int64_t d) const {
+  if (d <= 0) throw InternalError("poly: floor division by a non-positive constant");
+  return Aff(aff_node(Node::kFloorDiv, {*this}, d));
+}
+
+Aff Aff::mod(int64_t d) const {
+  if (d <= 0) throw InternalError("poly: modulo by a non-positive constant");
+  return Aff(aff_node(Node::kMod, {*this}, d));
+}
+
+std::optional<Aff> Aff::from_expr(const Expr& e, const VarDims& vars) {
   if (!e || !e->type.is_integer() || e->type.lanes != 1) return std::nullopt;
   switch (e->kind) {
     case ExprKind::kIntImm:
-      return std::to_string(e->int_value);
+      return Aff(e->int_value);
     case ExprKind::kVar: {
-      auto it = names.find(e->name);
-      if (it == names.end()) return std::nullopt;
-      return it->second;
+      auto it = vars.find(e->name);
+      if (it == vars.end()) return std::nullopt;
+      return Aff::dim(it->second);
     }
     case ExprKind::kCast:
       // Only int32 <-> int32-compatible index arithmetic is affine; a narrowing cast wraps.
       if (e->type != Type::Int(32) && e->type != Type::Int(64)) return std::nullopt;
-      return affine_text(e->operands[0], names);
+      return from_expr(e->operands[0], vars);
     case ExprKind::kUnary:
       if (e->unary_op != UnaryOp::kNeg) return std::nullopt;
-      if (auto a = affine_text(e->operands[0], names)) return "-" + *paren(a);
+      if (auto a = from_expr(e->operands[0], vars)) return -*a;
       return std::nullopt;
     case ExprKind::kBinary: {
       const Expr& l = e->operands[0];
       const Expr& r = e->operands[1];
-      auto a = affine_text(l, names);
-      auto b = affine_text(r, names);
+      auto a = from_expr(l, vars);
+      auto b = from_expr(r, vars);
       if (!a || !b) return std::nullopt;
       switch (e->binary_op) {
         case BinaryOp::kAdd:
-          return *paren(a) + " + " + *paren(b);
+          return *a + *b;
         case BinaryOp::kSub:
-          return *paren(a) + " - " + *paren(b);
+          return *a - *b;
         case BinaryOp::kMul:
+          // Keeps the operands' order (the isl text reads as the spec does).
           if (l->kind != ExprKind::kIntImm && r->kind != ExprKind::kIntImm) return std::nullopt;
-          return *paren(a) + " * " + *paren(b);
+          return Aff(aff_node(Node::kMul, {*a, *b}));
         case BinaryOp::kDiv:
           if (r->kind != ExprKind::kIntImm || r->int_value <= 0) return std::nullopt;
-          return "floor(" + *paren(a) + " / " + *b + ")";
+          return a->floor_div(r->int_value);
         case BinaryOp::kMod:
           if (r->kind != ExprKind::kIntImm || r->int_value <= 0) return std::nullopt;
-          return *paren(a) + " mod " + *b;
+          return a->mod(r->int_value);
         default:
           return std::nullopt;
       }
@@ -88,60 +173,230 @@ std::optional<std::string> affine_text(const Expr& e, const IslNames& names) {
   }
 }
 
-std::optional<std::string> condition_text(const Expr& e, const IslNames& names) {
+Cond Cond::always(bool value) {
+  auto n = cond_node(Node::kBool, {});
+  n->value = value;
+  return Cond(n);
+}
+
+Cond Cond::range(const Aff& lo, const Aff& x, const Aff& hi) {
+  return Cond(cond_node(Node::kRange, {lo, x, hi}));
+}
+
+Cond Cond::any_of(const std::vector<Cond>& conds) {
+  if (conds.empty()) return always(false);
+  Cond out = conds[0];
+  for (size_t i = 1; i < conds.size(); ++i) out = out || conds[i];
+  return out;
+}
+
+Cond operator==(const Aff& a, const Aff& b) { return Cond(cond_node(Cond::Node::kEQ, {a, b})); }
+Cond operator!=(const Aff& a, const Aff& b) { return Cond(cond_node(Cond::Node::kNE, {a, b})); }
+Cond operator<(const Aff& a, const Aff& b) { return Cond(cond_node(Cond::Node::kLT, {a, b})); }
+Cond operator<=(const Aff& a, const Aff& b) { return Cond(cond_node(Cond::Node::kLE, {a, b})); }
+Cond operator>(const Aff& a, const Aff& b) { return Cond(cond_node(Cond::Node::kGT, {a, b})); }
+Cond operator>=(const Aff& a, const Aff& b) { return Cond(cond_node(Cond::Node::kGE, {a, b})); }
+Cond operator&&(const Cond& a, const Cond& b) {
+  return Cond(cond_node(Cond::Node::kAnd, {}, {a, b}));
+}
+Cond operator||(const Cond& a, const Cond& b) {
+  return Cond(cond_node(Cond::Node::kOr, {}, {a, b}));
+}
+Cond operator!(const Cond& a) { return Cond(cond_node(Cond::Node::kNot, {}, {a})); }
+
+std::optional<Cond> Cond::from_expr(const Expr& e, const VarDims& vars) {
   if (!e || !e->type.is_bool() || e->type.lanes != 1) return std::nullopt;
-  if (e->kind == ExprKind::kIntImm) return e->int_value ? "1 = 1" : "1 = 0";
+  if (e->kind == ExprKind::kIntImm) return always(e->int_value != 0);
   if (e->kind == ExprKind::kUnary && e->unary_op == UnaryOp::kNot) {
-    if (auto a = condition_text(e->operands[0], names)) return "not " + *paren(a);
+    if (auto a = from_expr(e->operands[0], vars)) return !*a;
     return std::nullopt;
   }
   if (e->kind != ExprKind::kBinary) return std::nullopt;
   if (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr) {
-    auto a = condition_text(e->operands[0], names);
-    auto b = condition_text(e->operands[1], names);
+    auto a = from_expr(e->operands[0], vars);
+    auto b = from_expr(e->operands[1], vars);
     if (!a || !b) return std::nullopt;
-    return *paren(a) + (e->binary_op == BinaryOp::kAnd ? " and " : " or ") + *paren(b);
+    return e->binary_op == BinaryOp::kAnd ? *a && *b : *a || *b;
   }
   if (!is_comparison(e->binary_op)) return std::nullopt;
-  auto a = affine_text(e->operands[0], names);
-  auto b = affine_text(e->operands[1], names);
+  auto a = Aff::from_expr(e->operands[0], vars);
+  auto b = Aff::from_expr(e->operands[1], vars);
   if (!a || !b) return std::nullopt;
-  const char* op = nullptr;
   switch (e->binary_op) {
     case BinaryOp::kEQ:
-      op = " = ";
-      break;
+      return *a == *b;
     case BinaryOp::kNE:
-      return "not (" + *a + " = " + *b + ")";
+      return !(*a == *b);
     case BinaryOp::kLT:
-      op = " < ";
-      break;
+      return *a < *b;
     case BinaryOp::kLE:
-      op = " <= ";
-      break;
+      return *a <= *b;
     case BinaryOp::kGT:
-      op = " > ";
-      break;
+      return *a > *b;
     case BinaryOp::kGE:
-      op = " >= ";
-      break;
+      return *a >= *b;
     default:
       return std::nullopt;
   }
-  return *a + op + *b;
 }
 
-std::optional<std::vector<std::optional<Interval>>> value_ranges(
-    const std::vector<std::string>& vars, const std::vector<std::string>& constraints,
-    const std::vector<std::string>& exprs) {
-  std::string text = "{ [";
-  for (size_t i = 0; i < vars.size(); ++i) text += (i ? ", " : "") + vars[i];
-  text += "] -> [";
-  for (size_t i = 0; i < exprs.size(); ++i) text += (i ? ", " : "") + exprs[i];
-  text += "]";
-  for (size_t i = 0; i < constraints.size(); ++i)
-    text += (i ? " and (" : " : (") + constraints[i] + ")";
-  text += " }";
+// isl text of Affs, Conds and Sets; the only place that writes isl syntax. Dims get neutral isl
+// names by position (v0, v1, ...), so a dim may have any name.
+class Renderer {
+ public:
+  explicit Renderer(const std::vector<std::string>& dims) {
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (!isl_.emplace(dims[i], "v" + std::to_string(i)).second)
+        throw InternalError("poly: dim '" + dims[i] + "' appears twice in a set");
+      list_ += (i ? ", " : "") + isl_[dims[i]];
+    }
+  }
+
+  std::string aff(const Aff& a) const {
+    using N = Aff::Node;
+    const N& n = *a.node_;
+    switch (n.kind) {
+      case N::kConst:
+        return std::to_string(n.value);
+      case N::kDim:
+        return dim(n.name);
+      case N::kLinear:
+        return linear(n);
+      case N::kNeg:
+        return "-" + paren(aff(n.ops[0]));
+      case N::kAdd:
+        return paren(aff(n.ops[0])) + " + " + paren(aff(n.ops[1]));
+      case N::kSub:
+        return paren(aff(n.ops[0])) + " - " + paren(aff(n.ops[1]));
+      case N::kMul:
+        return paren(aff(n.ops[0])) + " * " + paren(aff(n.ops[1]));
+      case N::kFloorDiv:
+        return "floor(" + paren(aff(n.ops[0])) + " / " + std::to_string(n.value) + ")";
+      case N::kMod:
+        return paren(aff(n.ops[0])) + " mod " + std::to_string(n.value);
+    }
+    throw InternalError("poly: unknown affine expression");
+  }
+
+  std::string cond(const Cond& c) const {
+    using N = Cond::Node;
+    const N& n = *c.node_;
+    switch (n.kind) {
+      case N::kBool:
+        return n.value ? "1 = 1" : "1 = 0";
+      case N::kEQ:
+        return aff(n.affs[0]) + " = " + aff(n.affs[1]);
+      case N::kNE:
+        return aff(n.affs[0]) + " != " + aff(n.affs[1]);
+      case N::kLT:
+        return aff(n.affs[0]) + " < " + aff(n.affs[1]);
+      case N::kLE:
+        return aff(n.affs[0]) + " <= " + aff(n.affs[1]);
+      case N::kGT:
+        return aff(n.affs[0]) + " > " + aff(n.affs[1]);
+      case N::kGE:
+        return aff(n.affs[0]) + " >= " + aff(n.affs[1]);
+      case N::kRange:
+        return aff(n.affs[0]) + " <= " + aff(n.affs[1]) + " < " + aff(n.affs[2]);
+      case N::kNot:
+        return "not " + paren(cond(n.ops[0]));
+      case N::kAnd:
+        return paren(cond(n.ops[0])) + " and " + paren(cond(n.ops[1]));
+      case N::kOr:
+        return paren(cond(n.ops[0])) + " or " + paren(cond(n.ops[1]));
+    }
+    throw InternalError("poly: unknown condition");
+  }
+
+  // { [dims] : constraints }
+  std::string set(const Set& s) const { return "{ [" + list_ + "]" + where(s) + " }"; }
+
+  // { [dims] -> [outs] : constraints }: the values of `outs` at the points of `s`.
+  std::string values(const Set& s, const std::vector<Aff>& outs) const {
+    std::string text = "{ [" + list_ + "] -> [";
+    for (size_t i = 0; i < outs.size(); ++i) text += (i ? ", " : "") + aff(outs[i]);
+    return text + "]" + where(s) + " }";
+  }
+
+ private:
+  std::string dim(const std::string& name) const {
+    auto it = isl_.find(name);
+    if (it == isl_.end()) throw InternalError("poly: '" + name + "' is not a dim of the set");
+    return it->second;
+  }
+
+  std::string linear(const Aff::Node& n) const {
+    std::string s;
+    for (size_t i = 0; i < n.coeff.size(); ++i) {
+      if (n.coeff[i] == 0) continue;
+      int64_t c = n.coeff[i];
+      if (!s.empty()) {
+        s += c < 0 ? " - " : " + ";
+        c = c < 0 ? -c : c;
+      } else if (c < 0) {
+        s += "-";
+        c = -c;
+      }
+      s += c == 1 ? dim(n.dims[i]) : std::to_string(c) + " * " + dim(n.dims[i]);
+    }
+    if (s.empty()) return std::to_string(n.value);
+    if (n.value > 0) s += " + " + std::to_string(n.value);
+    if (n.value < 0) s += " - " + std::to_string(-n.value);
+    return s;
+  }
+
+  std::string where(const Set& s) const {
+    std::string text;
+    for (size_t i = 0; i < s.constraints().size(); ++i)
+      text += (i ? " and (" : " : (") + cond(s.constraints()[i]) + ")";
+    return text;
+  }
+
+  std::map<std::string, std::string> isl_;
+  std::string list_;
+};
+
+std::string isl_text(const Set& set) { return Renderer(set.dims()).set(set); }
+
+bool equals_isl_text(const Set& set, const std::string& text) {
+  Context ctx;
+  const std::string ours = isl_text(set);
+  return guarded(ours + " vs " + text,
+                 [&] { return isl::set(ctx.get(), ours).is_equal(isl::set(ctx.get(), text)); });
+}
+
+namespace {
+
+// { [k..., t] -> [k..., u] : u > t }: same key, later time.
+std::string later_text(size_t nkeys) {
+  std::string from, to, same;
+  for (size_t i = 0; i < nkeys; ++i) {
+    from += "k" + std::to_string(i) + ", ";
+    to += "q" + std::to_string(i) + ", ";
+    same += "q" + std::to_string(i) + " = k" + std::to_string(i) + " and ";
+  }
+  return "{ [" + from + "t] -> [" + to + "u] : " + same + "u > t }";
+}
+
+std::vector<Aff> keys_then_time(const std::vector<Aff>& keys, const Aff& time) {
+  std::vector<Aff> out = keys;
+  out.push_back(time);
+  return out;
+}
+
+// The successor function of `set`'s points grouped by `keys`, ordered by `time`.
+isl::map successor(const isl::ctx& ctx, const std::string& keyed_times, size_t nkeys,
+                   isl::set* points) {
+  *points = isl::map(ctx, keyed_times).range();
+  isl::map later(ctx, later_text(nkeys));
+  return later.intersect_domain(*points).intersect_range(*points).lexmin();
+}
+
+}  // namespace
+
+std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,
+                                                                 const std::vector<Aff>& exprs) {
+  const std::string text = Renderer(set.dims()).values(set, exprs);
   Context ctx;
   try {
     isl::set range = isl::map(ctx.get(), text).range();
@@ -162,88 +417,29 @@ std::optional<std::vector<std::optional<Interval>>> value_ranges(
   }
 }
 
-namespace {
-
-std::string set_text(const SetText& set) {
-  std::string text = "{ [";
-  for (size_t i = 0; i < set.vars.size(); ++i) text += (i ? ", " : "") + set.vars[i];
-  text += "]";
-  for (size_t i = 0; i < set.constraints.size(); ++i)
-    text += (i ? " and (" : " : (") + set.constraints[i] + ")";
-  return text + " }";
-}
-
-// { [keys, time] } for the points of `set`: the keys and time of every point.
-std::string keyed_times_text(const SetText& set, const std::vector<std::string>& keys,
-                             const std::string& time) {
-  std::string text = "{ [";
-  for (size_t i = 0; i < set.vars.size(); ++i) text += (i ? ", " : "") + set.vars[i];
-  text += "] -> [";
-  for (const std::string& k : keys) text += k + ", ";
-  text += time + "]";
-  for (size_t i = 0; i < set.constraints.size(); ++i)
-    text += (i ? " and (" : " : (") + set.constraints[i] + ")";
-  return text + " }";
-}
-
-// { [k..., t] -> [k..., u] : u > t }: same key, later time.
-std::string later_text(size_t nkeys) {
-  std::string from, to, same;
-  for (size_t i = 0; i < nkeys; ++i) {
-    from += "k" + std::to_string(i) + ", ";
-    to += "q" + std::to_string(i) + ", ";
-    same += "q" + std::to_string(i) + " = k" + std::to_string(i) + " and ";
-  }
-  return "{ [" + from + "t] -> [" + to + "u] : " + same + "u > t }";
-}
-
-int64_t to_int64(const isl::val& v, const std::string& what) {
-  if (!v.is_int()) throw InternalError("poly: " + what + " is not an integer");
-  return v.get_num_si();
-}
-
-// The successor function of `set`'s points grouped by `keys`, ordered by `time`.
-isl::map successor(const isl::ctx& ctx, const SetText& set, const std::vector<std::string>& keys,
-                   const std::string& time, isl::set* points) {
-  *points = isl::map(ctx, keyed_times_text(set, keys, time)).range();
-  isl::map later(ctx, later_text(keys.size()));
-  return later.intersect_domain(*points).intersect_range(*points).lexmin();
-}
-
-template <typename F>
-auto guarded(const std::string& what, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const isl::exception& e) {
-    throw InternalError("poly: isl failed on " + what + ": " + e.what());
-  }
-}
-
-}  // namespace
-
-bool is_empty(const SetText& set) {
+bool is_empty(const Set& set) {
   Context ctx;
-  const std::string text = set_text(set);
+  const std::string text = isl_text(set);
   return guarded(text, [&] { return isl::set(ctx.get(), text).is_empty(); });
 }
 
-std::optional<std::vector<int64_t>> sample(const SetText& set) {
+std::optional<std::vector<int64_t>> sample(const Set& set) {
   Context ctx;
-  const std::string text = set_text(set);
+  const std::string text = isl_text(set);
   return guarded(text, [&]() -> std::optional<std::vector<int64_t>> {
     isl::set s(ctx.get(), text);
     if (s.is_empty()) return std::nullopt;
     isl::set point = s.sample_point().as_set();
     std::vector<int64_t> out;
-    for (size_t i = 0; i < set.vars.size(); ++i)
+    for (size_t i = 0; i < set.dims().size(); ++i)
       out.push_back(to_int64(point.dim_min_val(static_cast<int>(i)), "a sample coordinate"));
     return out;
   });
 }
 
-std::optional<int64_t> single_value(const SetText& set, const std::string& expr) {
+std::optional<int64_t> single_value(const Set& set, const Aff& expr) {
   Context ctx;
-  const std::string text = keyed_times_text(set, {}, expr);
+  const std::string text = Renderer(set.dims()).values(set, {expr});
   return guarded(text, [&]() -> std::optional<int64_t> {
     isl::set values = isl::map(ctx.get(), text).range();
     if (values.is_empty() || !values.is_singleton()) return std::nullopt;
@@ -251,12 +447,12 @@ std::optional<int64_t> single_value(const SetText& set, const std::string& expr)
   });
 }
 
-std::optional<int64_t> uniform_step(const SetText& set, const std::vector<std::string>& keys,
-                                    const std::string& time) {
+std::optional<int64_t> uniform_step(const Set& set, const std::vector<Aff>& keys, const Aff& time) {
   Context ctx;
-  return guarded(keyed_times_text(set, keys, time), [&]() -> std::optional<int64_t> {
+  const std::string text = Renderer(set.dims()).values(set, keys_then_time(keys, time));
+  return guarded(text, [&]() -> std::optional<int64_t> {
     isl::set points;
-    isl::set steps = successor(ctx.get(), set, keys, time, &points).deltas();
+    isl::set steps = successor(ctx.get(), text, keys.size(), &points).deltas();
     if (steps.is_empty()) return 0;
     if (!steps.is_singleton()) return std::nullopt;
     return to_int64(steps.dim_min_val(static_cast<int>(keys.size())), "a time step");
@@ -279,16 +475,18 @@ void best_overlap(const std::vector<isl::set>& regions, size_t next, const isl::
 
 }  // namespace
 
-int64_t max_points_within(const SetText& set, const std::vector<std::string>& keys,
-                          const std::string& time, int64_t span, int64_t limit) {
+int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Aff& time,
+                          int64_t span, int64_t limit) {
   Context ctx;
-  return guarded(keyed_times_text(set, keys, time), [&]() -> int64_t {
-    isl::set points(ctx.get(), set_text(set));
+  const Renderer render(set.dims());
+  const std::string keyed_times = render.values(set, keys_then_time(keys, time));
+  return guarded(keyed_times, [&]() -> int64_t {
+    isl::set points(ctx.get(), render.set(set));
     if (points.is_empty()) return 0;
     // Pairs (x, y) of points with equal keys and 0 <= time(y) - time(x) <= span; their offsets
     // y - x form a small set E (it does not grow with the number of points), and the window
     // that starts at x holds the points x + e, e in E, that exist.
-    isl::map key_time(ctx.get(), keyed_times_text(set, keys, time));
+    isl::map key_time(ctx.get(), keyed_times);
     std::string from, to, same;
     for (size_t i = 0; i < keys.size(); ++i) {
       from += "k" + std::to_string(i) + ", ";
@@ -307,7 +505,7 @@ int64_t max_points_within(const SetText& set, const std::vector<std::string>& ke
       }
       std::vector<int64_t> e;
       isl::set one = p.as_set();
-      for (size_t d = 0; d < set.vars.size(); ++d)
+      for (size_t d = 0; d < set.dims().size(); ++d)
         e.push_back(to_int64(one.dim_min_val(static_cast<int>(d)), "an offset"));
       offset_list.push_back(e);
     });
@@ -330,7 +528,7 @@ int64_t max_points_within(const SetText& set, const std::vector<std::string>& ke
     if (!all.is_empty()) return static_cast<int64_t>(regions.size());
     // When the points form a box (loop nests always do), every R_e is a box, and the largest
     // overlap of boxes is at a point whose every coordinate is some box's lower corner.
-    const size_t dims = set.vars.size();
+    const size_t dims = set.dims().size();
     std::vector<int64_t> lo(dims), hi(dims);
     std::string box_text = "{ [";
     for (size_t d = 0; d < dims; ++d)

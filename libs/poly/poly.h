@@ -1,9 +1,11 @@
-// A small layer over isl (through isl's own C++ bindings, <isl/cpp.h>): IR expressions as isl
-// text, and the polyhedral questions the passes ask. Passes never call isl directly.
+// A small layer over isl (through isl's own C++ bindings, <isl/cpp.h>): typed quasi-affine
+// expressions, constraints and integer sets over named dims, and the polyhedral questions the
+// passes ask about them. Passes never call isl, nor write its syntax: the isl text lives here.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,57 +14,130 @@
 
 namespace t2s::poly {
 
-// isl names for the loop variables of an expression: isl has keywords (and, or, mod, floor,
-// min, max, ...) that a spec may use as Var names, so every variable gets a neutral isl name.
-using IslNames = std::map<std::string, std::string>;
+// The dim each t2s Var of an expression stands for (Var name -> dim name). Dim names are the
+// pass's own: any string, isl never sees them (a spec may name a Var `and` or `mod`).
+using VarDims = std::map<std::string, std::string>;
 
-// The isl text of an integer expression over the variables in `names`, or nullopt when it is
-// not quasi-affine (products of variables, division by a non-constant, calls, ...). Division
-// and modulo by a positive constant become isl's floor and mod, which are Halide's semantics.
-std::optional<std::string> affine_text(const Expr& e, const IslNames& names);
-// The isl text of a boolean condition built from comparisons of quasi-affine expressions with
-// &&, || and !; nullopt otherwise.
-std::optional<std::string> condition_text(const Expr& e, const IslNames& names);
+// A quasi-affine integer expression over named dims: integer combinations of dims and
+// constants, floor division and modulo by positive constants (Halide's semantics).
+class Aff {
+ public:
+  Aff(int64_t constant = 0);  // NOLINT: a constant converts implicitly, as in `x >= 0`
+  static Aff dim(const std::string& name);
+  // sum(coeff[i] * dims[i]) + constant.
+  static Aff linear(const std::vector<int64_t>& coeff, const std::vector<std::string>& dims,
+                    int64_t constant = 0);
+  // The expression `e`, whose Vars are the dims `vars` gives; nullopt when it is not
+  // quasi-affine (products of Vars, division by a non-constant, calls, unknown Vars, ...).
+  static std::optional<Aff> from_expr(const Expr& e, const VarDims& vars);
+
+  friend Aff operator+(const Aff& a, const Aff& b);
+  friend Aff operator-(const Aff& a, const Aff& b);
+  friend Aff operator-(const Aff& a);
+  friend Aff operator*(const Aff& a, int64_t c);
+  // floor(*this / d) and *this mod d (non-negative), for d > 0.
+  Aff floor_div(int64_t d) const;
+  Aff mod(int64_t d) const;
+
+  struct Node;
+
+ private:
+  explicit Aff(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
+  std::shared_ptr<const Node> node_;
+  friend class Renderer;
+};
+
+// A condition on the dims: comparisons of Affs combined with and, or and not.
+class Cond {
+ public:
+  static Cond always(bool value);
+  // lo <= x < hi: a loop's range.
+  static Cond range(const Aff& lo, const Aff& x, const Aff& hi);
+  // The boolean `e` (comparisons of quasi-affine expressions, &&, ||, !) over the dims `vars`
+  // gives; nullopt otherwise.
+  static std::optional<Cond> from_expr(const Expr& e, const VarDims& vars);
+  // Any of `conds` (false when there is none).
+  static Cond any_of(const std::vector<Cond>& conds);
+
+  friend Cond operator==(const Aff& a, const Aff& b);
+  friend Cond operator!=(const Aff& a, const Aff& b);
+  friend Cond operator<(const Aff& a, const Aff& b);
+  friend Cond operator<=(const Aff& a, const Aff& b);
+  friend Cond operator>(const Aff& a, const Aff& b);
+  friend Cond operator>=(const Aff& a, const Aff& b);
+  friend Cond operator&&(const Cond& a, const Cond& b);
+  friend Cond operator||(const Cond& a, const Cond& b);
+  friend Cond operator!(const Cond& a);
+
+  struct Node;
+
+ private:
+  explicit Cond(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
+  std::shared_ptr<const Node> node_;
+  friend class Renderer;
+};
+
+// Comparisons of Affs (declared again here so that `aff >= 0` finds them through Aff).
+Cond operator==(const Aff& a, const Aff& b);
+Cond operator!=(const Aff& a, const Aff& b);
+Cond operator<(const Aff& a, const Aff& b);
+Cond operator<=(const Aff& a, const Aff& b);
+Cond operator>(const Aff& a, const Aff& b);
+Cond operator>=(const Aff& a, const Aff& b);
+
+// The integer points of a space of named dims (in order) where every constraint holds.
+class Set {
+ public:
+  Set() = default;
+  explicit Set(std::vector<std::string> dims) : dims_(std::move(dims)) {}
+  Set& add_dim(const std::string& name) {
+    dims_.push_back(name);
+    return *this;
+  }
+  Set& where(const Cond& c) {
+    constraints_.push_back(c);
+    return *this;
+  }
+  const std::vector<std::string>& dims() const { return dims_; }
+  const std::vector<Cond>& constraints() const { return constraints_; }
+  // Drops the constraints added after the first `n` (scoped constraints of a tree walk).
+  void keep_constraints(size_t n) {
+    constraints_.erase(constraints_.begin() + n, constraints_.end());
+  }
+
+ private:
+  std::vector<std::string> dims_;
+  std::vector<Cond> constraints_;
+};
 
 struct Interval {
   int64_t min = 0, max = 0;
 };
 
-// The smallest and largest value of each of `exprs` (isl texts) over the integer points of
-// { [vars] : constraints } (`vars` are isl names, `constraints` isl conditions joined by
-// "and"). nullopt when the set is empty; an entry is nullopt when that value is unbounded.
-std::optional<std::vector<std::optional<Interval>>> value_ranges(
-    const std::vector<std::string>& vars, const std::vector<std::string>& constraints,
-    const std::vector<std::string>& exprs);
-
-// An integer set { [vars] : constraints } in isl text: `vars` are isl names, `constraints`
-// isl conditions, all of which hold (joined by "and").
-struct SetText {
-  std::vector<std::string> vars;
-  std::vector<std::string> constraints;
-};
-
+// The smallest and largest value of each of `exprs` over the points of `set`. nullopt when the
+// set is empty; an entry is nullopt when that value is unbounded.
+std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,
+                                                                 const std::vector<Aff>& exprs);
 // Whether the set has no integer point.
-bool is_empty(const SetText& set);
-// An integer point of the set (one value per var), or nullopt when it is empty.
-std::optional<std::vector<int64_t>> sample(const SetText& set);
-// The value of `expr` (isl text over the set's vars) when it is the same at every point of the
-// non-empty set; nullopt when it takes several values or the set is empty.
-std::optional<int64_t> single_value(const SetText& set, const std::string& expr);
+bool is_empty(const Set& set);
+// An integer point of the set (one value per dim), or nullopt when it is empty.
+std::optional<std::vector<int64_t>> sample(const Set& set);
+// The value of `expr` when it is the same at every point of the non-empty set; nullopt when it
+// takes several values or the set is empty.
+std::optional<int64_t> single_value(const Set& set, const Aff& expr);
 
-// Questions about points grouped by `keys` (isl texts over the set's vars: a PE's coordinates)
-// and ordered by `time` (isl text; distinct points with equal keys must have distinct times).
-// The successor of a point is the next point of the same key in time; isl computes it as a
-// piecewise quasi-affine function (lexmin), never by enumerating points.
+// Questions about points grouped by `keys` (a PE's coordinates) and ordered by `time`
+// (distinct points with equal keys must have distinct times). The successor of a point is the
+// next point of the same key in time; isl computes it as a piecewise quasi-affine function
+// (lexmin), never by enumerating points.
 //
 // The time from a point to its successor when it is the same for every point that has one: 0
 // when no key has two points; nullopt when it varies.
-std::optional<int64_t> uniform_step(const SetText& set, const std::vector<std::string>& keys,
-                                    const std::string& time);
+std::optional<int64_t> uniform_step(const Set& set, const std::vector<Aff>& keys, const Aff& time);
 // The largest number of points of one key whose times all lie within `span` of each other (so
 // 0 for an empty set). Found by composing the successor function: n points fit when some n-th
 // successor is at most `span` away. Returns `limit` + 1 when the answer exceeds `limit`.
-int64_t max_points_within(const SetText& set, const std::vector<std::string>& keys,
-                          const std::string& time, int64_t span, int64_t limit);
+int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Aff& time,
+                          int64_t span, int64_t limit);
 
 }  // namespace t2s::poly

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/typing.h"
+#include "libs/poly/poly_testing.h"
 
 namespace t2s::poly {
 namespace {
@@ -25,42 +27,141 @@ Expr parse(const std::string& text) {
   return resolve_types(parse_expr_text(text, {}), r);
 }
 
-const IslNames kNames = {{"i", "v0"}, {"and", "v1"}};
+// Spec Vars `i` and `and` (an isl keyword) are the dims "a" and "b".
+const VarDims kVars = {{"i", "a"}, {"and", "b"}};
 
-TEST(PolyTest, AffineText) {
-  EXPECT_EQ(*affine_text(parse("i * 2 + and - 1"), kNames), "((v0 * 2) + v1) - 1");
-  EXPECT_EQ(*affine_text(parse("(i + 3) / 2"), kNames), "floor((v0 + 3) / 2)");
-  EXPECT_EQ(*affine_text(parse("i % 4"), kNames), "v0 mod 4");
-  EXPECT_FALSE(affine_text(parse("i * and"), kNames));
-  EXPECT_FALSE(affine_text(parse("i / and"), kNames));
-  EXPECT_FALSE(affine_text(parse("f(i)"), kNames));
-  EXPECT_FALSE(affine_text(parse("x + 1"), kNames));  // not a known variable
-  EXPECT_EQ(*condition_text(parse("i == 0 && !(and < 3)"), kNames), "(v0 = 0) and (not (v1 < 3))");
-  EXPECT_EQ(*condition_text(parse("i != 2"), kNames), "not (v0 = 2)");
+Set box_ab() {
+  return Set({"a", "b"})
+      .where(Cond::range(0, Aff::dim("a"), 4))
+      .where(Cond::range(-2, Aff::dim("b"), 3));
 }
 
-TEST(PolyTest, ValueRanges) {
-  // i in [0, 4), j in [0, 3): i + 2j - 1 in [-1, 6]; (i - 1) / 2 in [-1, 1]; i mod 3 in [0, 2].
-  auto r = value_ranges({"i", "j"}, {"0 <= i < 4", "0 <= j < 3"},
-                        {"i + 2j - 1", "floor((i - 1) / 2)", "i mod 3"});
-  ASSERT_TRUE(r);
-  EXPECT_EQ((*r)[0]->min, -1);
-  EXPECT_EQ((*r)[0]->max, 6);
-  EXPECT_EQ((*r)[1]->min, -1);
-  EXPECT_EQ((*r)[1]->max, 1);
-  EXPECT_EQ((*r)[2]->max, 2);
-  // Under j == 0 only.
-  auto c = value_ranges({"i", "j"}, {"0 <= i < 4", "0 <= j < 3", "j = 0"}, {"j"});
-  EXPECT_EQ((*c)[0]->max, 0);
-  EXPECT_FALSE(value_ranges({"i"}, {"0 <= i < 4", "i > 7"}, {"i"}));
-  auto unbounded = value_ranges({"i"}, {"i >= 0"}, {"i"});
+// All points of box_ab() (a in [0, 4), b in [-2, 3)).
+void for_box_ab(const std::function<void(int64_t, int64_t)>& f) {
+  for (int64_t a = 0; a < 4; ++a)
+    for (int64_t b = -2; b < 3; ++b) f(a, b);
+}
+
+TEST(PolyTest, AffFromExprRendersTheOldText) {
+  auto text = [](const std::string& e) {
+    Set s({"a", "b"});
+    s.where(*Aff::from_expr(parse(e), kVars) == 0);
+    return isl_text(s);
+  };
+  EXPECT_EQ(text("i * 2 + and - 1"), "{ [v0, v1] : (((v0 * 2) + v1) - 1 = 0) }");
+  EXPECT_EQ(text("(i + 3) / 2"), "{ [v0, v1] : (floor((v0 + 3) / 2) = 0) }");
+  EXPECT_EQ(text("i % 4"), "{ [v0, v1] : (v0 mod 4 = 0) }");
+  EXPECT_FALSE(Aff::from_expr(parse("i * and"), kVars));
+  EXPECT_FALSE(Aff::from_expr(parse("i / and"), kVars));
+  EXPECT_FALSE(Aff::from_expr(parse("f(i)"), kVars));
+  EXPECT_FALSE(Aff::from_expr(parse("x + 1"), kVars));  // not a known Var
+  Set c({"a", "b"});
+  c.where(*Cond::from_expr(parse("i == 0 && !(and < 3)"), kVars));
+  c.where(*Cond::from_expr(parse("i != 2"), kVars));
+  EXPECT_EQ(isl_text(c), "{ [v0, v1] : ((v0 = 0) and (not (v1 < 3))) and (not (v0 = 2)) }");
+  EXPECT_FALSE(Cond::from_expr(parse("i * and > 0"), kVars));
+}
+
+TEST(PolyTest, TypedSetsEqualTheTextTheyReplace) {
+  // stt's ordered pairs: x before y in the loop order, the outer loop (index 1) first.
+  Set pairs({"x0", "x1", "y0", "y1"});
+  for (const char* d : {"x0", "y0"}) pairs.where(Cond::range(0, Aff::dim(d), 3));
+  for (const char* d : {"x1", "y1"}) pairs.where(Cond::range(1, Aff::dim(d), 4));
+  Aff x0 = Aff::dim("x0"), x1 = Aff::dim("x1"), y0 = Aff::dim("y0"), y1 = Aff::dim("y1");
+  pairs.where(x1 < y1 || (x1 == y1 && x0 < y0));
+  EXPECT_TRUE(equals_isl_text(pairs,
+                              "{ [x0, x1, y0, y1] : 0 <= x0 < 3 and 0 <= y0 < 3 and 1 <= x1 < 4 "
+                              "and 1 <= y1 < 4 and (x1 < y1 or (x1 = y1 and (x0 < y0))) }"));
+  // A linear form with negative coefficients and constant, a mismatch disjunction, a shifted
+  // range and a modulo.
+  Set s({"x0", "x1", "r0"});
+  s.where(Cond::range(0, Aff::dim("x0"), 5)).where(Cond::range(0, Aff::dim("x1"), 5));
+  s.where(Aff::dim("r0") == Aff::linear({2, -3}, {"x0", "x1"}, -1));
+  s.where(Cond::any_of({Aff::dim("r0") != 0, Aff::dim("x0") != Aff::dim("x1")}));
+  s.where(Cond::range(0, Aff::dim("x1") + -2, 5));
+  s.where((Aff::dim("x0") + Aff::dim("x1")).mod(2) == 0);
+  EXPECT_TRUE(equals_isl_text(
+      s,
+      "{ [x0, x1, r0] : 0 <= x0 < 5 and 0 <= x1 < 5 and r0 = 2 * x0 - 3 * x1 - 1 and "
+      "(r0 != 0 or x0 != x1) and 0 <= x1 + -2 < 5 and (x0 + x1) mod 2 = 0 }"));
+  EXPECT_TRUE(equals_isl_text(Set({"a"}).where(Cond::any_of({})), "{ [a] : 1 = 0 }"));
+  EXPECT_THROW(isl_text(Set({"a"}).where(Aff::dim("z") == 0)), InternalError);
+}
+
+TEST(PolyTest, ValueRangesMatchBruteForce) {
+  const Aff a = Aff::dim("a"), b = Aff::dim("b");
+  const std::vector<Aff> exprs = {a + b * 2 - 1, (a - 1).floor_div(2), (a - b).mod(3), -a};
+  auto fn = [](int64_t a, int64_t b) -> std::vector<int64_t> {
+    auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+    return {a + 2 * b - 1, floor_div(a - 1, 2), ((a - b) % 3 + 3) % 3, -a};
+  };
+  for (bool only_b_zero : {false, true}) {
+    Set s = box_ab();
+    if (only_b_zero) s.where(b == 0);
+    auto r = value_ranges(s, exprs);
+    ASSERT_TRUE(r);
+    std::vector<int64_t> lo(exprs.size(), INT64_MAX), hi(exprs.size(), INT64_MIN);
+    for_box_ab([&](int64_t x, int64_t y) {
+      if (only_b_zero && y != 0) return;
+      std::vector<int64_t> v = fn(x, y);
+      for (size_t i = 0; i < v.size(); ++i) {
+        lo[i] = std::min(lo[i], v[i]);
+        hi[i] = std::max(hi[i], v[i]);
+      }
+    });
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      ASSERT_TRUE((*r)[i]) << i;
+      EXPECT_EQ((*r)[i]->min, lo[i]) << i;
+      EXPECT_EQ((*r)[i]->max, hi[i]) << i;
+    }
+  }
+  EXPECT_FALSE(value_ranges(Set(box_ab()).where(a > 7), {a}));
+  auto unbounded = value_ranges(Set({"a"}).where(Aff::dim("a") >= 0), {Aff::dim("a")});
   EXPECT_FALSE((*unbounded)[0]);
 }
 
-}  // namespace
-}  // namespace t2s::poly
+TEST(PolyTest, EmptinessAndSamplesMatchBruteForce) {
+  const Aff a = Aff::dim("a"), b = Aff::dim("b");
+  // Conditions and their brute-force meaning.
+  std::vector<std::pair<Cond, std::function<bool(int64_t, int64_t)>>> cases = {
+      {a + b == 5, [](int64_t x, int64_t y) { return x + y == 5; }},
+      {a * 3 == b + 9, [](int64_t x, int64_t y) { return 3 * x == y + 9; }},
+      {a > 1 && !(b >= 0), [](int64_t x, int64_t y) { return x > 1 && !(y >= 0); }},
+      {a.mod(2) == 1 || b <= -2, [](int64_t x, int64_t y) { return x % 2 == 1 || y <= -2; }},
+      {a != a, [](int64_t, int64_t) { return false; }},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    Set s = box_ab().where(cases[c].first);
+    bool any = false;
+    for_box_ab([&](int64_t x, int64_t y) { any = any || cases[c].second(x, y); });
+    EXPECT_EQ(is_empty(s), !any) << c;
+    auto p = sample(s);
+    ASSERT_EQ(p.has_value(), any) << c;
+    if (p) {
+      EXPECT_TRUE((*p)[0] >= 0 && (*p)[0] < 4 && (*p)[1] >= -2 && (*p)[1] < 3) << c;
+      EXPECT_TRUE(cases[c].second((*p)[0], (*p)[1])) << c;
+    }
+  }
+}
 
-namespace {
+TEST(PolyTest, UniformStepAndSingleValue) {
+  Set box = Set({"i", "k"})
+                .where(Cond::range(0, Aff::dim("i"), 4))
+                .where(Cond::range(0, Aff::dim("k"), 8));
+  const Aff i = Aff::dim("i"), k = Aff::dim("k");
+  EXPECT_EQ(uniform_step(box, {i}, i + k), 1);
+  EXPECT_EQ(uniform_step(box, {i}, k * 3 + i), 3);
+  EXPECT_EQ(uniform_step(box, {i, k}, i + k), 0);
+  Set two = Set({"j", "k"})
+                .where(Cond::range(0, Aff::dim("j"), 3))
+                .where(Cond::range(0, Aff::dim("k"), 3));
+  // Brute force: same-key successors of 10j + k are 1 apart within a row, 8 across rows.
+  EXPECT_EQ(uniform_step(two, {}, Aff::dim("j") * 10 + Aff::dim("k")), std::nullopt);
+  EXPECT_EQ(single_value(box, (i + k * 2).mod(1)), 0);
+  EXPECT_EQ(single_value(box, k.mod(2)), std::nullopt);
+  EXPECT_EQ(single_value(Set(box).where(k == 5), k.mod(2)), 1);
+  EXPECT_EQ(single_value(Set(box).where(k > 9), k), std::nullopt);
+}
 
 // Brute force: the largest number of (j, k) points of one i whose times lie within `span`.
 int64_t brute_max_within(int64_t I, int64_t J, int64_t K, int64_t span) {
@@ -78,24 +179,18 @@ int64_t brute_max_within(int64_t I, int64_t J, int64_t K, int64_t span) {
   return best;
 }
 
-}  // namespace
-
 TEST(PolyTest, MaxPointsWithinMatchesBruteForce) {
-  t2s::poly::SetText set{{"i", "j", "k"}, {"0 <= i < 10", "0 <= j < 9", "0 <= k < 10"}};
+  Set set = Set({"i", "j", "k"})
+                .where(Cond::range(0, Aff::dim("i"), 10))
+                .where(Cond::range(0, Aff::dim("j"), 9))
+                .where(Cond::range(0, Aff::dim("k"), 10));
+  const Aff time = Aff::linear({58, 85, 28}, {"i", "j", "k"});
   for (int64_t span : {0, 1, 27, 28, 57, 58, 84, 85, 200, 2000}) {
-    EXPECT_EQ(t2s::poly::max_points_within(set, {"i"}, "58 * i + 85 * j + 28 * k", span, 1000),
+    EXPECT_EQ(max_points_within(set, {Aff::dim("i")}, time, span, 1000),
               brute_max_within(10, 9, 10, span))
         << "span " << span;
   }
 }
 
-TEST(PolyTest, UniformStep) {
-  t2s::poly::SetText box{{"i", "k"}, {"0 <= i < 4", "0 <= k < 8"}};
-  EXPECT_EQ(t2s::poly::uniform_step(box, {"i"}, "i + k"), 1);
-  EXPECT_EQ(t2s::poly::uniform_step(box, {"i"}, "3 * k + i"), 3);
-  EXPECT_EQ(t2s::poly::uniform_step(box, {"i", "k"}, "i + k"), 0);
-  t2s::poly::SetText two{{"j", "k"}, {"0 <= j < 3", "0 <= k < 3"}};
-  EXPECT_EQ(t2s::poly::uniform_step(two, {}, "10 * j + k"), std::nullopt);
-  EXPECT_EQ(t2s::poly::single_value(box, "(i + 2 * k) mod 1"), 0);
-  EXPECT_EQ(t2s::poly::single_value(box, "k mod 2"), std::nullopt);
-}
+}  // namespace
+}  // namespace t2s::poly

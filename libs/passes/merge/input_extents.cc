@@ -37,26 +37,26 @@ class ExtentFinder {
     if (const For* loop = s.as<For>()) {
       expr(loop->min);
       expr(loop->extent);
-      auto lo = poly::affine_text(loop->min, names_);
-      auto ext = poly::affine_text(loop->extent, names_);
-      std::string isl = "v" + std::to_string(vars_.size());
-      names_[loop->var] = isl;
-      vars_.push_back(isl);
-      size_t saved = constraints_.size();
-      if (lo && ext) constraints_.push_back(*lo + " <= " + isl + " < " + *lo + " + " + *ext);
+      auto lo = poly::Aff::from_expr(loop->min, dims_);
+      auto ext = poly::Aff::from_expr(loop->extent, dims_);
+      const std::string dim = "v" + std::to_string(domain_.dims().size());
+      dims_[loop->var] = dim;
+      domain_.add_dim(dim);
+      size_t saved = domain_.constraints().size();
+      if (lo && ext) domain_.where(poly::Cond::range(*lo, poly::Aff::dim(dim), *lo + *ext));
       stmts(loop->body);
-      constraints_.resize(saved);
-      names_.erase(loop->var);
+      domain_.keep_constraints(saved);
+      dims_.erase(loop->var);
     } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
       expr(branch->condition);
-      size_t saved = constraints_.size();
-      if (auto c = poly::condition_text(branch->condition, names_)) constraints_.push_back(*c);
+      size_t saved = domain_.constraints().size();
+      auto c = poly::Cond::from_expr(branch->condition, dims_);
+      if (c) domain_.where(*c);
       stmts(branch->then_body);
-      constraints_.resize(saved);
-      if (auto c = poly::condition_text(branch->condition, names_))
-        constraints_.push_back("not (" + *c + ")");
+      domain_.keep_constraints(saved);
+      if (c) domain_.where(!*c);
       stmts(branch->else_body);
-      constraints_.resize(saved);
+      domain_.keep_constraints(saved);
     } else {
       // A let variable is unknown to isl: reads indexed by it keep no extents.
       for (const Expr* e : s.exprs()) expr(*e);
@@ -68,15 +68,15 @@ class ExtentFinder {
     if (!e) return;
     if (e->kind == ExprKind::kSelect) {
       expr(e->operands[0]);
-      auto c = poly::condition_text(e->operands[0], names_);
-      size_t saved = constraints_.size();
-      if (c) constraints_.push_back(*c);
+      auto c = poly::Cond::from_expr(e->operands[0], dims_);
+      size_t saved = domain_.constraints().size();
+      if (c) domain_.where(*c);
       expr(e->operands[1]);
-      constraints_.resize(saved);
+      domain_.keep_constraints(saved);
       if (e->operands.size() == 3) {
-        if (c) constraints_.push_back("not (" + *c + ")");
+        if (c) domain_.where(!*c);
         expr(e->operands[2]);
-        constraints_.resize(saved);
+        domain_.keep_constraints(saved);
       }
       return;
     }
@@ -86,16 +86,16 @@ class ExtentFinder {
 
   void read(const Expr& call) {
     if (unknown_.count(call->name)) return;
-    std::vector<std::string> indices;
+    std::vector<poly::Aff> indices;
     for (const Expr& a : call->operands) {
-      auto t = poly::affine_text(a, names_);
+      auto t = poly::Aff::from_expr(a, dims_);
       if (!t) {
         unknown_.insert(call->name);
         return;
       }
       indices.push_back(*t);
     }
-    auto ranges = poly::value_ranges(vars_, constraints_, indices);
+    auto ranges = poly::value_ranges(domain_, indices);
     if (!ranges) return;  // never read
     std::vector<int64_t>& m = max_[call->name];
     for (size_t d = 0; d < indices.size(); ++d) {
@@ -108,9 +108,9 @@ class ExtentFinder {
   }
 
   Program& p_;
-  poly::IslNames names_;
-  std::vector<std::string> vars_;
-  std::vector<std::string> constraints_;
+  poly::VarDims dims_;  // the Vars of the enclosing loops
+  // Every loop seen so far is a dim; the enclosing loops' bounds and conditions constrain it.
+  poly::Set domain_;
   std::map<std::string, std::vector<int64_t>> max_;
   std::set<std::string> unknown_;
 };

@@ -47,7 +47,7 @@ struct Aff {
   }
 };
 
-// isl text of sum(c_i * names_i) + constant.
+// The t2s text of sum(c_i * names_i) + constant.
 std::string linear_text(const std::vector<int64_t>& coeff, const std::vector<std::string>& names,
                         int64_t constant) {
   std::string s;
@@ -182,31 +182,29 @@ class KernelTransformer {
     }
   }
 
-  std::vector<std::string> domain_constraints() const {
-    std::vector<std::string> c;
+  // The iteration domain over the dims isl_ (x0, x1, ...: the original loops).
+  poly::Set domain() const {
+    poly::Set s(isl_);
     for (size_t v = 0; v < names_.size(); ++v)
-      c.push_back(std::to_string(mins_[v]) + " <= " + isl_[v] + " < " +
-                  std::to_string(mins_[v] + extents_[v]));
-    return c;
+      s.where(poly::Cond::range(mins_[v], poly::Aff::dim(isl_[v]), mins_[v] + extents_[v]));
+    return s;
   }
 
   // Pairs of iterations (x, y), x before y in the original loop order (outermost first); `ys`
-  // receives the isl names of y.
-  poly::SetText ordered_pairs(std::vector<std::string>* ys) const {
-    poly::SetText pairs{isl_, domain_constraints()};
+  // receives the dim names of y.
+  poly::Set ordered_pairs(std::vector<std::string>* ys) const {
+    poly::Set pairs = domain();
     for (size_t v = 0; v < isl_.size(); ++v) {
       ys->push_back("y" + std::to_string(v));
-      pairs.vars.push_back(ys->back());
-      pairs.constraints.push_back(std::to_string(mins_[v]) + " <= " + ys->back() + " < " +
-                                  std::to_string(mins_[v] + extents_[v]));
+      pairs.add_dim(ys->back());
+      pairs.where(poly::Cond::range(mins_[v], poly::Aff::dim(ys->back()), mins_[v] + extents_[v]));
     }
-    std::string before;
+    std::optional<poly::Cond> before;
     for (size_t v = 0; v < isl_.size(); ++v) {
-      std::string c = isl_[v] + " < " + (*ys)[v];
-      before =
-          before.empty() ? c : c + " or (" + isl_[v] + " = " + (*ys)[v] + " and (" + before + "))";
+      const poly::Aff x = poly::Aff::dim(isl_[v]), y = poly::Aff::dim((*ys)[v]);
+      before = before ? x < y || (x == y && *before) : x < y;
     }
-    pairs.constraints.push_back(before);
+    pairs.where(before.value_or(poly::Cond::always(false)));
     return pairs;
   }
 
@@ -217,12 +215,14 @@ class KernelTransformer {
     return s;
   }
 
-  std::string isl_of(const Aff& a) const { return linear_text(a.coeff, isl_, a.constant); }
+  // `a` over the dims isl_, for isl's questions.
+  // `a` over the dims isl_, for isl's questions.
+  poly::Aff poly_of(const Aff& a) const { return poly::Aff::linear(a.coeff, isl_, a.constant); }
   std::string text_of(const Aff& a) const { return linear_text(a.coeff, names_, a.constant); }
 
   // [min, max] of `a` over the iteration domain (isl).
   std::pair<int64_t, int64_t> range_of(const Aff& a) {
-    auto r = poly::value_ranges(isl_, domain_constraints(), {isl_of(a)});
+    auto r = poly::value_ranges(domain(), {poly_of(a)});
     if (!r || !(*r)[0]) throw InternalError("stt: empty or unbounded loop domain");
     return {(*r)[0]->min, (*r)[0]->max};
   }
@@ -380,9 +380,9 @@ class KernelTransformer {
   // Two iterations on the same PE at the same step: refused with an example (isl).
   void injective(const std::vector<std::string>& dst, const std::vector<Aff>& dst_aff) {
     std::vector<std::string> other;
-    poly::SetText pairs = ordered_pairs(&other);
+    poly::Set pairs = ordered_pairs(&other);
     for (const Aff& a : dst_aff)
-      pairs.constraints.push_back(isl_of(a) + " = " + linear_text(a.coeff, other, a.constant));
+      pairs.where(poly_of(a) == poly::Aff::linear(a.coeff, other, a.constant));
     auto witness = poly::sample(pairs);
     if (!witness) return;
     auto point = [&](size_t offset) {
@@ -411,16 +411,14 @@ class KernelTransformer {
                        const DirectiveArg& reverse, const std::vector<Aff>& dst_aff,
                        TransformStep* step) {
     std::set<std::string> recovered;
-    poly::IslNames names;
+    poly::VarDims names;
     for (size_t r = 0; r < dst.size(); ++r) names[dst[r]] = "d" + std::to_string(r);
-    poly::SetText wrong;
-    wrong.vars = isl_;
-    wrong.constraints = domain_constraints();
+    poly::Set wrong = domain();
     for (size_t r = 0; r < dst.size(); ++r) {
-      wrong.vars.push_back("d" + std::to_string(r));
-      wrong.constraints.push_back("d" + std::to_string(r) + " = " + isl_of(dst_aff[r]));
+      wrong.add_dim("d" + std::to_string(r));
+      wrong.where(poly::Aff::dim("d" + std::to_string(r)) == poly_of(dst_aff[r]));
     }
-    std::vector<std::string> mismatch;
+    std::vector<poly::Cond> mismatch;
     for (const DirectiveArg& pair : reverse.items) {
       const std::string var = pair.items[0].text;
       if (std::find(src.begin(), src.end(), var) == src.end())
@@ -434,17 +432,17 @@ class KernelTransformer {
       } catch (const Diagnostic& diag) {
         fail("the reverse expression for '" + var + "': " + diag.message(), "stt-reverse");
       }
-      auto text = poly::affine_text(e, names);
-      if (!text)
+      auto inverse = poly::Aff::from_expr(e, names);
+      if (!inverse)
         fail("the reverse expression for '" + var + "' (" + pair.items[1].text +
                  ") must be quasi-affine in the destination loops and the source loops "
                  "recovered before it",
              "stt-reverse");
       const std::string r = "r" + std::to_string(recovered.size() - 1);
       names[var] = r;
-      wrong.vars.push_back(r);
-      wrong.constraints.push_back(r + " = " + *text);
-      mismatch.push_back(r + " != " + isl_of(loops_[position(var)].aff));
+      wrong.add_dim(r);
+      wrong.where(poly::Aff::dim(r) == *inverse);
+      mismatch.push_back(poly::Aff::dim(r) != poly_of(loops_[position(var)].aff));
       // A destination loop with a source loop's name holds that value already.
       if (std::find(dst.begin(), dst.end(), var) == dst.end())
         step->recover.emplace_back(var, print_expr(e));
@@ -453,9 +451,7 @@ class KernelTransformer {
       if (!recovered.count(v) && std::find(dst.begin(), dst.end(), v) == dst.end())
         fail("the reverse mapping does not recover source loop '" + v + "'", "stt-reverse");
     if (mismatch.empty()) return;
-    std::string any;
-    for (const std::string& m : mismatch) any += (any.empty() ? "" : " or ") + m;
-    wrong.constraints.push_back(any);
+    wrong.where(poly::Cond::any_of(mismatch));
     if (auto w = poly::sample(wrong)) {
       std::string at = "(";
       for (size_t v = names_.size(); v-- > 0;)
@@ -556,29 +552,29 @@ class KernelTransformer {
   }
 
   // Conditions over the final loops and the recovered variables.
-  poly::SetText final_box() const {
-    poly::SetText s;
+  poly::Set final_box() const {
+    poly::Set s;
     for (size_t i = 0; i < loops_.size(); ++i) {
-      s.vars.push_back("l" + std::to_string(i));
-      s.constraints.push_back(std::to_string(loops_[i].min) + " <= l" + std::to_string(i) + " < " +
-                              std::to_string(loops_[i].min + loops_[i].extent));
+      s.add_dim("l" + std::to_string(i));
+      s.where(poly::Cond::range(loops_[i].min, poly::Aff::dim("l" + std::to_string(i)),
+                                loops_[i].min + loops_[i].extent));
     }
     return s;
   }
 
   void guard() {
-    // isl names for the final loops and the recovered variables, in recovery order.
-    poly::IslNames names;
+    // Dims for the final loops and the recovered variables, in recovery order.
+    poly::VarDims names;
     for (size_t i = 0; i < loops_.size(); ++i) names[loops_[i].name] = "l" + std::to_string(i);
-    poly::SetText box = final_box();
+    poly::Set box = final_box();
     for (auto step = steps_.rbegin(); step != steps_.rend(); ++step)
       for (const auto& [var, text] : step->recover) {
         Expr e = typed(text);
-        auto isl = poly::affine_text(e, names);
-        if (!isl) throw InternalError("stt: recovery of '" + var + "' is not quasi-affine");
-        const std::string r = "r" + std::to_string(box.vars.size());
-        box.vars.push_back(r);
-        box.constraints.push_back(r + " = " + *isl);
+        auto recovered = poly::Aff::from_expr(e, names);
+        if (!recovered) throw InternalError("stt: recovery of '" + var + "' is not quasi-affine");
+        const std::string r = "r" + std::to_string(box.dims().size());
+        box.add_dim(r);
+        box.where(poly::Aff::dim(r) == *recovered);
         names[var] = r;
         recover_.emplace_back(var, e);
       }
@@ -590,8 +586,9 @@ class KernelTransformer {
       const std::string lo = std::to_string(mins_[v]);
       const std::string hi = std::to_string(mins_[v] + extents_[v]);
       for (int side = 0; side < 2; ++side) {
-        poly::SetText outside = box;
-        outside.constraints.push_back(side == 0 ? x + " < " + lo : x + " >= " + hi);
+        poly::Set outside = box;
+        outside.where(side == 0 ? poly::Aff::dim(x) < mins_[v]
+                                : poly::Aff::dim(x) >= mins_[v] + extents_[v]);
         if (poly::is_empty(outside)) continue;
         range_.push_back(side == 0 ? lo + " <= " + names_[v] : names_[v] + " < " + hi);
       }
@@ -599,19 +596,18 @@ class KernelTransformer {
     // Where the box holds a step at which the recovered iteration is in the domain but not
     // scheduled there (a projection recovered with / or %), only the time check keeps the PE
     // from running that iteration twice.
-    poly::SetText twice = box;
+    poly::Set twice = box;
     for (size_t v = 0; v < names_.size(); ++v) {
       const std::string& x = names.at(names_[v]);
-      twice.constraints.push_back(std::to_string(mins_[v]) + " <= " + x + " < " +
-                                  std::to_string(mins_[v] + extents_[v]));
+      twice.where(poly::Cond::range(mins_[v], poly::Aff::dim(x), mins_[v] + extents_[v]));
     }
     std::vector<std::string> xs;
     for (const std::string& v : names_) xs.push_back(names.at(v));
-    std::string differs;
+    std::vector<poly::Cond> differs;
     for (size_t i = 0; i < loops_.size(); ++i)
-      differs += (differs.empty() ? "" : " or ") + std::string("l") + std::to_string(i) +
-                 " != " + linear_text(loops_[i].aff.coeff, xs, loops_[i].aff.constant);
-    twice.constraints.push_back(differs);
+      differs.push_back(poly::Aff::dim("l" + std::to_string(i)) !=
+                        poly::Aff::linear(loops_[i].aff.coeff, xs, loops_[i].aff.constant));
+    twice.where(poly::Cond::any_of(differs));
     if (!check_time_ && !poly::is_empty(twice))
       fail(
           "the reverse mapping gives some iterations at time steps that are not theirs, so "
@@ -761,12 +757,11 @@ class KernelTransformer {
     }
     if (channel.empty()) return;
     std::vector<std::string> ys;
-    poly::SetText swapped = ordered_pairs(&ys);
+    poly::Set swapped = ordered_pairs(&ys);
     Aff g = time_;
     for (int64_t& c : g.coeff) c *= pes_;
     g.add(order_, 1);
-    swapped.constraints.push_back(linear_text(g.coeff, ys, 0) +
-                                  " <= " + linear_text(g.coeff, isl_, 0));
+    swapped.where(poly::Aff::linear(g.coeff, ys) <= poly::Aff::linear(g.coeff, isl_));
     if (!poly::is_empty(swapped))
       fail("the schedule changes the order of the iterations, but the kernel uses channel '" +
                channel +
@@ -785,9 +780,9 @@ class KernelTransformer {
   }
 
   void allocate() {
-    std::vector<std::string> keys;
-    for (size_t i = 0; i < space_; ++i) keys.push_back(isl_of(loops_[i].aff));
-    const std::string time = isl_of(time_);
+    std::vector<poly::Aff> keys;
+    for (size_t i = 0; i < space_; ++i) keys.push_back(poly_of(loops_[i].aff));
+    const poly::Aff time = poly_of(time_);
     for (const Read& r : reads_) {
       Ure& u = ures_.at(r.func);
       if (!u.allocatable) continue;
@@ -814,12 +809,11 @@ class KernelTransformer {
       const Ure& u = ures_.at(s.func);
       s.time_distance = time_.dot(s.distance);
       // The values that are read: produced at x with x + d in the domain.
-      poly::SetText read = {isl_, domain_constraints()};
+      poly::Set read = domain();
       for (size_t v = 0; v < isl_.size(); ++v)
         if (s.distance[v] != 0)
-          read.constraints.push_back(std::to_string(mins_[v]) + " <= " + isl_[v] + " + " +
-                                     std::to_string(s.distance[v]) + " < " +
-                                     std::to_string(mins_[v] + extents_[v]));
+          read.where(poly::Cond::range(mins_[v], poly::Aff::dim(isl_[v]) + s.distance[v],
+                                       mins_[v] + extents_[v]));
       // Values live from their write to the pop (fifo: the first reader) or to the last read
       // (shift register); a window of `span` steps holds them.
       auto live_until = [&](size_t reader) {
@@ -849,14 +843,14 @@ class KernelTransformer {
       reg.loc = u.loc;
       // A shift register when every PE writes one value every `period` steps at one phase and
       // a shift register is exactly as large as the live values.
-      poly::SetText all = {isl_, domain_constraints()};
+      poly::Set all = domain();
       std::optional<int64_t> period = poly::uniform_step(all, keys, time);
       // Shifting every step (period 1) is always correct: the PE shifts where it does not run,
       // so a slot number counts steps. When every PE writes one value every `period` steps at
       // one phase, shifting only at those steps needs fewer slots.
       int64_t step = 1, phase = 0;
       if (period && *period > 1)
-        if (auto p = poly::single_value(all, "(" + time + ") mod " + std::to_string(*period))) {
+        if (auto p = poly::single_value(all, time.mod(*period))) {
           step = *period;
           phase = *p;
         }
