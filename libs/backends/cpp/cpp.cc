@@ -104,11 +104,12 @@ bool supported_scalar(Type t) {
   return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
 }
 
-// Walks one kernel before code generation: refuses what the target cannot emulate and what
-// the interpreter refuses as malformed, and records what the kernel reads and writes.
-class Checker {
+// Walks one kernel of a verified program (libs/ir/verify checks names, scopes, arities and
+// types when a tool reads IR) before code generation: refuses what the target cannot emulate
+// and records what the kernel reads and writes.
+class KernelScan {
  public:
-  Checker(const Program& program, const Kernel& kernel, KernelUse* use, bool* wide_index)
+  KernelScan(const Program& program, const Kernel& kernel, KernelUse* use, bool* wide_index)
       : program_(program), kernel_(kernel), use_(use), wide_index_(wide_index) {}
 
   void run() {
@@ -117,300 +118,102 @@ class Checker {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InternalError("emit: kernel '" + kernel_.name + "': " + what);
-  }
-
   void check_type(Type t) const {
     if (t.known() && t.lanes != 1) unsupported_vector(t, *loc_);
-    if (!supported_scalar(t)) fail("unsupported type " + (t.known() ? t.name() : "<unknown>"));
-  }
-
-  void expect_type(const Expr& e, Type t) const {
-    if (!e || e->type != t)
-      fail("an operand of type " + (e ? e->type.name() : "<none>") + " where " + t.name() +
-           " is expected");
+    if (!supported_scalar(t))
+      throw InternalError("emit: kernel '" + kernel_.name + "': unsupported type " +
+                          (t.known() ? t.name() : "<unknown>"));
   }
 
   void stmts(const StmtList& list) {
-    for (const StmtPtr& s : list) {
-      if (!s) fail("a missing statement");
-      stmt(*s);
-    }
+    for (const StmtPtr& s : list) stmt(*s);
   }
 
-  // An index (of storage, an input, a channel, a register): an integer expression.
-  void index(const Expr& e, const std::string& what) {
-    if (!e || !e->type.is_integer()) {
-      if (e && e->type.known() && e->type.lanes != 1) unsupported_vector(e->type, *loc_);
-      fail("a non-integer index of " + what);
-    }
-    // int64_t index lists are list-initialized: uint64 values would be narrowing conversions.
-    if (e->type.is_uint() && e->type.bits == 64) *wide_index_ = true;
-    expr(e);
+  // Index lists are list-initialized int64_t: uint64 values would be narrowing conversions.
+  void indices(const std::vector<Expr>& index, size_t first = 0) {
+    for (size_t i = first; i < index.size(); ++i)
+      if (index[i]->type.is_uint() && index[i]->type.bits == 64) *wide_index_ = true;
   }
 
-  void indices(const std::vector<Expr>& args, size_t first, const std::string& what) {
-    if (args.size() < first) fail("too few operands of " + what);
-    if (args.size() - first > 64) fail(what + " has more than 64 dimensions");
-    for (size_t i = first; i < args.size(); ++i) index(args[i], what);
+  // Records a read or write of Func `name` when it refers to a buffer (no enclosing realize).
+  void func_use(const std::string& name, bool write) {
+    if (std::find(realizes_.begin(), realizes_.end(), name) != realizes_.end()) return;
+    for (size_t i = 0; i < program_.buffers.size(); ++i)
+      if (program_.buffers[i].name == name)
+        (write ? use_->buffers_written : use_->buffers_read).insert(i);
   }
 
-  const Register* register_of(const std::string& name, Register::Kind kind,
-                              const std::string& use) const {
-    const Register* r = program_.find_register(name);
-    if (!r) fail(use + " of unknown register '" + name + "'");
-    if (r->kind != kind)
-      fail(use + " of '" + name + "', which is a " +
-           (r->kind == Register::kShift ? "shift register" : "FIFO"));
-    if (r->kernel != kernel_.name)
-      fail(use + " of register '" + name + "', which belongs to kernel '" + r->kernel + "'");
-    return r;
-  }
-
-  void register_args(const Register& r, const std::vector<Expr>& args, size_t first, bool slot,
-                     const std::string& use) {
-    const size_t expected = r.shape.size() + (slot ? 1 : 0);
-    if (args.size() < first || args.size() - first != expected)
-      fail(use + " of '" + r.name + "' with " +
-           std::to_string(args.size() < first ? 0 : args.size() - first) + " indices; it takes " +
-           std::to_string(expected) +
-           (slot ? " (the PE index, then the slot)" : " (the PE index)"));
-    indices(args, first, "register '" + r.name + "'");
-  }
-
-  // The storage a Func name refers to: the innermost enclosing realize, else its buffer.
-  // Returns its type and dimensions.
-  std::pair<Type, size_t> storage(const std::string& name, bool write) {
-    for (size_t i = realizes_.size(); i-- > 0;)
-      if (realizes_[i].name == name) return {realizes_[i].type, realizes_[i].dims};
-    for (size_t i = 0; i < program_.buffers.size(); ++i) {
-      if (program_.buffers[i].name != name) continue;
-      (write ? use_->buffers_written : use_->buffers_read).insert(i);
-      return {program_.buffers[i].type, program_.buffers[i].mins.size()};
-    }
-    fail("Func '" + name + "' has neither an enclosing realize nor a buffer");
-  }
-
-  size_t channel(const std::string& name, bool write) {
-    for (size_t i = 0; i < program_.channels.size(); ++i) {
-      if (program_.channels[i].name != name) continue;
-      (write ? use_->channels_written : use_->channels_read).insert(i);
-      return i;
-    }
-    fail("unknown channel '" + name + "'");
+  void channel_use(const std::string& name, bool write) {
+    for (size_t i = 0; i < program_.channels.size(); ++i)
+      if (program_.channels[i].name == name)
+        (write ? use_->channels_written : use_->channels_read).insert(i);
   }
 
   void expr(const Expr& e) {
-    if (!e) fail("a missing expression");
-    check_type(e->type);
-    const Type t = e->type;
-    switch (e->kind) {
-      case ExprKind::kIntImm:
-        if (t.is_float()) fail("an integer literal of type " + t.name());
-        return;
-      case ExprKind::kFloatImm:
-        if (!t.is_float()) fail("a float literal of type " + t.name());
-        return;
-      case ExprKind::kVar: {
-        for (size_t i = vars_.size(); i-- > 0;) {
-          if (vars_[i].first != e->name) continue;
-          if (vars_[i].second != t)
-            fail("variable '" + e->name + "' of type " + t.name() + "; it is bound to " +
-                 vars_[i].second.name());
+    for_each_expr(e, [&](const Expr& n) {
+      check_type(n->type);
+      if (n->kind != ExprKind::kCall) return;
+      switch (n->call_kind) {
+        case CallKind::kFunc:
+          func_use(n->name, false);
+          indices(n->operands);
           return;
-        }
-        fail("variable '" + e->name + "' is used outside any loop or let binding it");
+        case CallKind::kChannel:
+          channel_use(n->operands[0]->name, false);
+          indices(n->operands, 1);
+          return;
+        case CallKind::kFifo:
+          indices(n->operands, 1);
+          return;
+        case CallKind::kImage:
+        case CallKind::kRegister:
+          indices(n->operands);
+          return;
+        default:
+          return;
       }
-      case ExprKind::kCall:
-        call(e);
-        return;
-      case ExprKind::kBinary:
-        if (e->operands.size() != 2) fail("a binary operator without two operands");
-        expr(e->operands[0]);
-        expr(e->operands[1]);
-        if (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr) {
-          expect_type(e->operands[0], Type::Bool());
-          expect_type(e->operands[1], Type::Bool());
-        } else {
-          expect_type(e->operands[1], e->operands[0]->type);
-          expect_type(e, is_comparison(e->binary_op) ? Type::Bool() : e->operands[0]->type);
-        }
-        return;
-      case ExprKind::kUnary:
-        if (e->operands.size() != 1) fail("a unary operator without one operand");
-        expr(e->operands[0]);
-        expect_type(e->operands[0], e->unary_op == UnaryOp::kNot ? Type::Bool() : t);
-        return;
-      case ExprKind::kSelect:
-        if (e->operands.size() != 3 || !e->operands[2])
-          fail("a select without a false value (t2s-merge turns those into if statements)");
-        for (const Expr& o : e->operands) expr(o);
-        expect_type(e->operands[0], Type::Bool());
-        expect_type(e->operands[1], t);
-        expect_type(e->operands[2], t);
-        return;
-      case ExprKind::kCast:
-        if (e->operands.size() != 1) fail("a cast without one operand");
-        expr(e->operands[0]);
-        return;
-    }
-    fail("an unknown expression kind");
-  }
-
-  void call(const Expr& e) {
-    const Type t = e->type;
-    auto name_operand = [&](const char* what) -> const std::string& {
-      if (e->operands.empty() || !e->operands[0] || e->operands[0]->kind != ExprKind::kVar)
-        fail(std::string(what) + " without a name");
-      return e->operands[0]->name;
-    };
-    switch (e->call_kind) {
-      case CallKind::kFunc: {
-        const auto [type, dims] = storage(e->name, false);
-        if (dims != e->operands.size())
-          fail("call of '" + e->name + "' with " + std::to_string(e->operands.size()) +
-               " arguments; its storage has " + std::to_string(dims) + " dimensions");
-        if (type != t)
-          fail("call of '" + e->name + "' as " + t.name() + "; its storage holds " + type.name());
-        indices(e->operands, 0, "Func '" + e->name + "'");
-        return;
-      }
-      case CallKind::kImage: {
-        const Input* in = program_.find_input(e->name);
-        if (!in) fail("call of unknown input '" + e->name + "'");
-        if (static_cast<size_t>(in->dims) != e->operands.size())
-          fail("input '" + e->name + "' called with " + std::to_string(e->operands.size()) +
-               " arguments");
-        if (in->type != t) fail("input '" + e->name + "' read as " + t.name());
-        indices(e->operands, 0, "input '" + e->name + "'");
-        return;
-      }
-      case CallKind::kChannel: {
-        const std::string& name = name_operand("read_channel");
-        const Channel& c = program_.channels[channel(name, false)];
-        if (c.type != t) fail("read_channel of '" + name + "' as " + t.name());
-        if (c.dims.size() != e->operands.size() - 1)
-          fail("read_channel of '" + name + "' with " + std::to_string(e->operands.size() - 1) +
-               " indices; it has " + std::to_string(c.dims.size()) + " dimensions");
-        indices(e->operands, 1, "channel '" + name + "'");
-        return;
-      }
-      case CallKind::kRegister: {
-        const Register* r = register_of(e->name, Register::kShift, "read");
-        if (r->type != t) fail("read of register '" + e->name + "' as " + t.name());
-        register_args(*r, e->operands, 0, true, "read");
-        return;
-      }
-      case CallKind::kFifo: {
-        const std::string& name = name_operand("pop");
-        const Register* r = register_of(name, Register::kFifo, "pop");
-        if (r->type != t) fail("pop of FIFO '" + name + "' as " + t.name());
-        register_args(*r, e->operands, 1, false, "pop");
-        return;
-      }
-      case CallKind::kIntrinsic: {
-        const size_t arity = static_cast<size_t>(intrinsic_arity(e->name));
-        if (arity == 0 || e->operands.size() != arity)
-          fail("bad call of intrinsic '" + e->name + "'");
-        for (const Expr& o : e->operands) expr(o);
-        for (const Expr& o : e->operands) expect_type(o, e->operands[0]->type);
-        return;
-      }
-      case CallKind::kUnresolved:
-        break;
-    }
-    fail("unresolved call of '" + e->name + "'");
+    });
   }
 
   void stmt(const Stmt& s) {
     const SourceLoc* saved = loc_;
     if (s.loc.valid()) loc_ = &s.loc;
+    for (const Expr* e : s.exprs()) expr(*e);
     if (const For* loop = s.as<For>()) {
       check_name(loop->var, "loop variable", *loc_);
-      if (!loop->min->type.is_integer() || !loop->extent->type.is_integer())
-        fail("loop '" + loop->var + "' without integer bounds");
-      expr(loop->min);
-      expr(loop->extent);
-      vars_.emplace_back(loop->var, Type::Int(32));
-      stmts(loop->body);
-      vars_.pop_back();
     } else if (const LetStmt* let = s.as<LetStmt>()) {
       check_name(let->var, "let variable", *loc_);
-      expr(let->value);
-      vars_.emplace_back(let->var, let->value->type);
-      stmts(let->body);
-      vars_.pop_back();
-    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-      expr(branch->condition);
-      expect_type(branch->condition, Type::Bool());
-      stmts(branch->then_body);
-      stmts(branch->else_body);
     } else if (const Provide* provide = s.as<Provide>()) {
-      this->provide(*provide);
+      if (!program_.find_register(provide->func)) func_use(provide->func, true);
+      indices(provide->args);
     } else if (const Realize* realize = s.as<Realize>()) {
       check_name(realize->func, "Func", *loc_);
       check_type(realize->type);
-      if (realize->mins.size() > 64) fail("realize of '" + realize->func + "' with bad bounds");
-      indices(realize->mins, 0, "the bounds of the realize of '" + realize->func + "'");
-      indices(realize->extents, 0, "the bounds of the realize of '" + realize->func + "'");
-      realizes_.push_back({realize->func, realize->type, realize->mins.size()});
-      stmts(realize->body);
-      realizes_.pop_back();
+      indices(realize->mins);
+      indices(realize->extents);
+      realizes_.push_back(realize->func);
     } else if (const WriteChannel* write = s.as<WriteChannel>()) {
-      const Channel& c = program_.channels[channel(write->channel, true)];
-      if (c.dims.size() != write->index.size())
-        fail("write_channel of '" + write->channel + "' with " +
-             std::to_string(write->index.size()) + " indices; it has " +
-             std::to_string(c.dims.size()) + " dimensions");
-      indices(write->index, 0, "channel '" + write->channel + "'");
-      expr(write->value);
-      expect_type(write->value, c.type);
+      channel_use(write->channel, true);
+      indices(write->index);
     } else if (const Shift* shift = s.as<Shift>()) {
-      const Register* r = register_of(shift->reg, Register::kShift, "shift");
-      register_args(*r, shift->pe, 0, false, "shift");
+      indices(shift->pe);
     } else if (const Push* push = s.as<Push>()) {
-      const Register* r = register_of(push->fifo, Register::kFifo, "push");
-      register_args(*r, push->pe, 0, false, "push");
-      expr(push->value);
-      expect_type(push->value, r->type);
-    } else {
+      indices(push->pe);
+    } else if (s.as<Alloc>()) {
       throw Diagnostic(*loc_, "alloc statements are not supported by the cpp target yet",
                        "emit-unsupported");
     }
+    for (const StmtList* child : s.children()) stmts(*child);
+    if (s.as<Realize>()) realizes_.pop_back();
     loc_ = saved;
   }
-
-  void provide(const Provide& s) {
-    if (program_.find_register(s.func)) {
-      const Register* r = register_of(s.func, Register::kShift, "write");
-      register_args(*r, s.args, 0, true, "write");
-      expr(s.value);
-      expect_type(s.value, r->type);
-      return;
-    }
-    const auto [type, dims] = storage(s.func, true);
-    if (dims != s.args.size())
-      fail("provide of '" + s.func + "' with " + std::to_string(s.args.size()) +
-           " arguments; its storage has " + std::to_string(dims) + " dimensions");
-    indices(s.args, 0, "Func '" + s.func + "'");
-    expr(s.value);
-    expect_type(s.value, type);
-  }
-
-  struct RealizeScope {
-    std::string name;
-    Type type;
-    size_t dims;
-  };
 
   const Program& program_;
   const Kernel& kernel_;
   KernelUse* use_;
   bool* wide_index_;
   const SourceLoc* loc_ = nullptr;
-  std::vector<std::pair<std::string, Type>> vars_;
-  std::vector<RealizeScope> realizes_;
+  std::vector<std::string> realizes_;  // scope: the Funcs of the enclosing realizes
 };
 
 // How the emulation stores what kernels touch: the runtime's checked containers.
@@ -540,12 +343,9 @@ std::string emit_cpp(const Program& program) {
     if (!supported_scalar(b.type))
       throw InternalError("emit: buffer '" + b.name + "' has unsupported type " +
                           (b.type.known() ? b.type.name() : "<unknown>"));
-    if (b.mins.size() != b.extents.size() || b.mins.size() > 64)
-      throw InternalError("emit: buffer '" + b.name + "' has bad bounds");
+    if (b.mins.size() > 64) throw InternalError("emit: buffer '" + b.name + "' has bad bounds");
     for (size_t d = 0; d < b.mins.size(); ++d) {
       for (const Expr& e : {b.mins[d], b.extents[d]}) {
-        if (!e || !e->type.is_integer())
-          throw InternalError("emit: buffer '" + b.name + "' has non-integer bounds");
         for_each_expr(e, [&](const Expr& x) {
           if (x->kind == ExprKind::kVar || x->kind == ExprKind::kCall)
             throw InternalError("emit: buffer '" + b.name + "' has bounds that are not constant");
@@ -554,8 +354,8 @@ std::string emit_cpp(const Program& program) {
     }
     if (b.name == program.output.func) output = &b;
   }
-  if (!output)
-    throw InternalError("emit: the output Func '" + program.output.func + "' has no buffer");
+  // The verifier guarantees the output's buffer.
+  if (!output) throw InternalError("emit: the output Func has no buffer");
   for (const Expr& m : output->mins)
     if (m->kind == ExprKind::kIntImm && m->int_value != 0)
       throw InternalError("emit: the output buffer '" + output->name +
@@ -573,21 +373,13 @@ std::string emit_cpp(const Program& program) {
       fifos *= d;
     }
   }
-  std::set<std::string> register_names;
   for (const Register& r : program.registers) {
     const std::string what = "emit: register '" + r.name + "'";
     check_name(r.name, "register", r.loc);
-    if (!register_names.insert(r.name).second) throw InternalError(what + " is declared twice");
-    bool found = false;
-    for (const Kernel& k : program.kernels) found = found || k.name == r.kernel;
-    if (!found)
-      throw InternalError(what + " belongs to kernel '" + r.kernel +
-                          "', which is not in the program");
     if (r.type.known() && r.type.lanes != 1) unsupported_vector(r.type, r.loc);
     if (!supported_scalar(r.type))
       throw InternalError(what + " has unsupported type " +
                           (r.type.known() ? r.type.name() : "<unknown>"));
-    if (r.depth < 1) throw InternalError(what + " has depth " + std::to_string(r.depth));
     if (r.shape.size() + 1 > 64) throw InternalError(what + " has too many dimensions");
     int64_t pes = 1;
     for (int64_t d : r.shape) {
@@ -596,18 +388,15 @@ std::string emit_cpp(const Program& program) {
     }
   }
 
-  // Kernels: checked, and what each touches.
-  std::set<std::string> kernel_names;
+  // Kernels: what each touches.
   std::vector<KernelUse> uses(program.kernels.size());
   bool wide_index = false;
   for (size_t k = 0; k < program.kernels.size(); ++k) {
     const Kernel& kernel = program.kernels[k];
     check_name(kernel.name, "kernel", kernel.loc);
-    if (!kernel_names.insert(kernel.name).second)
-      throw InternalError("emit: two kernels are named '" + kernel.name + "'");
     for (const Register& r : program.registers)
       if (r.kernel == kernel.name) uses[k].registers.push_back(&r);
-    Checker(program, kernel, &uses[k], &wide_index).run();
+    KernelScan(program, kernel, &uses[k], &wide_index).run();
   }
 
   // The groups of kernels that run together: each maximal run of consecutive device kernels.
