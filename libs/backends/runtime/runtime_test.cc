@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "libs/backends/runtime/runtime_source.h"
@@ -615,10 +616,31 @@ TEST(FifoRegister, OverflowUnderflowAndLeftovers) {
 
 // --- Embedding ---------------------------------------------------------------------------------
 
-TEST(RuntimeSource, IsTheHeaderByteForByte) {
-  const std::string header = file_bytes("libs/backends/runtime/t2s_runtime.h");
-  ASSERT_GT(header.size(), 1000u);
-  EXPECT_EQ(std::string(t2s_runtime_source()), header);
+TEST(RuntimeSource, IsThePartsConcatenatedWithoutTheirOwnIncludes) {
+  const std::string text = t2s_runtime_source();
+  ASSERT_GT(text.size(), 1000u);
+  // One self-contained piece of code: no include of the runtime's own headers, no
+  // `#pragma once` (a warning in a main file), every system header included once.
+  EXPECT_EQ(text.find("#include \""), std::string::npos);
+  EXPECT_EQ(text.find("#pragma once"), std::string::npos);
+  std::istringstream lines(text);
+  std::set<std::string> includes;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("#include <", 0) == 0) EXPECT_TRUE(includes.insert(line).second) << line;
+  }
+  const std::string umbrella = file_bytes("libs/backends/runtime/t2s_runtime.h");
+  EXPECT_EQ(text.rfind(umbrella.substr(0, umbrella.find("#pragma once")), 0), 0u);
+  // Every part's code, whole and in order.
+  size_t at = 0;
+  for (const char* part : {"common.h", "array.h", "npy.h", "file.h", "fill.h", "options.h",
+                           "channels.h", "storage.h"}) {
+    const std::string bytes = file_bytes(std::string("libs/backends/runtime/") + part);
+    const std::string code = bytes.substr(bytes.find("\nnamespace t2s_rt {\n"));
+    ASSERT_GT(code.size(), 100u) << part;
+    size_t found = text.find(code, at);
+    ASSERT_NE(found, std::string::npos) << part;
+    at = found + code.size();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,67 @@
+// file.h: reading a .npy file and writing a file atomically, as the t2s tools do.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "libs/backends/runtime/array.h"
+#include "libs/backends/runtime/common.h"
+#include "libs/backends/runtime/npy.h"
+
+namespace t2s_rt {
+
+// Reads a .npy file; fail()s with a message naming the file on any problem.
+inline Array read_npy_file(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+    fail("cannot read '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot read '" + path + "': " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) fail("cannot read '" + path + "': " + std::strerror(errno));
+  try {
+    return detail::parse_npy(buffer.str(), path);
+  } catch (const detail::NpyError& e) {
+    fail(e.message);
+  }
+}
+
+// Writes `bytes` to `path` through a temporary file in the same directory renamed into place
+// (as t2s tools write their outputs); fail()s on error, leaving no partial file.
+inline void write_file_atomically(const std::string& path, const std::string& bytes) {
+  std::string temp = path + ".tmp.XXXXXX";
+  int fd = mkstemp(&temp[0]);
+  if (fd < 0) fail("cannot write '" + path + "': " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::string reason = std::strerror(errno);
+      ::close(fd);
+      ::unlink(temp.c_str());
+      fail("cannot write '" + path + "': " + reason);
+    }
+    done += static_cast<size_t>(n);
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  if (::close(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::string reason = std::strerror(errno);
+    ::unlink(temp.c_str());
+    fail("cannot write '" + path + "': " + reason);
+  }
+}
+
+}  // namespace t2s_rt
