@@ -181,11 +181,10 @@ inline Array make_array(const std::string& dtype, const std::vector<int64_t>& sh
   return a;
 }
 
-// One element, as t2s::format_element prints it: integers in decimal, bools as true/false,
-// floats as the shortest decimal that reads back exactly, nan, inf, -inf.
-inline std::string format_element(const Array& a, int64_t linear_index) {
-  detail::DtypeInfo info = detail::checked_dtype(a.dtype, "format_element");
-  const unsigned char* p = &a.data.at(static_cast<size_t>(linear_index) * info.bytes);
+namespace detail {
+
+// The element at `p` of type `info`, as format_element prints it.
+inline std::string format_value(DtypeInfo info, const unsigned char* p) {
   if (info.kind == 'b') return *p ? "true" : "false";
   if (info.kind == 'f') {
     double v;
@@ -198,13 +197,22 @@ inline std::string format_element(const Array& a, int64_t linear_index) {
     }
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-    return detail::format_float(v, info.bytes == 4);
+    return format_float(v, info.bytes == 4);
   }
   uint64_t bits = 0;
-  std::memcpy(&bits, p, static_cast<size_t>(info.bytes));
+  std::memcpy(&bits, p, static_cast<size_t>(info.bytes));  // little endian: the low bytes
   if (info.kind == 'u') return std::to_string(bits);
   int shift = 64 - 8 * info.bytes;
   return std::to_string(static_cast<int64_t>(bits << shift) >> shift);
+}
+
+}  // namespace detail
+
+// One element, as t2s::format_element prints it: integers in decimal, bools as true/false,
+// floats as the shortest decimal that reads back exactly, nan, inf, -inf.
+inline std::string format_element(const Array& a, int64_t linear_index) {
+  detail::DtypeInfo info = detail::checked_dtype(a.dtype, "format_element");
+  return detail::format_value(info, &a.data.at(static_cast<size_t>(linear_index) * info.bytes));
 }
 
 }  // namespace t2s_rt

@@ -32,22 +32,15 @@ inline uint64_t splitmix64_next(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// Data for input `name` as t2s-run's --fill generates it: sequential (the row-major linear
-// index, converted as a C cast converts) or random (SplitMix64 from seed XOR FNV-1a(name); see
-// libs/exec/fill.h).
-inline Array fill_array(const std::string& dtype, const std::vector<int64_t>& shape, bool random,
-                        uint64_t seed, const std::string& name) {
-  const std::string prefix = "input '" + name + "': ";
-  detail::DtypeInfo info = detail::dtype_info(dtype);
-  if (!info.kind) fail(prefix + "cannot generate data of type " + dtype);
-  std::string error;
+namespace detail {
+
+// Fills `data` (zeroed, sized for `shape` of elements of `info`) with the data of input `name`:
+// sequential (the row-major linear index, converted as a C cast converts) or random (SplitMix64
+// from seed XOR FNV-1a(name)); the formulas are in libs/exec/fill.h.
+inline void fill_data(DtypeInfo info, const std::vector<int64_t>& shape, bool random, uint64_t seed,
+                      const std::string& name, std::vector<unsigned char>& data) {
   const size_t size = static_cast<size_t>(info.bytes);
-  const int64_t bytes = detail::data_bytes(shape, size, prefix, &error);
-  if (bytes < 0) fail(error);
-  Array a;
-  a.dtype = dtype;
-  a.shape = shape;
-  a.data.assign(static_cast<size_t>(bytes), 0);
+  // Integers keep their low bits: a two's-complement wrap, like a C cast.
   auto store_integer = [&](unsigned char* element, uint64_t value) {
     for (size_t i = 0; i < size; ++i) element[i] = static_cast<unsigned char>(value >> (8 * i));
   };
@@ -61,7 +54,7 @@ inline Array fill_array(const std::string& dtype, const std::vector<int64_t>& sh
   };
   uint64_t state = seed ^ fnv1a64(name);
   detail::for_each_element_row_major(shape, [&](int64_t row_major, int64_t fortran) {
-    unsigned char* element = &a.data[static_cast<size_t>(fortran) * size];
+    unsigned char* element = &data[static_cast<size_t>(fortran) * size];
     if (!random) {
       if (info.kind == 'f') {
         store_float(element, static_cast<double>(row_major));
@@ -84,6 +77,24 @@ inline Array fill_array(const std::string& dtype, const std::vector<int64_t>& sh
       store_integer(element, r % 64);
     }
   });
+}
+
+}  // namespace detail
+
+// Data for input `name` as t2s-run's --fill generates it (detail::fill_data).
+inline Array fill_array(const std::string& dtype, const std::vector<int64_t>& shape, bool random,
+                        uint64_t seed, const std::string& name) {
+  const std::string prefix = "input '" + name + "': ";
+  detail::DtypeInfo info = detail::dtype_info(dtype);
+  if (!info.kind) fail(prefix + "cannot generate data of type " + dtype);
+  std::string error;
+  const int64_t bytes = detail::data_bytes(shape, static_cast<size_t>(info.bytes), prefix, &error);
+  if (bytes < 0) fail(error);
+  Array a;
+  a.dtype = dtype;
+  a.shape = shape;
+  a.data.assign(static_cast<size_t>(bytes), 0);
+  detail::fill_data(info, shape, random, seed, name, a.data);
   return a;
 }
 

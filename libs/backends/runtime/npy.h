@@ -391,26 +391,24 @@ inline Array parse_npy(const std::string& bytes, const std::string& display_name
   return array;
 }
 
-}  // namespace detail
-
-// The bytes of a .npy file holding `a`, byte for byte as t2s::write_npy writes them: version
-// 1.0, fortran_order True, the header padded as numpy 1.24 pads it.
-inline std::string npy_bytes(const Array& a) {
+// The bytes of a .npy file holding an array, byte for byte as t2s::write_npy writes them: version
+// 1.0, fortran_order True, the header padded as numpy 1.24 pads it. Throws NpyError.
+inline std::string encode_npy(const std::string& dtype, const std::vector<int64_t>& shape,
+                              const unsigned char* data, size_t size) {
   const std::string prefix = "write_npy: ";
-  detail::DtypeInfo info = detail::dtype_info(a.dtype);
-  if (!info.kind) fail(prefix + "element type " + a.dtype + " has no .npy dtype");
+  DtypeInfo info = dtype_info(dtype);
+  if (!info.kind) throw NpyError{prefix + "element type " + dtype + " has no .npy dtype"};
   std::string error;
-  const int64_t bytes =
-      detail::data_bytes(a.shape, static_cast<size_t>(info.bytes), prefix, &error);
-  if (bytes < 0) fail(error);
-  if (a.data.size() != static_cast<uint64_t>(bytes))
-    fail(prefix + "array of shape " + detail::shape_repr(a.shape) + " and type " + a.dtype +
-         " holds " + std::to_string(a.data.size()) + " bytes, not " + std::to_string(bytes));
-  std::string header = "{'descr': '" + detail::descr_of(a.dtype) +
-                       "', 'fortran_order': True, 'shape': " + detail::shape_repr(a.shape) + ", }";
+  const int64_t bytes = data_bytes(shape, static_cast<size_t>(info.bytes), prefix, &error);
+  if (bytes < 0) throw NpyError{error};
+  if (size != static_cast<uint64_t>(bytes))
+    throw NpyError{prefix + "array of shape " + shape_repr(shape) + " and type " + dtype +
+                   " holds " + std::to_string(size) + " bytes, not " + std::to_string(bytes)};
+  std::string header = "{'descr': '" + descr_of(dtype) +
+                       "', 'fortran_order': True, 'shape': " + shape_repr(shape) + ", }";
   const size_t kGrowthAxisMaxDigits = 21, kArrayAlign = 64;
-  if (!a.shape.empty()) {
-    size_t digits = std::to_string(a.shape.back()).size();
+  if (!shape.empty()) {
+    size_t digits = std::to_string(shape.back()).size();
     header.append(kGrowthAxisMaxDigits - std::min(digits, kGrowthAxisMaxDigits), ' ');
   }
   const size_t preamble_size = 6 + 2 + 2;
@@ -418,16 +416,27 @@ inline std::string npy_bytes(const Array& a) {
   header.append(kArrayAlign - unpadded % kArrayAlign, ' ');
   header += '\n';
   if (header.size() > 0xFFFF)
-    fail(prefix + "header of " + std::to_string(header.size()) +
-         " bytes is too long for .npy version 1.0");
+    throw NpyError{prefix + "header of " + std::to_string(header.size()) +
+                   " bytes is too long for .npy version 1.0"};
   std::string out("\x93NUMPY", 6);
   out += '\x01';
   out += '\x00';
   out += static_cast<char>(header.size() & 0xFF);
   out += static_cast<char>(header.size() >> 8);
   out += header;
-  out.append(reinterpret_cast<const char*>(a.data.data()), a.data.size());
+  out.append(reinterpret_cast<const char*>(data), size);
   return out;
+}
+
+}  // namespace detail
+
+// The bytes of a .npy file holding `a` (detail::encode_npy); fail()s if `a` is inconsistent.
+inline std::string npy_bytes(const Array& a) {
+  try {
+    return detail::encode_npy(a.dtype, a.shape, a.data.data(), a.data.size());
+  } catch (const detail::NpyError& e) {
+    fail(e.message);
+  }
 }
 
 }  // namespace t2s_rt

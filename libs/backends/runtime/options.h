@@ -39,6 +39,18 @@ namespace detail {
   std::exit(2);
 }
 
+// Adds an --input value NAME=FILE.npy to `inputs`; returns the error or "" (t2s-run's messages).
+inline std::string add_input_spec(const std::string& value,
+                                  std::map<std::string, std::string>& inputs) {
+  size_t eq = value.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+    return "--input expects NAME=FILE.npy, not '" + value + "'";
+  std::string name = value.substr(0, eq);
+  if (inputs.count(name)) return "--input gives '" + name + "' twice";
+  inputs[name] = value.substr(eq + 1);
+  return "";
+}
+
 }  // namespace detail
 
 // Parses the options t2s-run takes for its data: --input NAME=FILE.npy (repeatable), -o FILE,
@@ -123,12 +135,8 @@ inline Options parse_options(int argc, char** argv, const std::string& descripti
     } else if (arg == "--print") {
       options.print = true;
     } else if (take_value(i, arg, "--input", &value)) {
-      size_t eq = value.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
-        fail("--input expects NAME=FILE.npy, not '" + value + "'");
-      std::string name = value.substr(0, eq);
-      if (options.inputs.count(name)) fail("--input gives '" + name + "' twice");
-      options.inputs[name] = value.substr(eq + 1);
+      std::string error = detail::add_input_spec(value, options.inputs);
+      if (!error.empty()) fail(error);
     } else if (take_value(i, arg, "-o", &value) || take_value(i, arg, "--output", &value)) {
       if (output_given) detail::usage_error("-o is given more than once");
       output_given = true;
@@ -187,25 +195,38 @@ inline Array input_array(const Options& options, const std::string& name, const 
   return a;
 }
 
-// Prints every element as `NAME(x0, x1) = VALUE`, last index fastest (t2s-run's print_array).
-inline void print_array(const std::string& name, const Array& a, std::ostream& out) {
-  std::vector<int64_t> index(a.shape.size(), 0);
-  const int64_t n = detail::num_elements(a.shape);
+namespace detail {
+
+// Prints every element of an array of `shape` as `NAME(x0, x1) = VALUE`, last index fastest
+// (as T2S tests loop over results), VALUE being format(Fortran-order position).
+template <typename Format>
+void print_elements(const std::string& name, const std::vector<int64_t>& shape, Format format,
+                    std::ostream& out) {
+  std::vector<int64_t> index(shape.size(), 0);
+  const int64_t n = num_elements(shape);
   std::string text;
   for (int64_t k = 0; k < n; ++k) {
     int64_t linear = 0;
-    for (size_t d = a.shape.size(); d-- > 0;) linear = linear * a.shape[d] + index[d];
-    text += name + detail::format_index(index) + " = " + format_element(a, linear) + "\n";
+    for (size_t d = shape.size(); d-- > 0;) linear = linear * shape[d] + index[d];
+    text += name + format_index(index) + " = " + format(linear) + "\n";
     if (text.size() > (1 << 16)) {
       out << text;
       text.clear();
     }
     for (int d = static_cast<int>(index.size()) - 1; d >= 0; --d) {
-      if (++index[static_cast<size_t>(d)] < a.shape[static_cast<size_t>(d)]) break;
+      if (++index[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)]) break;
       index[static_cast<size_t>(d)] = 0;
     }
   }
   out << text;
+}
+
+}  // namespace detail
+
+// Prints every element as `NAME(x0, x1) = VALUE`, last index fastest (t2s-run's print_array).
+inline void print_array(const std::string& name, const Array& a, std::ostream& out) {
+  detail::print_elements(
+      name, a.shape, [&](int64_t linear) { return format_element(a, linear); }, out);
 }
 
 // Writes the realized output: the .npy file of -o (atomically), and prints it with --print or
