@@ -17,6 +17,7 @@
 #include "libs/exec/compare.h"
 #include "libs/exec/fill.h"
 #include "libs/exec/npy.h"
+#include "libs/exec/npy_testing.h"
 
 namespace {
 
@@ -114,15 +115,7 @@ TEST(Npy, WrittenBytesEqualTheToolchainsForEveryDtype) {
   }
 }
 
-// A .npy file around a hand-written header (as npy_test.cc builds them).
-std::string npy_with_header(const std::string& header, const std::string& data, int major = 1) {
-  std::string out("\x93NUMPY", 6);
-  out += static_cast<char>(major);
-  out += '\0';
-  size_t length_bytes = major == 1 ? 2 : 4;
-  for (size_t i = 0; i < length_bytes; ++i) out += static_cast<char>(header.size() >> (8 * i));
-  return out + header + data;
-}
+using t2s::npy_with_header;
 
 TEST(Npy, ReadsAsTheToolchainReads) {
   const std::string six_int32("\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0\5\0\0\0\6\0\0\0", 24);
