@@ -34,48 +34,110 @@ inline std::mutex& channel_mutex() {
   return m;
 }
 
-class FifoBase;
-
-struct Group;
-
-struct Member {
-  std::string name;
-  Group* group = nullptr;
+// The rule of deadlock detection, which the reference interpreter's scheduler shares
+// (libs/exec/channels.h): under the channels' one mutex a group counts its unfinished (`active`)
+// and its blocked kernels, and deadlock is exactly every unfinished kernel blocked, checked when
+// a kernel blocks and when one finishes. A woken kernel counts as running from the moment it is
+// woken, not when it is scheduled.
+struct Waiter {
+  std::string name;  // the kernel's
   bool blocked = false;
   bool wants_write = false;
-  const FifoBase* fifo = nullptr;
   std::condition_variable cv;
+};
+
+// The counting of a group of kernels M (each a Waiter). Every call but the constructor is made
+// with the channels' mutex held.
+template <typename M>
+struct Scheduler {
+  std::deque<M> members;  // list order; a deque so that members do not move
+  int active = 0;
+  int blocked = 0;
+  std::atomic<bool> stop{false};
+
+  void stop_all() {
+    stop = true;
+    for (M& m : members) m.cv.notify_all();
+  }
+  // Marks `m` blocked (throws Stopped once the group has stopped); true when that leaves every
+  // unfinished kernel blocked: the caller reports the deadlock, then throws Stopped.
+  bool block(M& m, bool write) {
+    if (stop) throw Stopped{};
+    m.blocked = true;
+    m.wants_write = write;
+    ++blocked;
+    return blocked == active;
+  }
+  // Sleeps until another kernel wakes `m`; throws Stopped when the group stops instead.
+  void sleep(std::unique_lock<std::mutex>& lock, M& m) {
+    m.cv.wait(lock, [&] { return !m.blocked || stop.load(); });
+    if (stop) throw Stopped{};
+  }
+  // Called by the kernel that made `m`'s wait satisfiable.
+  void wake(M& m) {
+    m.blocked = false;
+    --blocked;
+    m.cv.notify_one();
+  }
+  // A kernel has ended (`failed`: with an error, which stops the others); true when the others
+  // are left deadlocked: the caller reports it.
+  bool end(bool failed) {
+    --active;
+    if (failed) {
+      if (!stop) stop_all();
+      return false;
+    }
+    return !stop && active > 0 && blocked == active;
+  }
+  // `deadlock: every unfinished kernel is blocked: kernel 'C' waits to read from channel 'ch'
+  // (empty); ...`, with describe(m) naming the channel that m waits on.
+  template <typename Describe>
+  std::string deadlock_message(Describe describe) const {
+    std::string message = "deadlock: every unfinished kernel is blocked: ";
+    bool first = true;
+    for (const M& m : members) {
+      if (!m.blocked) continue;
+      if (!first) message += "; ";
+      first = false;
+      message += "kernel '" + m.name + "' waits to " +
+                 (m.wants_write ? "write to " : "read from ") + describe(m) +
+                 (m.wants_write ? " (full)" : " (empty)");
+    }
+    return message;
+  }
+};
+
+// `channel 'ch' still holds 2 unread values after its kernels finished`, and `, the first at
+// (1, 0)` for an array of channels (`first_index` non-null).
+inline std::string leftover_message(const std::string& name, int64_t count,
+                                    const std::vector<int64_t>* first_index) {
+  std::string message = "channel '" + name + "' still holds " + std::to_string(count) +
+                        " unread value" + (count == 1 ? "" : "s") + " after its kernels finished";
+  if (first_index) message += ", the first at " + format_index(*first_index);
+  return message;
+}
+
+class FifoBase;
+struct Group;
+
+struct Member : Waiter {
+  Group* group = nullptr;
+  const FifoBase* fifo = nullptr;
   bool failed = false;
   std::string error;
 };
 
-struct Group {
-  std::deque<Member> members;  // list order; a deque so that members do not move
-  int active = 0;
-  int blocked = 0;
-  std::atomic<bool> stop{false};
+struct Group : Scheduler<Member> {
   std::string deadlock;
 
-  void stop_all() {
-    stop = true;
-    for (Member& m : members) m.cv.notify_all();
-  }
   inline void declare_deadlock();
-  void wake(Member* m) {
-    m->blocked = false;
-    --blocked;
-    m->cv.notify_one();
-  }
   void finish(Member& m, bool failed, const std::string& error) {
     std::lock_guard<std::mutex> lock(channel_mutex());
-    --active;
     if (failed) {
       m.failed = true;
       m.error = error;
-      if (!stop) stop_all();
-    } else if (!stop && active > 0 && blocked == active) {
-      declare_deadlock();
     }
+    if (end(failed)) declare_deadlock();
   }
 };
 
@@ -108,28 +170,24 @@ class FifoBase {
            " outside any group of kernels");
     }
     Group& g = *m->group;
-    if (g.stop) throw Stopped{};
-    m->blocked = true;
-    m->wants_write = write;
+    const bool deadlocked = g.block(*m, write);
     m->fifo = this;
     (write ? waiting_writer_ : waiting_reader_) = m;
-    ++g.blocked;
-    if (g.blocked == g.active) {
+    if (deadlocked) {
       g.declare_deadlock();
       throw Stopped{};
     }
-    m->cv.wait(lock, [&] { return !m->blocked || g.stop.load(); });
-    if (g.stop) throw Stopped{};
+    g.sleep(lock, *m);
   }
   void wake_writer() {
     if (waiting_writer_) {
-      waiting_writer_->group->wake(waiting_writer_);
+      waiting_writer_->group->wake(*waiting_writer_);
       waiting_writer_ = nullptr;
     }
   }
   void wake_reader() {
     if (waiting_reader_) {
-      waiting_reader_->group->wake(waiting_reader_);
+      waiting_reader_->group->wake(*waiting_reader_);
       waiting_reader_ = nullptr;
     }
   }
@@ -142,16 +200,7 @@ class FifoBase {
 };
 
 inline void Group::declare_deadlock() {
-  std::string message = "deadlock: every unfinished kernel is blocked: ";
-  bool first = true;
-  for (const Member& m : members) {
-    if (!m.blocked) continue;
-    if (!first) message += "; ";
-    first = false;
-    message += "kernel '" + m.name + "' waits to " + (m.wants_write ? "write to " : "read from ") +
-               m.fifo->describe() + (m.wants_write ? " (full)" : " (empty)");
-  }
-  deadlock = message;
+  deadlock = deadlock_message([](const Member& m) { return m.fifo->describe(); });
   stop_all();
 }
 
@@ -195,8 +244,7 @@ class Fifo : public detail::FifoBase {
   std::string leftover_message() const {
     size_t count = size();
     if (count == 0) return "";
-    return "channel '" + name() + "' still holds " + std::to_string(count) + " unread value" +
-           (count == 1 ? "" : "s") + " after its kernels finished";
+    return detail::leftover_message(name(), static_cast<int64_t>(count), nullptr);
   }
 
  private:
@@ -260,9 +308,7 @@ class FifoArray {
       count += static_cast<int64_t>(n);
     }
     if (count == 0) return "";
-    return "channel '" + name_ + "' still holds " + std::to_string(count) + " unread value" +
-           (count == 1 ? "" : "s") + " after its kernels finished, the first at " +
-           detail::format_index(first->index());
+    return detail::leftover_message(name_, count, &first->index());
   }
 
  private:
