@@ -80,9 +80,11 @@ std::optional<Mismatch> compare_arrays(const NdArray& expected, const NdArray& a
 
 std::string format_element(const NdArray& a, int64_t linear_index) {
   const uint8_t* p = &a.data.at(static_cast<size_t>(linear_index) * a.element_size());
-  // The runtime's rules (generated programs print with them): every npy element type is one of
-  // its dtypes, named as Type names it.
-  return t2s_rt::detail::format_value(t2s_rt::detail::dtype_info(a.type.name()), p);
+  // The runtime's rules (generated programs print with them): every valid scalar type is one of
+  // its dtypes, named as Type names it (a vector type prints its first lane, as it always has).
+  const t2s_rt::detail::DtypeInfo info = t2s_rt::detail::dtype_info(a.type.element_of().name());
+  if (!info.kind) throw NpyError("format_element: element type " + a.type.name() + " is invalid");
+  return t2s_rt::detail::format_value(info, p);
 }
 
 }  // namespace t2s
