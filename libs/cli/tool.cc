@@ -1,17 +1,12 @@
 #include "libs/cli/tool.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "libs/backends/runtime/file.h"
 #include "libs/ir/ir_json.h"
 #include "libs/ir/verify.h"
 
@@ -43,8 +38,6 @@ void render_one(const char* severity, const SourceLoc& loc, const std::string& m
   out << caret << "^\n";
 }
 
-std::string errno_text() { return std::strerror(errno); }
-
 }  // namespace
 
 void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::ostream& out) {
@@ -53,19 +46,16 @@ void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::o
 }
 
 std::string read_file_or_stdin(const std::string& path) {
-  std::ostringstream buffer;
   if (path == "-") {
+    std::ostringstream buffer;
     buffer << std::cin.rdbuf();
     return buffer.str();
   }
-  struct stat info;
-  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
-    throw IoError("cannot read '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot read '" + path + "': " + errno_text());
-  buffer << in.rdbuf();
-  if (in.bad()) throw IoError("cannot read '" + path + "': " + errno_text());
-  return buffer.str();
+  // The runtime's reading, which generated programs use for their --input files too.
+  std::string bytes;
+  std::string error = t2s_rt::detail::read_file(path, &bytes);
+  if (!error.empty()) throw IoError(error);
+  return bytes;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
@@ -75,30 +65,9 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     if (!std::cout) throw IoError("cannot write to standard output");
     return;
   }
-  std::string temp = path + ".tmp.XXXXXX";
-  int fd = mkstemp(temp.data());
-  if (fd < 0) throw IoError("cannot write '" + path + "': " + errno_text());
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      std::string reason = errno_text();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw IoError("cannot write '" + path + "': " + reason);
-    }
-    done += static_cast<size_t>(n);
-  }
-  // mkstemp creates 0600; outputs are ordinary files, readable as the umask allows.
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask);
-  if (::close(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::string reason = errno_text();
-    ::unlink(temp.c_str());
-    throw IoError("cannot write '" + path + "': " + reason);
-  }
+  // The runtime's atomic write, with which generated programs write their output too.
+  std::string error = t2s_rt::detail::write_file_atomically(path, text);
+  if (!error.empty()) throw IoError(error);
 }
 
 Tool::Tool(std::string name, std::string stage, std::string description)

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "libs/ir/expr_printer.h"
+#include "libs/backends/runtime/array.h"
 
 namespace t2s {
 
@@ -53,12 +53,7 @@ void check_consistent(const NdArray& a, const char* which) {
 }  // namespace
 
 std::string format_index(const std::vector<int64_t>& index) {
-  std::string s = "(";
-  for (size_t i = 0; i < index.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(index[i]);
-  }
-  return s + ")";
+  return t2s_rt::detail::format_index(index);
 }
 
 std::optional<Mismatch> compare_arrays(const NdArray& expected, const NdArray& actual) {
@@ -85,29 +80,11 @@ std::optional<Mismatch> compare_arrays(const NdArray& expected, const NdArray& a
 
 std::string format_element(const NdArray& a, int64_t linear_index) {
   const uint8_t* p = &a.data.at(static_cast<size_t>(linear_index) * a.element_size());
-  const Type t = a.type;
-  if (t.is_bool()) return *p ? "true" : "false";
-  if (t.is_float()) {
-    double v;
-    if (t.bits == 32) {
-      float f;
-      std::memcpy(&f, p, sizeof f);
-      v = f;
-    } else {
-      std::memcpy(&v, p, sizeof v);
-    }
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-    // The IR's literal spelling (shortest exact decimal), without float32's 'f' suffix.
-    std::string s = print_float_literal(v, t);
-    if (!s.empty() && s.back() == 'f') s.pop_back();
-    return s;
-  }
-  uint64_t bits = 0;
-  std::memcpy(&bits, p, a.element_size());  // little-endian: the low bytes
-  if (t.is_uint()) return std::to_string(bits);
-  int shift = 64 - t.bits;
-  return std::to_string(static_cast<int64_t>(bits << shift) >> shift);
+  // The runtime's rules (generated programs print with them): every valid scalar type is one of
+  // its dtypes, named as Type names it (a vector type prints its first lane, as it always has).
+  const t2s_rt::detail::DtypeInfo info = t2s_rt::detail::dtype_info(a.type.element_of().name());
+  if (!info.kind) throw NpyError("format_element: element type " + a.type.name() + " is invalid");
+  return t2s_rt::detail::format_value(info, p);
 }
 
 }  // namespace t2s

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "libs/backends/runtime/fill.h"
 #include "libs/exec/npy.h"
 #include "libs/ir/type.h"
 
@@ -39,8 +40,9 @@ enum class FillKind { kSequential, kRandom };
 NdArray fill_array(Type type, const std::vector<int64_t>& shape, FillKind kind, uint64_t seed,
                    const std::string& input_name);
 
-// The pieces of kRandom, for tests and for anyone reproducing the data elsewhere.
-uint64_t fnv1a64(const std::string& bytes);
-uint64_t splitmix64_next(uint64_t& state);
+// The pieces of kRandom, for tests and for anyone reproducing the data elsewhere (the runtime's,
+// libs/backends/runtime/fill.h, which generates the same data in generated programs).
+using t2s_rt::fnv1a64;
+using t2s_rt::splitmix64_next;
 
 }  // namespace t2s

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <set>
 
+#include "libs/exec/channels.h"
 #include "libs/exec/compare.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -341,51 +342,9 @@ struct InputView {
   const uint8_t* data = nullptr;
 };
 
-// One FIFO of a channel: a ring buffer that grows (doubling) up to the channel's capacity, so
-// that large arrays of deep channels cost memory only for what they hold.
-struct Fifo {
-  std::vector<Value> ring;
-  size_t head = 0, count = 0;
-  int waiting_reader = -1, waiting_writer = -1;  // the blocked kernel (member index), if any
-
-  void push(Value v) {
-    if (count == ring.size()) {
-      std::vector<Value> bigger(std::max<size_t>(4, ring.size() * 2));
-      for (size_t i = 0; i < count; ++i) bigger[i] = ring[(head + i) % ring.size()];
-      ring.swap(bigger);
-      head = 0;
-    }
-    ring[(head + count) % ring.size()] = v;
-    ++count;
-  }
-  Value pop() {
-    Value v = ring[head];
-    head = (head + 1) % ring.size();
-    --count;
-    return v;
-  }
-};
-
-struct ChannelState {
-  const Channel* channel = nullptr;
-  size_t capacity = 1;      // max(depth, 1) values per FIFO
-  std::vector<Fifo> fifos;  // Fortran order over `channel->dims`
-
-  std::vector<int64_t> index_of(int64_t fifo) const {
-    std::vector<int64_t> index;
-    for (int64_t d : channel->dims) {
-      index.push_back(fifo % d);
-      fifo /= d;
-    }
-    return index;
-  }
-  // "channel 'ch'", or "channel 'ch' at (1, 0)" for one FIFO of an array of channels.
-  std::string describe(int64_t fifo) const {
-    std::string s = "channel '" + channel->name + "'";
-    if (channel->dims.empty()) return s;
-    return s + " at " + format_index(index_of(fifo));
-  }
-};
+// Channels between kernels, and FIFO registers: libs/exec/channels.h.
+using Fifo = channels::Fifo<Value>;
+using ChannelState = channels::ChannelState<Value>;
 
 // The index of PE `pe` (linear, Fortran order) of a PE array of shape `shape`.
 std::vector<int64_t> pe_index(const std::vector<int64_t>& shape, int64_t pe) {
@@ -484,96 +443,9 @@ struct RegisterState {
   }
 };
 
-// Thrown to unwind a kernel thread that another thread has stopped (its error or a deadlock);
-// not an error of its own.
-struct Stopped {};
-
-// The kernels of one concurrent run (a single kernel for a host kernel), and everything their
-// threads share. All fields but `stop` are guarded by `mutex`.
-struct Group {
-  struct Member {
-    std::string name;
-    bool blocked = false;
-    bool wants_write = false;
-    const ChannelState* channel = nullptr;
-    int64_t fifo = 0;
-    const SourceLoc* loc = &kNoLoc;
-    std::condition_variable cv;
-    std::exception_ptr error;
-  };
-
-  std::mutex mutex;
-  std::deque<Member> members;  // kernel list order; deque: Members do not move
-  int active = 0;              // members not finished
-  int blocked = 0;             // members blocked on a channel
-  std::atomic<bool> stop{false};
-  std::unique_ptr<Diagnostic> deadlock;
-
-  void stop_all() {
-    stop = true;
-    for (Member& m : members) m.cv.notify_all();
-  }
-
-  // Called with `mutex` held when every unfinished member is blocked.
-  void declare_deadlock() {
-    std::string message = "deadlock: every unfinished kernel is blocked: ";
-    const SourceLoc* loc = nullptr;
-    bool first = true;
-    for (const Member& m : members) {
-      if (!m.blocked) continue;
-      if (!first) message += "; ";
-      first = false;
-      if (!loc) loc = m.loc;
-      message += "kernel '" + m.name + "' waits to " +
-                 (m.wants_write ? "write to " : "read from ") + m.channel->describe(m.fifo) +
-                 (m.wants_write ? " (full)" : " (empty)");
-    }
-    deadlock = std::make_unique<Diagnostic>(loc ? *loc : kNoLoc, message, "run-deadlock");
-    stop_all();
-  }
-
-  // Called with `mutex` held by the kernel that made `member`'s wait satisfiable.
-  void wake(int member) {
-    Member& m = members[member];
-    m.blocked = false;
-    --blocked;
-    m.cv.notify_one();
-  }
-
-  // Blocks `member` on `fifo` until another kernel wakes it. Deadlock is detected here and when
-  // a member finishes: counting blocked members under the one mutex makes it exact (a woken
-  // member counts as running from the moment it is woken, not when it is scheduled).
-  void wait(std::unique_lock<std::mutex>& lock, int member, ChannelState& channel,
-            int64_t fifo_index, bool write, const SourceLoc* loc) {
-    if (stop) throw Stopped{};
-    Member& m = members[member];
-    m.blocked = true;
-    m.wants_write = write;
-    m.channel = &channel;
-    m.fifo = fifo_index;
-    m.loc = loc;
-    Fifo& f = channel.fifos[fifo_index];
-    (write ? f.waiting_writer : f.waiting_reader) = member;
-    ++blocked;
-    if (blocked == active) {
-      declare_deadlock();
-      throw Stopped{};
-    }
-    m.cv.wait(lock, [&] { return !m.blocked || stop; });
-    if (stop) throw Stopped{};
-  }
-
-  void finish(int member, std::exception_ptr error) {
-    std::lock_guard<std::mutex> lock(mutex);
-    --active;
-    if (error) {
-      members[member].error = error;
-      if (!stop) stop_all();
-    } else if (!stop && active > 0 && blocked == active) {
-      declare_deadlock();
-    }
-  }
-};
+// The scheduler of a concurrent run, detecting deadlock: libs/exec/channels.h.
+using channels::Stopped;
+using Group = channels::Group<Value>;
 
 // A kernel compiled for execution.
 struct CompiledKernel {
@@ -1914,22 +1786,7 @@ void run_group(RunState& run, const Program& program, const std::vector<Compiled
     used.insert(compiled[k].channels_read.begin(), compiled[k].channels_read.end());
     used.insert(compiled[k].channels_written.begin(), compiled[k].channels_written.end());
   }
-  for (int c : used) {  // program.channels order
-    const ChannelState& state = run.channels[c];
-    int64_t count = 0, first_fifo = -1;
-    for (size_t f = 0; f < state.fifos.size(); ++f) {
-      if (state.fifos[f].count == 0) continue;
-      if (first_fifo < 0) first_fifo = static_cast<int64_t>(f);
-      count += static_cast<int64_t>(state.fifos[f].count);
-    }
-    if (count == 0) continue;
-    std::string message = "channel '" + state.channel->name + "' still holds " +
-                          std::to_string(count) + " unread value" + (count == 1 ? "" : "s") +
-                          " after its kernels finished";
-    if (!state.channel->dims.empty())
-      message += ", the first at " + format_index(state.index_of(first_fifo));
-    throw Diagnostic(state.channel->loc, message, "run-channel-leftover");
-  }
+  channels::check_drained(run.channels, used);  // program.channels order
 }
 
 // Registers must be well formed: a unique name, a kernel of the program, a scalar type, a PE

@@ -1,5 +1,6 @@
 // NumPy .npy files: reading (format versions 1.0, 2.0, 3.0) and writing (version 1.0), to hold
-// the inputs and outputs of a program's run as dense N-d arrays.
+// the inputs and outputs of a program's run as dense N-d arrays. The rules are the runtime's
+// (libs/backends/runtime/npy.h), which generated programs embed: both read and write alike.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "libs/backends/runtime/array.h"
 #include "libs/ir/type.h"
 
 namespace t2s {
@@ -36,8 +38,8 @@ bool is_npy_element_type(Type type);
 
 // The largest array read, written or filled: 2^40 bytes of data, and 64 dimensions (numpy 2's
 // limit).
-constexpr int64_t kMaxNpyDataBytes = int64_t{1} << 40;
-constexpr size_t kMaxNpyDimensions = 64;
+constexpr int64_t kMaxNpyDataBytes = t2s_rt::detail::kMaxDataBytes;
+constexpr size_t kMaxNpyDimensions = t2s_rt::detail::kMaxDimensions;
 
 // Checks `shape` (no negative extent, at most kMaxNpyDimensions dimensions, at most
 // kMaxNpyDataBytes of data) and returns its data size in bytes. Messages start with
@@ -54,33 +56,7 @@ std::string write_npy(const NdArray& a);
 
 // Calls visit(row_major_position, fortran_position) for every element of an array of `shape`,
 // in row-major order (last index fastest): the order of T2S's test utilities and of C-order
-// .npy data, while NdArray keeps Fortran order.
-template <typename Visit>
-void for_each_element_row_major(const std::vector<int64_t>& shape, Visit visit) {
-  int64_t count = 1;
-  for (int64_t extent : shape) count *= extent;
-  if (count == 0) return;
-  const size_t rank = shape.size();
-  std::vector<int64_t> fortran_stride(rank);
-  int64_t stride = 1;
-  for (size_t d = 0; d < rank; ++d) {
-    fortran_stride[d] = stride;
-    stride *= shape[d];
-  }
-  std::vector<int64_t> index(rank, 0);
-  int64_t fortran_position = 0;
-  for (int64_t row_major_position = 0; row_major_position < count; ++row_major_position) {
-    visit(row_major_position, fortran_position);
-    // Odometer step: bump the last index, carrying into earlier ones.
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < shape[d]) {
-        fortran_position += fortran_stride[d];
-        break;
-      }
-      fortran_position -= (shape[d] - 1) * fortran_stride[d];
-      index[d] = 0;
-    }
-  }
-}
+// .npy data, while NdArray keeps Fortran order. The runtime's, which generated programs embed.
+using t2s_rt::detail::for_each_element_row_major;
 
 }  // namespace t2s

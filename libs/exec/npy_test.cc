@@ -7,6 +7,7 @@
 #include <set>
 
 #include "libs/exec/fill.h"
+#include "libs/exec/npy_testing.h"
 
 namespace t2s {
 namespace {
@@ -92,16 +93,6 @@ std::vector<T> elements(const NdArray& a) {
   std::vector<T> values(a.data.size() / sizeof(T));
   std::memcpy(values.data(), a.data.data(), a.data.size());
   return values;
-}
-
-// A .npy file around a hand-written header, without numpy's padding (readers must not need it).
-std::string npy_with_header(const std::string& header, const std::string& data, int major = 1) {
-  std::string out("\x93NUMPY", 6);
-  out += static_cast<char>(major);
-  out += '\0';
-  size_t length_bytes = major == 1 ? 2 : 4;
-  for (size_t i = 0; i < length_bytes; ++i) out += static_cast<char>(header.size() >> (8 * i));
-  return out + header + data;
 }
 
 std::string read_error(const std::string& bytes) {

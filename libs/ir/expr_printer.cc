@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "libs/backends/runtime/array.h"
+
 namespace t2s {
 
 namespace {
@@ -152,30 +154,9 @@ std::string print_float_literal(double value, Type t) {
     if (std::isnan(value)) return "(" + zero + " / " + zero + ")";
     return std::string(value < 0 ? "(-" : "(") + one + " / " + zero + ")";
   }
-  // The shortest decimal that reads back to the same value at the literal's precision.
-  char buffer[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (t.bits == 32) {
-      if (std::strtof(buffer, nullptr) == static_cast<float>(value)) break;
-    } else if (std::strtod(buffer, nullptr) == value) {
-      break;
-    }
-  }
-  std::string text = buffer;
-  // %g switches to an exponent as soon as the digits run out (560 is "5.6e+02"); plain
-  // notation reads better wherever it stays short, with the same digits.
-  size_t e = text.find('e');
-  if (e != std::string::npos) {
-    int exponent = std::atoi(text.c_str() + e + 1);
-    int digits = 0;
-    for (size_t i = 0; i < e; ++i) digits += std::isdigit(static_cast<unsigned char>(text[i])) != 0;
-    if (exponent >= -5 && exponent < 16) {
-      std::snprintf(buffer, sizeof(buffer), "%.*f", std::max(0, digits - 1 - exponent), value);
-      text = buffer;
-    }
-  }
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  // The shortest decimal that reads back to the same value at the literal's precision, spelled
+  // as the runtime of generated programs prints elements (one rule for both).
+  std::string text = t2s_rt::detail::format_float(value, t.bits == 32);
   if (t.bits == 32) text += "f";
   return text;
 }

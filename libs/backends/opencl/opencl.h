@@ -62,9 +62,10 @@
 // when needed: a buffer is written to the device before a run that uses it when the host copy is
 // newer, and read back after each run that writes it. Finally the output buffer is written with
 // t2s_rt::write_output. Every OpenCL call is checked: a failure prints `clCreateProgramWithBinary
-// failed: CL_INVALID_BINARY (-42)` (through t2s_rt::fail) and exits 1. A program with no device
-// kernel never touches OpenCL (the .aocx argument is still required, so that every host program has
-// the same interface).
+// failed: CL_INVALID_BINARY (-42)` (through t2s_rt::fail) and exits 1. That fixed support code
+// (error names, checked calls, the run's OpenCL objects, the views) is host_support.h, pasted in.
+// A program with no device kernel never touches OpenCL (the .aocx argument is still required, so
+// that every host program has the same interface).
 //
 // Errors (t2s::Diagnostic, rule in brackets):
 //   [emit-stage]   a program of the parsed stage (no kernels yet)

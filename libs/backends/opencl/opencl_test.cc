@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "libs/backends/opencl/host_support_source.h"
 #include "libs/ir/ir_json.h"
 #include "libs/testing/golden.h"
 
@@ -465,7 +466,8 @@ TEST(OpenclDevice, Deterministic) {
 TEST(OpenclHost, RunsKernelsInExecutionModelOrder) {
   const std::string cpp = emit_opencl_host(load(kChannels));
   EXPECT_CONTAINS(cpp, "#define CL_TARGET_OPENCL_VERSION 120\n#include <CL/cl.h>\n");
-  EXPECT_CONTAINS(cpp, "namespace t2s_rt {");  // the runtime, pasted in
+  EXPECT_CONTAINS(cpp, "namespace t2s_rt {");              // the runtime, pasted in
+  EXPECT_CONTAINS(cpp, t2s_opencl_host_support_source());  // and host_support.h
   EXPECT_CONTAINS(cpp, "t2s_rt::parse_options(argc, argv, ");
   EXPECT_CONTAINS(cpp, "{\"KERNEL.aocx\"});");
   EXPECT_CONTAINS(cpp, "if (platform_name(p).find(\"Intel(R) FPGA\") != std::string::npos) {");

@@ -1,10 +1,12 @@
-// The text of t2s_runtime.h, for backends that paste the runtime into the programs they
-// generate so that each program is one self-contained file (the cpp emulation, the OpenCL host).
+// The text of the runtime (t2s_runtime.h and its parts), for backends that paste it into the
+// programs they generate so that each program is one self-contained file (the cpp emulation,
+// the OpenCL host).
 #pragma once
 
 #include <string>
 
-// The whole of libs/backends/runtime/t2s_runtime.h, byte for byte (a genrule embeds it).
+// t2s_runtime.h's comment, then its parts in dependency order, without their includes of each
+// other and with each system header included once (a genrule runs embed.sh).
 const char* t2s_runtime_source();
 
 // The runtime as generated programs contain it: the text between two marker lines,

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "libs/backends/runtime/runtime_source.h"
@@ -16,6 +17,7 @@
 #include "libs/exec/compare.h"
 #include "libs/exec/fill.h"
 #include "libs/exec/npy.h"
+#include "libs/exec/npy_testing.h"
 
 namespace {
 
@@ -113,15 +115,7 @@ TEST(Npy, WrittenBytesEqualTheToolchainsForEveryDtype) {
   }
 }
 
-// A .npy file around a hand-written header (as npy_test.cc builds them).
-std::string npy_with_header(const std::string& header, const std::string& data, int major = 1) {
-  std::string out("\x93NUMPY", 6);
-  out += static_cast<char>(major);
-  out += '\0';
-  size_t length_bytes = major == 1 ? 2 : 4;
-  for (size_t i = 0; i < length_bytes; ++i) out += static_cast<char>(header.size() >> (8 * i));
-  return out + header + data;
-}
+using t2s::npy_with_header;
 
 TEST(Npy, ReadsAsTheToolchainReads) {
   const std::string six_int32("\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0\5\0\0\0\6\0\0\0", 24);
@@ -615,10 +609,32 @@ TEST(FifoRegister, OverflowUnderflowAndLeftovers) {
 
 // --- Embedding ---------------------------------------------------------------------------------
 
-TEST(RuntimeSource, IsTheHeaderByteForByte) {
-  const std::string header = file_bytes("libs/backends/runtime/t2s_runtime.h");
-  ASSERT_GT(header.size(), 1000u);
-  EXPECT_EQ(std::string(t2s_runtime_source()), header);
+TEST(RuntimeSource, IsThePartsConcatenatedWithoutTheirOwnIncludes) {
+  const std::string text = t2s_runtime_source();
+  ASSERT_GT(text.size(), 1000u);
+  // One self-contained piece of code: no include of the runtime's own headers, no
+  // `#pragma once` (a warning in a main file), every system header included once.
+  EXPECT_EQ(text.find("#include \""), std::string::npos);
+  EXPECT_EQ(text.find("#pragma once"), std::string::npos);
+  std::istringstream lines(text);
+  std::set<std::string> includes;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("#include <", 0) != 0) continue;
+    EXPECT_TRUE(includes.insert(line).second) << line;
+  }
+  const std::string umbrella = file_bytes("libs/backends/runtime/t2s_runtime.h");
+  EXPECT_EQ(text.rfind(umbrella.substr(0, umbrella.find("#pragma once")), 0), 0u);
+  // Every part's code, whole and in order.
+  size_t at = 0;
+  for (const char* part : {"common.h", "array.h", "npy.h", "file.h", "fill.h", "options.h",
+                           "channels.h", "storage.h"}) {
+    const std::string bytes = file_bytes(std::string("libs/backends/runtime/") + part);
+    const std::string code = bytes.substr(bytes.find("\nnamespace t2s_rt {\n"));
+    ASSERT_GT(code.size(), 100u) << part;
+    size_t found = text.find(code, at);
+    ASSERT_NE(found, std::string::npos) << part;
+    at = found + code.size();
+  }
 }
 
 }  // namespace

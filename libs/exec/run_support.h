@@ -1,0 +1,34 @@
+// What t2s-run does around the interpreter: its --input files, its printed output and its
+// --check, with the rules the runtime of generated programs (libs/backends/runtime) has too.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "libs/exec/npy.h"
+#include "libs/ir/program.h"
+
+namespace t2s {
+
+// The arrays of --input values NAME=FILE.npy, each file's bytes given by `read_file(path)`. A
+// malformed value, a name given twice or a file that is not a good .npy is the user's error:
+// `error(message)`, which must throw (t2s-run's IoError).
+std::map<std::string, NdArray> read_input_arrays(
+    const std::vector<std::string>& specs,
+    const std::function<std::string(const std::string&)>& read_file,
+    const std::function<void(const std::string&)>& error);
+
+// Prints every element as `NAME(x0, x1, ...) = VALUE`, last index fastest (as T2S tests loop
+// over results), byte for byte as generated programs print their output.
+void print_array(const std::string& name, const NdArray& a, std::ostream& out);
+
+// Checks `result`, the output of `program`, against `expected`, its merged stage's output, bit
+// for bit: throws a Diagnostic [check] at the program's output on a difference, or returns the
+// note saying that the check passed.
+std::string check_against_reference(const Program& program, const NdArray& expected,
+                                    const NdArray& result);
+
+}  // namespace t2s
