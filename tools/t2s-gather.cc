@@ -2,7 +2,7 @@
 // built yet: programs without `gather` directives pass through; `gather` is refused.
 #include "libs/cli/tool.h"
 #include "libs/ir/ir_json.h"
-#include "libs/passes/gather/gather.h"
+#include "libs/passes/lower/lower.h"
 
 int main(int argc, char** argv) {
   t2s::Tool tool("t2s-gather", "gather",
@@ -13,6 +13,6 @@ int main(int argc, char** argv) {
   return tool.run(argc, argv, [&] {
     t2s::Program in = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return s == t2s::Stage::kVectorized; }, "vectorized");
-    tool.write_output(t2s::write_program(t2s::gather_pass(in)));
+    tool.write_output(t2s::write_program(t2s::lower_to(in, t2s::Stage::kGathered)));
   });
 }

@@ -2,7 +2,7 @@
 // isolation into device kernels connected by channels (libs/passes/merge).
 #include "libs/cli/tool.h"
 #include "libs/ir/ir_json.h"
-#include "libs/passes/merge/merge.h"
+#include "libs/passes/lower/lower.h"
 
 int main(int argc, char** argv) {
   t2s::Tool tool("t2s-merge", "merge",
@@ -12,6 +12,6 @@ int main(int argc, char** argv) {
   return tool.run(argc, argv, [&] {
     t2s::Program parsed = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return s == t2s::Stage::kParsed; }, "parsed");
-    tool.write_output(t2s::write_program(t2s::merge_pass(parsed)));
+    tool.write_output(t2s::write_program(t2s::lower_to(parsed, t2s::Stage::kMerged)));
   });
 }

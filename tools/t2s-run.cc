@@ -5,6 +5,7 @@
 #include "libs/cli/tool.h"
 #include "libs/exec/interpreter.h"
 #include "libs/exec/run_support.h"
+#include "libs/passes/lower/lower.h"
 #include "libs/passes/merge/merge.h"
 
 int main(int argc, char** argv) {
@@ -40,14 +41,14 @@ int main(int argc, char** argv) {
       ->default_str("2000000000");
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
-    if (program.stage == t2s::Stage::kParsed) program = t2s::merge_pass(program);
+    if (program.stage == t2s::Stage::kParsed) program = t2s::lower_to(program, t2s::Stage::kMerged);
     auto given = t2s::read_input_arrays(input_specs, t2s::read_file_or_stdin,
                                         [](const std::string& m) { throw t2s::IoError(m); });
     auto kind = fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential;
     auto inputs = t2s::complete_inputs(program, given, kind, seed);
     t2s::NdArray result = t2s::run_program(program, inputs, options);
     if (check) {
-      t2s::Program reference = t2s::merge_pass(t2s::as_parsed(program));
+      t2s::Program reference = t2s::lower_to(t2s::as_parsed(program), t2s::Stage::kMerged);
       t2s::NdArray expected = t2s::run_program(reference, inputs, options);
       std::cerr << "t2s-run: " << t2s::check_against_reference(program, expected, result) << "\n";
     }

@@ -2,7 +2,7 @@
 // built yet: programs without `vectorize` directives pass through; `vectorize` is refused.
 #include "libs/cli/tool.h"
 #include "libs/ir/ir_json.h"
-#include "libs/passes/vec/vec.h"
+#include "libs/passes/lower/lower.h"
 
 int main(int argc, char** argv) {
   t2s::Tool tool("t2s-vec", "vec",
@@ -13,6 +13,6 @@ int main(int argc, char** argv) {
   return tool.run(argc, argv, [&] {
     t2s::Program in =
         tool.read_input_program_or_spec([](t2s::Stage s) { return s == t2s::Stage::kStt; }, "stt");
-    tool.write_output(t2s::write_program(t2s::vec_pass(in)));
+    tool.write_output(t2s::write_program(t2s::lower_to(in, t2s::Stage::kVectorized)));
   });
 }

@@ -6,6 +6,17 @@
 namespace t2s {
 
 namespace {
+
+// Halide's Node::make checks: a node is never built with a missing operand or name, or a
+// literal of the wrong kind of type (a bug in the code building it: InternalError).
+void require(bool ok, const char* what) {
+  if (!ok) throw InternalError(std::string("building an expression: ") + what);
+}
+
+void require_operands(const std::vector<Expr>& operands, const char* what) {
+  for (const Expr& o : operands) require(o != nullptr, what);
+}
+
 std::shared_ptr<ExprNode> node(ExprKind kind, Type type, SourceLoc loc) {
   auto n = std::make_shared<ExprNode>();
   n->kind = kind;
@@ -16,12 +27,14 @@ std::shared_ptr<ExprNode> node(ExprKind kind, Type type, SourceLoc loc) {
 }  // namespace
 
 Expr make_int(Type type, int64_t value, SourceLoc loc) {
+  require(!type.is_float(), "an integer literal of a float type");
   auto n = node(ExprKind::kIntImm, type, std::move(loc));
   n->int_value = value;
   return n;
 }
 
 Expr make_float(Type type, double value, SourceLoc loc) {
+  require(type.is_float(), "a float literal of a type that is not float");
   auto n = node(ExprKind::kFloatImm, type, std::move(loc));
   n->float_value = value;
   return n;
@@ -30,12 +43,14 @@ Expr make_float(Type type, double value, SourceLoc loc) {
 Expr make_bool(bool value, SourceLoc loc) { return make_int(Type::Bool(), value ? 1 : 0, loc); }
 
 Expr make_var(const std::string& name, SourceLoc loc) {
+  require(!name.empty(), "a variable without a name");
   auto n = node(ExprKind::kVar, Type::Int(32), std::move(loc));
   n->name = name;
   return n;
 }
 
 Expr make_var(const std::string& name, Type type, SourceLoc loc) {
+  require(!name.empty(), "a variable without a name");
   auto n = node(ExprKind::kVar, type, std::move(loc));
   n->name = name;
   return n;
@@ -43,6 +58,8 @@ Expr make_var(const std::string& name, Type type, SourceLoc loc) {
 
 Expr make_call(const std::string& name, CallKind kind, Type type, std::vector<Expr> args,
                SourceLoc loc) {
+  require(!name.empty(), "a call without a name");
+  require_operands(args, "a call with a missing argument");
   auto n = node(ExprKind::kCall, type, std::move(loc));
   n->name = name;
   n->call_kind = kind;
@@ -51,6 +68,7 @@ Expr make_call(const std::string& name, CallKind kind, Type type, std::vector<Ex
 }
 
 Expr make_binary(BinaryOp op, Expr a, Expr b, Type type, SourceLoc loc) {
+  require(a && b, "a binary operator with a missing operand");
   auto n = node(ExprKind::kBinary, type, std::move(loc));
   n->binary_op = op;
   n->operands = {std::move(a), std::move(b)};
@@ -58,6 +76,7 @@ Expr make_binary(BinaryOp op, Expr a, Expr b, Type type, SourceLoc loc) {
 }
 
 Expr make_unary(UnaryOp op, Expr a, Type type, SourceLoc loc) {
+  require(a != nullptr, "a unary operator without an operand");
   auto n = node(ExprKind::kUnary, type, std::move(loc));
   n->unary_op = op;
   n->operands = {std::move(a)};
@@ -65,6 +84,7 @@ Expr make_unary(UnaryOp op, Expr a, Type type, SourceLoc loc) {
 }
 
 Expr make_select(Expr cond, Expr t, Expr f, Type type, SourceLoc loc) {
+  require(cond && t, "a select without a condition or a true value");
   auto n = node(ExprKind::kSelect, type, std::move(loc));
   n->operands = {std::move(cond), std::move(t)};
   if (f) n->operands.push_back(std::move(f));
@@ -72,6 +92,7 @@ Expr make_select(Expr cond, Expr t, Expr f, Type type, SourceLoc loc) {
 }
 
 Expr make_cast(Type type, Expr value, SourceLoc loc) {
+  require(value != nullptr, "a cast without a value");
   auto n = node(ExprKind::kCast, type, std::move(loc));
   n->operands = {std::move(value)};
   return n;

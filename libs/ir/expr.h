@@ -57,7 +57,10 @@ struct ExprNode {
   SourceLoc loc;  // where the user wrote it (not part of the IR text)
 };
 
-// Constructors. They do not check or coerce types: they record what they are given.
+// Constructors. They check their operands (none missing, no empty name, an integer literal of
+// a non-float type and a float literal of a float type; InternalError otherwise) but do not
+// coerce types: they record what they are given, and typing (libs/ir/typing) or the verifier
+// (libs/ir/verify) judges the types.
 Expr make_int(Type type, int64_t value, SourceLoc loc = {});
 Expr make_float(Type type, double value, SourceLoc loc = {});
 Expr make_bool(bool value, SourceLoc loc = {});

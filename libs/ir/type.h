@@ -6,6 +6,12 @@
 
 namespace t2s {
 
+// Room for seed 002's vector and tensor types: a vectorized value is a base type with lanes per
+// vectorized dimension (float32x16 for one, float32x4x8 for two). Today only one level exists
+// (`lanes`); a tensor type will hold the lanes of each dimension, innermost first, where `lanes`
+// is now, and everything that compares types (==), prints them (name(), spec_name()) or refuses
+// vectors (the backends' lanes != 1 checks, the verifier's type rules) goes through this struct,
+// so that is the one place the change lands.
 struct Type {
   enum Code { kInt, kUInt, kFloat, kUnknown };
   Code code = kUnknown;

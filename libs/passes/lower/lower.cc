@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "libs/ir/verify.h"
 #include "libs/passes/gather/gather.h"
 #include "libs/passes/merge/merge.h"
 #include "libs/passes/stt/stt.h"
@@ -13,15 +14,27 @@ namespace {
 // The pass that takes a program from `from` to the next stage.
 struct PassRow {
   Stage from;
+  const char* name;  // the tool's stage name, as internal errors name it
   Program (*pass)(const Program&);
 };
 
 const PassRow kPasses[] = {
-    {Stage::kParsed, merge_pass},
-    {Stage::kMerged, stt_pass},
-    {Stage::kStt, vec_pass},
-    {Stage::kVectorized, gather_pass},
+    {Stage::kParsed, "merge", merge_pass},
+    {Stage::kMerged, "stt", stt_pass},
+    {Stage::kStt, "vec", vec_pass},
+    {Stage::kVectorized, "gather", gather_pass},
 };
+
+// A pass that produces ill-formed IR has a bug: the verifier's finding is an internal error
+// (exit 3), not the user's.
+void verify_pass_output(const Program& out, const char* pass) {
+  try {
+    verify_program(out, std::string("the output of the ") + pass + " pass");
+  } catch (const Diagnostic& d) {
+    throw InternalError(std::string("the ") + pass +
+                        " pass produced ill-formed IR: " + d.message() + " [" + d.rule() + "]");
+  }
+}
 
 }  // namespace
 
@@ -34,7 +47,9 @@ Program lower_to(Program program, Stage target) {
   }
   for (const PassRow& row : kPasses) {
     if (program.stage == target) break;
-    if (program.stage == row.from) program = row.pass(program);
+    if (program.stage != row.from) continue;
+    program = row.pass(program);
+    verify_pass_output(program, row.name);
   }
   return program;
 }

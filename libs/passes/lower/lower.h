@@ -7,7 +7,8 @@
 
 namespace t2s {
 
-// Runs every pass from the program's stage up to `target` (none when it is already there).
+// Runs every pass from the program's stage up to `target` (none when it is already there), and
+// the IR verifier on each pass's output (InternalError when a pass produced ill-formed IR).
 // Throws Diagnostic when a pass refuses the program, and Diagnostic (rule "stage") when the
 // program is already past `target`: no pass goes back.
 Program lower_to(Program program, Stage target);
