@@ -68,7 +68,7 @@ void KernelTransformer::reverse_mapping(const std::vector<std::string>& src,
       fail("the reverse mapping recovers '" + var + "' twice", "stt-reverse");
     Expr e;
     try {
-      e = typed(pair.items[1].text);
+      e = directive_expr(pair.items[1].text);
     } catch (const Diagnostic& diag) {
       fail("the reverse expression for '" + var + "': " + diag.message(), "stt-reverse");
     }
@@ -84,8 +84,7 @@ void KernelTransformer::reverse_mapping(const std::vector<std::string>& src,
     wrong.where(poly::Aff::dim(r) == *inverse);
     mismatch.push_back(poly::Aff::dim(r) != poly_of(loops_[position(var)].aff));
     // A destination loop with a source loop's name holds that value already.
-    if (std::find(dst.begin(), dst.end(), var) == dst.end())
-      step->recover.emplace_back(var, print_expr(e));
+    if (std::find(dst.begin(), dst.end(), var) == dst.end()) step->recover.emplace_back(var, e);
   }
   for (const std::string& v : src)
     if (!recovered.count(v) && std::find(dst.begin(), dst.end(), v) == dst.end())

@@ -2,6 +2,7 @@
 // variables, the guard, and the UREs' reads and writes through registers.
 #include <algorithm>
 
+#include "libs/ir/typing.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/stt/stt_internal.h"
 
@@ -26,40 +27,57 @@ class KernelTransformer::ReadRewriter : public ExprMutator {
     if (s.none) return t_.typed_zero(u.type);
     if (s.reg.kind == Register::kFifo) return make_var(s.value_name, u.type, e->loc);
     const int64_t slot = t_.delta(*d, t_.current_stmt_, u.stmt) / (s.reg.period * t_.quantum_);
-    std::string args = t_.pe_args(*d);
-    args += std::string(args.empty() ? "" : ", ") + std::to_string(slot);
-    return t_.typed(s.reg.name + "(" + args + ")");
+    std::vector<Expr> args = t_.pe_args(*d);
+    args.push_back(int_lit(slot));
+    return make_call(s.reg.name, CallKind::kRegister, s.reg.type, args);
   }
 
  private:
   KernelTransformer& t_;
 };
 
-// PE index of the PE at `distance` back from this one, as text (0-based).
-std::string KernelTransformer::pe_index(size_t i, const std::vector<int64_t>& distance) const {
+// PE index of the PE at `distance` back from this one (0-based).
+Expr KernelTransformer::pe_index(size_t i, const std::vector<int64_t>& distance) const {
   const Loop& l = loops_[i];
   const int64_t off = l.min + l.aff.dot(distance);
-  if (off == 0) return l.name;
-  return l.name + (off > 0 ? " - " + std::to_string(off) : " + " + std::to_string(-off));
+  if (off == 0) return loop_var(l.name);
+  return off > 0 ? binop(BinaryOp::kSub, loop_var(l.name), int_lit(off))
+                 : binop(BinaryOp::kAdd, loop_var(l.name), int_lit(-off));
 }
 
-std::string KernelTransformer::pe_args(const std::vector<int64_t>& distance) const {
-  std::string s;
-  for (size_t i = 0; i < space_; ++i) s += (i ? ", " : "") + pe_index(i, distance);
-  return s;
+std::vector<Expr> KernelTransformer::pe_args(const std::vector<int64_t>& distance) const {
+  std::vector<Expr> args;
+  for (size_t i = 0; i < space_; ++i) args.push_back(pe_index(i, distance));
+  return args;
 }
 
-// x - d in the domain (sign = -1) or x + d in the domain (sign = +1), for x in the domain.
-std::string KernelTransformer::shifted_in_domain(const std::vector<int64_t>& d, int sign) const {
-  std::string c;
+// x - d in the domain (sign = -1) or x + d in the domain (sign = +1), for x in the domain; null
+// when that always holds.
+Expr KernelTransformer::shifted_in_domain(const std::vector<int64_t>& d, int sign) const {
+  std::vector<Expr> conds;
   for (size_t v = 0; v < names_.size(); ++v) {
     const int64_t off = sign * d[v];
     if (off == 0) continue;
-    std::string one = off < 0 ? std::to_string(mins_[v] - off) + " <= " + names_[v]
-                              : names_[v] + " < " + std::to_string(mins_[v] + extents_[v] - off);
-    c += (c.empty() ? "" : " && ") + one;
+    conds.push_back(
+        off < 0 ? binop(BinaryOp::kLE, int_lit(mins_[v] - off), loop_var(names_[v]))
+                : binop(BinaryOp::kLT, loop_var(names_[v]), int_lit(mins_[v] + extents_[v] - off)));
   }
-  return c;
+  return all_of(conds);
+}
+
+// The flattened time T over the serial loops, innermost fastest: 28 * t1 + t2, or
+// 5 * (t1 - 1) + t2 for loops that do not start at 0.
+Expr KernelTransformer::time_expr() const {
+  std::vector<Expr> terms;
+  int64_t stride = 1;
+  for (size_t i = space_; i < loops_.size(); ++i) {
+    Expr t = loops_[i].min == 0
+                 ? loop_var(loops_[i].name)
+                 : binop(BinaryOp::kSub, loop_var(loops_[i].name), int_lit(loops_[i].min));
+    terms.push_back(stride == 1 ? t : binop(BinaryOp::kMul, int_lit(stride), t));
+    stride *= loops_[i].extent;
+  }
+  return terms.empty() ? int_lit(0) : sum_of(terms);
 }
 
 Expr KernelTransformer::typed_zero(Type t) {
@@ -83,9 +101,9 @@ StmtPtr KernelTransformer::let(const std::string& name, const Expr& value, StmtL
   return make_let(name, value, std::move(body));
 }
 
-StmtPtr KernelTransformer::maybe_if(const std::string& cond, StmtList then_body) {
-  if (cond.empty()) return then_body.size() == 1 ? then_body[0] : nullptr;
-  return make_if(typed(cond), std::move(then_body), {});
+StmtPtr KernelTransformer::maybe_if(const Expr& cond, StmtList then_body) {
+  if (!cond) return then_body.size() == 1 ? then_body[0] : nullptr;
+  return make_if(cond, std::move(then_body), {});
 }
 
 StmtPtr KernelTransformer::shift_stmt(const Storage& s) {
@@ -96,7 +114,7 @@ StmtPtr KernelTransformer::shift_stmt(const Storage& s) {
 std::vector<Expr> KernelTransformer::own_pe() {
   std::vector<Expr> index;
   const std::vector<int64_t> here(names_.size(), 0);
-  for (size_t i = 0; i < space_; ++i) index.push_back(typed(pe_index(i, here)));
+  for (size_t i = 0; i < space_; ++i) index.push_back(pe_index(i, here));
   return index;
 }
 
@@ -137,9 +155,17 @@ StmtList KernelTransformer::build(size_t i) {
   for (auto it = storage_.rbegin(); it != storage_.rend(); ++it) {
     const Storage& s = *it;
     if (s.none || s.reg.kind != Register::kFifo || s.first_reader != i) continue;
-    const std::string cond = shifted_in_domain(s.distance, -1);
-    const std::string pop = "pop(" + s.reg.name + (space_ ? ", " + pe_args(s.distance) : "") + ")";
-    Expr value = cond.empty() ? typed(pop) : typed("select(" + cond + ", " + pop + ", 0)");
+    const Expr cond = shifted_in_domain(s.distance, -1);
+    std::vector<Expr> args = {make_var(s.reg.name)};
+    for (const Expr& a : pe_args(s.distance)) args.push_back(a);
+    const Expr pop = make_call("pop", CallKind::kFifo, s.reg.type, args);
+    Expr value = pop;
+    if (cond) {
+      // Where nothing was pushed the value is 0, of the FIFO's type (a literal coerced).
+      Expr zero = coerce_literal_to(int_lit(0), pop->type);
+      if (!zero) throw InternalError("stt: FIFO '" + s.reg.name + "' of a type without 0");
+      value = make_select(cond, pop, zero, pop->type);
+    }
     tail = {let(s.value_name, value, tail)};
   }
   return tail;
@@ -147,11 +173,11 @@ StmtList KernelTransformer::build(size_t i) {
 
 void KernelTransformer::rebuild() {
   StmtList then_body = build(0);
-  std::string cond;
-  for (const std::string& c : range_) cond += (cond.empty() ? "" : " && ") + c;
-  for (const std::string& c : checks_) cond += (cond.empty() ? "" : " && ") + c;
+  std::vector<Expr> conds = range_;
+  conds.insert(conds.end(), checks_.begin(), checks_.end());
+  const Expr cond = all_of(conds);
   StmtList pe_body;
-  if (cond.empty()) {
+  if (!cond) {
     pe_body = then_body;
   } else {
     // Shift registers keep counting time where the PE does not run.
@@ -160,12 +186,13 @@ void KernelTransformer::rebuild() {
       if (s.none || s.reg.kind != Register::kShift || s.reg.depth == 1) continue;
       StmtPtr sh = shift_stmt(s);
       if (s.reg.period > 1)
-        sh = maybe_if("(" + time_text_ + ") % " + std::to_string(s.reg.period) +
-                          " == " + std::to_string(s.phase),
-                      {sh});
+        sh =
+            maybe_if(binop(BinaryOp::kEQ, binop(BinaryOp::kMod, time_expr(), int_lit(s.reg.period)),
+                           int_lit(s.phase)),
+                     {sh});
       else_body.push_back(sh);
     }
-    pe_body = {make_if(typed(cond), then_body, else_body)};
+    pe_body = {make_if(cond, then_body, else_body)};
   }
   // Recovered variables, the last transform's first.
   for (auto it = recover_.rbegin(); it != recover_.rend(); ++it)

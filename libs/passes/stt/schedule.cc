@@ -3,33 +3,10 @@
 // flattened time and the guard around the PE body.
 #include <algorithm>
 
-#include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
 #include "libs/passes/stt/stt_internal.h"
 
 namespace t2s::stt_internal {
-
-// The t2s text of sum(c_i * names_i) + constant.
-std::string linear_text(const std::vector<int64_t>& coeff, const std::vector<std::string>& names,
-                        int64_t constant) {
-  std::string s;
-  for (size_t i = 0; i < coeff.size(); ++i) {
-    if (coeff[i] == 0) continue;
-    int64_t c = coeff[i];
-    if (!s.empty()) {
-      s += c < 0 ? " - " : " + ";
-      c = c < 0 ? -c : c;
-    } else if (c < 0) {
-      s += "-";
-      c = -c;
-    }
-    s += c == 1 ? names[i] : std::to_string(c) + " * " + names[i];
-  }
-  if (s.empty()) return std::to_string(constant);
-  if (constant > 0) s += " + " + std::to_string(constant);
-  if (constant < 0) s += " - " + std::to_string(-constant);
-  return s;
-}
 
 // Kernel body = realize statements around one perfect loop nest.
 void KernelTransformer::peel() {
@@ -181,18 +158,21 @@ void KernelTransformer::apply_simple(const std::vector<std::string>& space,
   Loop& next = loops_[m];
   const std::string t = fresh("t" + std::to_string(++time_vars_));
   Aff aff = next.aff;
-  std::string forward = next.name;
-  std::string recover = t;
+  // forward: v[m-1] * s[m-1] + ... + v[0] * s[0] + next; recover: t - v[0] * s[0] - ...
+  std::vector<Expr> forward;
+  Expr recover = loop_var(t);
   for (size_t i = 0; i < m; ++i) {
     if (v[i] == 0) continue;
     const Loop& s = loops_[position(space[i])];
     aff.add(s.aff, v[i]);
-    forward = linear_text({v[i]}, {space[i]}, 0) + " + " + forward;
-    recover += (v[i] > 0 ? " - " : " + ") + linear_text({v[i] > 0 ? v[i] : -v[i]}, {space[i]}, 0);
+    forward.insert(forward.begin(), linear_term(v[i], space[i]));
+    recover = binop(v[i] > 0 ? BinaryOp::kSub : BinaryOp::kAdd, recover,
+                    linear_term(v[i] > 0 ? v[i] : -v[i], space[i]));
   }
+  forward.push_back(loop_var(next.name));
   TransformStep step;
   step.recover.emplace_back(next.name, recover);
-  if (check) step.check.emplace_back(t, forward);
+  if (check) step.check.emplace_back(t, sum_of(forward));
   steps_.push_back(step);
   auto [lo, hi] = range_of(aff);
   next = Loop{t, aff, lo, hi - lo + 1, false};
@@ -248,7 +228,7 @@ void KernelTransformer::apply_general(const Directive& d, bool check) {
   if (check)
     for (size_t r = 0; r < dst.size(); ++r) {
       std::vector<int64_t> row(matrix[r].begin(), matrix[r].end());
-      step.check.emplace_back(dst[r], linear_text(row, src, 0));
+      step.check.emplace_back(dst[r], linear(row, src, 0));
     }
   steps_.push_back(step);
   // Replace the k source loops by the destination loops: all but the last are space loops.
@@ -312,7 +292,7 @@ void KernelTransformer::invert(const std::vector<std::string>& src,
       __int128 cofactor = ((r + c) % 2 ? -1 : 1) * (k == 1 ? 1 : determinant(minor));
       row.push_back(static_cast<int64_t>(cofactor * det));  // det is its own inverse
     }
-    step->recover.emplace_back(src[c], linear_text(row, dst, 0));
+    step->recover.emplace_back(src[c], linear(row, dst, 0));
   }
 }
 
@@ -329,16 +309,10 @@ void KernelTransformer::finish_loops() {
     Aff a = loops_[i].aff;
     a.constant -= loops_[i].min;
     time_.add(a, stride);
-    time_text_ +=
-        std::string(time_text_.empty() ? "" : " + ") +
-        (stride == 1 ? "" : std::to_string(stride) + " * ") +
-        (loops_[i].min == 0 ? loops_[i].name
-                            : "(" + loops_[i].name + " - " + std::to_string(loops_[i].min) + ")");
     if (loops_[i].extent > kMaxPositions / stride) fail("too many time steps", "loop-too-large");
     stride *= loops_[i].extent;
   }
   steps_total_ = stride;
-  if (time_text_.empty()) time_text_ = "0";
   int64_t pe_stride = 1;
   for (size_t i = 0; i < space_; ++i) {
     Aff a = loops_[i].aff;
@@ -368,8 +342,7 @@ void KernelTransformer::guard() {
   for (size_t i = 0; i < loops_.size(); ++i) names[loops_[i].name] = "l" + std::to_string(i);
   poly::Set box = final_box();
   for (auto step = steps_.rbegin(); step != steps_.rend(); ++step)
-    for (const auto& [var, text] : step->recover) {
-      Expr e = typed(text);
+    for (const auto& [var, e] : step->recover) {
       auto recovered = poly::Aff::from_expr(e, names);
       if (!recovered) throw InternalError("stt: recovery of '" + var + "' is not quasi-affine");
       const std::string r = "r" + std::to_string(box.dims().size());
@@ -383,14 +356,14 @@ void KernelTransformer::guard() {
   for (size_t v = 0; v < names_.size(); ++v) {
     if (position(names_[v]) != loops_.size()) continue;
     const std::string& x = names.at(names_[v]);
-    const std::string lo = std::to_string(mins_[v]);
-    const std::string hi = std::to_string(mins_[v] + extents_[v]);
     for (int side = 0; side < 2; ++side) {
       poly::Set outside = box;
       outside.where(side == 0 ? poly::Aff::dim(x) < mins_[v]
                               : poly::Aff::dim(x) >= mins_[v] + extents_[v]);
       if (poly::is_empty(outside)) continue;
-      range_.push_back(side == 0 ? lo + " <= " + names_[v] : names_[v] + " < " + hi);
+      range_.push_back(
+          side == 0 ? binop(BinaryOp::kLE, int_lit(mins_[v]), loop_var(names_[v]))
+                    : binop(BinaryOp::kLT, loop_var(names_[v]), int_lit(mins_[v] + extents_[v])));
     }
   }
   // Where the box holds a step at which the recovered iteration is in the domain but not
@@ -415,7 +388,8 @@ void KernelTransformer::guard() {
         "stt-time-check");
   if (check_time_)
     for (const TransformStep& step : steps_)
-      for (const auto& [var, forward] : step.check) checks_.push_back(var + " == " + forward);
+      for (const auto& [var, forward] : step.check)
+        checks_.push_back(binop(BinaryOp::kEQ, loop_var(var), forward));
 }
 
 }  // namespace t2s::stt_internal

@@ -30,7 +30,7 @@ void KernelTransformer::fail(const std::string& message, const std::string& rule
   throw Diagnostic(at_, "space_time_transform of '" + kernel_.name + "': " + message, rule);
 }
 
-Expr KernelTransformer::typed(const std::string& text) {
+Expr KernelTransformer::directive_expr(const std::string& text) {
   return resolve_in_program(parse_expr_text(text, {}), out_);
 }
 

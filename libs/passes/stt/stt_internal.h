@@ -54,8 +54,8 @@ struct Loop {
 // What one transform adds: how to recover its source loops from its destination loops, and
 // (CheckTime) the checks that the destination loops hold the schedule's values.
 struct TransformStep {
-  std::vector<std::pair<std::string, std::string>> recover;  // var, expression text
-  std::vector<std::pair<std::string, std::string>> check;    // dst var, forward text over src
+  std::vector<std::pair<std::string, Expr>> recover;  // var, its value over the dst loops
+  std::vector<std::pair<std::string, Expr>> check;    // dst var, its value over the src loops
 };
 
 // One storage object: a Func read at one distance.
@@ -91,9 +91,23 @@ struct Read {
   std::vector<int64_t> distance;  // over the original loop variables
 };
 
-// The t2s text of sum(c_i * names_i) + constant.
-std::string linear_text(const std::vector<int64_t>& coeff, const std::vector<std::string>& names,
-                        int64_t constant);
+// Expression builders (exprs.cc): the typed trees the expression reader makes of the
+// canonical text, so that the printed IR is the same whichever built it.
+// An int32 literal; a Diagnostic (rule "lex") as the reader gives when it does not fit.
+Expr int_lit(int64_t value);
+// A loop variable (int32).
+Expr loop_var(const std::string& name);
+// `a op b` on operands of one type; two literals fold as resolve_types folds them.
+Expr binop(BinaryOp op, const Expr& a, const Expr& b);
+// c0 && c1 && ..., left to right; null when `conds` is empty.
+Expr all_of(const std::vector<Expr>& conds);
+// t0 + t1 + ..., left to right; null when `terms` is empty.
+Expr sum_of(const std::vector<Expr>& terms);
+// c * name (name, or -name, for c = 1 or -1).
+Expr linear_term(int64_t c, const std::string& name);
+// sum(c_i * names_i) + constant, in the order and with the signs the canonical text has.
+Expr linear(const std::vector<int64_t>& coeff, const std::vector<std::string>& names,
+            int64_t constant);
 // "(1, 0, -2)".
 std::string distance_text(const std::vector<int64_t>& d);
 
@@ -112,7 +126,8 @@ class KernelTransformer {
   class ReadRewriter;
 
   [[noreturn]] void fail(const std::string& message, const std::string& rule);
-  Expr typed(const std::string& text);
+  // A directive argument (canonical expression text in the IR) as a typed expression.
+  Expr directive_expr(const std::string& text);
   std::string fresh(const std::string& base);
 
   // schedule.cc: the loop nest, the transform steps, time bounds, index recovery.
@@ -152,13 +167,14 @@ class KernelTransformer {
   void allocate();
 
   // rebuild.cc: the new kernel body.
-  std::string pe_index(size_t i, const std::vector<int64_t>& distance) const;
-  std::string pe_args(const std::vector<int64_t>& distance) const;
-  std::string shifted_in_domain(const std::vector<int64_t>& d, int sign) const;
+  Expr pe_index(size_t i, const std::vector<int64_t>& distance) const;
+  std::vector<Expr> pe_args(const std::vector<int64_t>& distance) const;
+  Expr shifted_in_domain(const std::vector<int64_t>& d, int sign) const;
+  Expr time_expr() const;
   Expr typed_zero(Type t);
   StmtPtr rewrite(const StmtPtr& s, size_t stmt);
   StmtPtr let(const std::string& name, const Expr& value, StmtList body);
-  StmtPtr maybe_if(const std::string& cond, StmtList then_body);
+  StmtPtr maybe_if(const Expr& cond, StmtList then_body);
   StmtPtr shift_stmt(const Storage& s);
   std::vector<Expr> own_pe();
   StmtList build(size_t i);
@@ -181,11 +197,10 @@ class KernelTransformer {
 
   size_t space_ = 0;
   Aff time_, order_;
-  std::string time_text_;
   int64_t steps_total_ = 1, pes_ = 1, stmts_ = 1, quantum_ = 2;
   std::vector<int64_t> shape_;
   std::vector<std::pair<std::string, Expr>> recover_;
-  std::vector<std::string> range_, checks_;
+  std::vector<Expr> range_, checks_;  // the guard: ranges of recovered variables, time checks
 
   size_t current_stmt_ = 0;  // the statement whose reads are being rewritten
   std::map<std::string, Ure> ures_;
