@@ -3,7 +3,9 @@
 //
 // The sizes t2s-stt computes with isl are checked here against an independent brute force: the
 // reference interpreter runs the stt stage with register tracking (RunOptions::max_live), which
-// follows every value from its write to its last read through the actual schedule.
+// follows every value from its write to its last read through the actual schedule. Every
+// program the pass produces is also well formed (the IR verifier), and its expression trees are
+// the ones the IR reader makes of their printed form.
 #include "libs/passes/stt/stt.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,9 @@
 #include "libs/exec/compare.h"
 #include "libs/exec/interpreter.h"
 #include "libs/frontend/frontend.h"
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/ir_json.h"
+#include "libs/ir/verify.h"
 #include "libs/passes/merge/merge.h"
 
 namespace t2s {
@@ -40,6 +45,40 @@ Program merged_of(const Case& c) {
   FrontendOptions options;
   options.preprocess.defines = c.defines;
   return merge_pass(parse_spec(sources, options));
+}
+
+// The same statement trees with the same expression trees (equal(): types and values).
+void expect_same_trees(const StmtList& a, const StmtList& b, const std::string& where) {
+  ASSERT_EQ(a.size(), b.size()) << where;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    const Stmt &sa = *a[i], &sb = *b[i];
+    ASSERT_EQ(sa.kind(), sb.kind()) << at;
+    std::vector<const Expr*> ea = sa.exprs(), eb = sb.exprs();
+    ASSERT_EQ(ea.size(), eb.size()) << at;
+    for (size_t e = 0; e < ea.size(); ++e)
+      EXPECT_TRUE(equal(*ea[e], *eb[e])) << at << ": " << (*ea[e] ? print_expr(*ea[e]) : "null");
+    std::vector<const StmtList*> ca = sa.children(), cb = sb.children();
+    ASSERT_EQ(ca.size(), cb.size()) << at;
+    for (size_t c = 0; c < ca.size(); ++c) expect_same_trees(*ca[c], *cb[c], at + ".body");
+  }
+}
+
+// What every test checks of a program stt_pass made: it is well formed, and the trees the pass
+// built are the canonical ones (those the reader builds from the document), so that the IR in
+// memory and the IR written are the same.
+void check_stt_program(const Program& stt, const std::string& name) {
+  EXPECT_NO_THROW(verify_program(stt, name)) << name;
+  Program reread = read_program(write_program(stt), name);
+  ASSERT_EQ(stt.kernels.size(), reread.kernels.size());
+  for (size_t k = 0; k < stt.kernels.size(); ++k)
+    expect_same_trees(stt.kernels[k].body, reread.kernels[k].body, stt.kernels[k].name);
+}
+
+Program checked_stt_pass(const Program& merged, const std::string& name) {
+  Program stt = stt_pass(merged);
+  check_stt_program(stt, name);
+  return stt;
 }
 
 // Every spec, with the flags its `// t2s-parse-flags:` comment names, and the int32 variants.
@@ -81,7 +120,7 @@ TEST(SttTest, EveryRegisterHoldsExactlyTheLiveValuesAndTheResultIsUnchanged) {
   for (const Case& c : cases) {
     SCOPED_TRACE(name_of(c));
     Program merged = merged_of(c);
-    Program stt = stt_pass(merged);
+    Program stt = checked_stt_pass(merged, name_of(c));
     for (uint64_t seed : {1, 2}) {
       auto inputs = complete_inputs(merged, {}, FillKind::kRandom, seed);
       NdArray expected = run_program(merged, inputs);
@@ -129,7 +168,7 @@ std::vector<std::tuple<std::string, int64_t, LoopKind>> loops_of(const Kernel& k
 
 // Seed 000's worked example (I = J = K = 10, double projection).
 TEST(SttTest, SeedDoubleProjection) {
-  Program stt = stt_pass(merged_of({"testdata/specs/seed000_abc.t2s", {}}));
+  Program stt = checked_stt_pass(merged_of({"testdata/specs/seed000_abc.t2s", {}}), "seed000");
   using L = std::tuple<std::string, int64_t, LoopKind>;
   EXPECT_EQ(loops_of(stt.kernels[0]),
             (std::vector<L>{L{"t1", 55, LoopKind::kSerial}, L{"t2", 28, LoopKind::kSerial},
@@ -148,7 +187,7 @@ TEST(SttTest, SeedDoubleProjection) {
 }
 
 TEST(SttTest, GemmDefaultScheduleUsesOneRegisterPerPe) {
-  Program stt = stt_pass(merged_of({"testdata/specs/gemm.t2s", {}}));
+  Program stt = checked_stt_pass(merged_of({"testdata/specs/gemm.t2s", {}}), "gemm");
   for (const char* name : {"A_shreg", "B_shreg", "C_shreg"}) {
     const Register& r = reg(stt, name);
     EXPECT_EQ(r.kind, Register::kShift) << name;

@@ -1,0 +1,237 @@
+// The legality checks of a space-time transform, each refusing with a located diagnostic:
+// injectivity, the reverse mapping, dependences in the new execution order, channel order.
+#include <algorithm>
+#include <functional>
+
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/linear.h"
+#include "libs/ir/visitor.h"
+#include "libs/passes/stt/stt_internal.h"
+
+namespace t2s::stt_internal {
+
+std::string distance_text(const std::vector<int64_t>& d) {
+  std::string s = "(";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + ")";
+}
+
+// Two iterations on the same PE at the same step: refused with an example (isl).
+void KernelTransformer::injective(const std::vector<std::string>& dst,
+                                  const std::vector<Aff>& dst_aff) {
+  std::vector<std::string> other;
+  poly::Set pairs = ordered_pairs(&other);
+  for (const Aff& a : dst_aff)
+    pairs.where(poly_of(a) == poly::Aff::linear(a.coeff, other, a.constant));
+  auto witness = poly::sample(pairs);
+  if (!witness) return;
+  auto point = [&](size_t offset) {
+    std::string s = "(";
+    for (size_t v = names_.size(); v-- > 0;)
+      s += names_[v] + " = " + std::to_string((*witness)[offset + v]) + (v ? ", " : ")");
+    return s;
+  };
+  std::string where;
+  for (size_t r = 0; r < dst.size(); ++r)
+    where += (r ? ", " : "") + dst[r] + " = " + std::to_string(evaluate(dst_aff[r], *witness));
+  fail("the mapping puts iterations " + point(0) + " and " + point(names_.size()) +
+           " on the same PE at the same time step (" + where + ")",
+       "stt-injective");
+}
+
+int64_t KernelTransformer::evaluate(const Aff& a, const std::vector<int64_t>& x) {
+  int64_t s = a.constant;
+  for (size_t i = 0; i < a.coeff.size(); ++i) s += a.coeff[i] * x[i];
+  return s;
+}
+
+// The user's reverse mapping must recover every source loop from the destination loops on
+// the whole domain (isl proves it).
+void KernelTransformer::reverse_mapping(const std::vector<std::string>& src,
+                                        const std::vector<std::string>& dst,
+                                        const DirectiveArg& reverse,
+                                        const std::vector<Aff>& dst_aff, TransformStep* step) {
+  std::set<std::string> recovered;
+  poly::VarDims names;
+  for (size_t r = 0; r < dst.size(); ++r) names[dst[r]] = "d" + std::to_string(r);
+  poly::Set wrong = domain();
+  for (size_t r = 0; r < dst.size(); ++r) {
+    wrong.add_dim("d" + std::to_string(r));
+    wrong.where(poly::Aff::dim("d" + std::to_string(r)) == poly_of(dst_aff[r]));
+  }
+  std::vector<poly::Cond> mismatch;
+  for (const DirectiveArg& pair : reverse.items) {
+    const std::string var = pair.items[0].text;
+    if (std::find(src.begin(), src.end(), var) == src.end())
+      fail("the reverse mapping recovers '" + var + "', which is not a source loop", "stt-reverse");
+    if (!recovered.insert(var).second)
+      fail("the reverse mapping recovers '" + var + "' twice", "stt-reverse");
+    Expr e;
+    try {
+      e = directive_expr(pair.items[1].text);
+    } catch (const Diagnostic& diag) {
+      fail("the reverse expression for '" + var + "': " + diag.message(), "stt-reverse");
+    }
+    auto inverse = poly::Aff::from_expr(e, names);
+    if (!inverse)
+      fail("the reverse expression for '" + var + "' (" + pair.items[1].text +
+               ") must be quasi-affine in the destination loops and the source loops "
+               "recovered before it",
+           "stt-reverse");
+    const std::string r = "r" + std::to_string(recovered.size() - 1);
+    names[var] = r;
+    wrong.add_dim(r);
+    wrong.where(poly::Aff::dim(r) == *inverse);
+    mismatch.push_back(poly::Aff::dim(r) != poly_of(loops_[position(var)].aff));
+    // A destination loop with a source loop's name holds that value already.
+    if (std::find(dst.begin(), dst.end(), var) == dst.end()) step->recover.emplace_back(var, e);
+  }
+  for (const std::string& v : src)
+    if (!recovered.count(v) && std::find(dst.begin(), dst.end(), v) == dst.end())
+      fail("the reverse mapping does not recover source loop '" + v + "'", "stt-reverse");
+  if (mismatch.empty()) return;
+  wrong.where(poly::Cond::any_of(mismatch));
+  if (auto w = poly::sample(wrong)) {
+    std::string at = "(";
+    for (size_t v = names_.size(); v-- > 0;)
+      at += names_[v] + " = " + std::to_string((*w)[v]) + (v ? ", " : ")");
+    fail("the reverse mapping does not invert the matrix on the iteration domain: at " + at +
+             " it does not give the iteration back",
+         "stt-reverse");
+  }
+}
+
+// The distance of a read of `u` with arguments `args`, or nullopt when an argument is not
+// `v + c` for the Func's own variable.
+std::optional<std::vector<int64_t>> KernelTransformer::distance_of(
+    const Ure& u, const std::vector<Expr>& args) const {
+  if (args.size() != u.arg_var.size()) return std::nullopt;
+  std::vector<int64_t> d(names_.size(), 0);
+  for (size_t p = 0; p < args.size(); ++p) {
+    std::string var;
+    int64_t offset = 0;
+    if (!simple_arg(args[p], &var, &offset) || var != names_[u.arg_var[p]]) return std::nullopt;
+    d[u.arg_var[p]] = -offset;
+  }
+  return d;
+}
+
+void KernelTransformer::collect_ures() {
+  std::set<std::string> realized;
+  for (const StmtPtr& r : realizes_) realized.insert(r->as<Realize>()->func);
+  for (size_t i = 0; i < body_.size(); ++i) {
+    const Provide* s = body_[i]->as<Provide>();
+    if (!s || !out_.find_func(s->func)) continue;
+    Ure u;
+    u.func = s->func;
+    u.stmt = i;
+    u.type = s->value->type;
+    u.loc = body_[i]->loc;
+    bool simple = s->args.size() == names_.size();
+    std::set<size_t> seen;
+    for (const Expr& a : s->args) {
+      auto it = a->kind == ExprKind::kVar ? std::find(names_.begin(), names_.end(), a->name)
+                                          : names_.end();
+      if (it == names_.end()) {
+        simple = false;
+        break;
+      }
+      u.arg_var.push_back(static_cast<size_t>(it - names_.begin()));
+      seen.insert(u.arg_var.back());
+    }
+    simple = simple && seen.size() == names_.size();
+    if (!simple) continue;
+    u.allocatable =
+        realized.count(u.func) && u.func != out_.output.func && !out_.find_buffer(u.func);
+    if (ures_.count(u.func)) {  // provided twice: keep its storage
+      ures_[u.func].allocatable = false;
+      continue;
+    }
+    ures_[u.func] = u;
+  }
+  // Every read of a URE of the nest.
+  for (size_t i = 0; i < body_.size(); ++i) {
+    std::vector<Expr> exprs;
+    std::function<void(const Stmt&)> gather = [&](const Stmt& s) {
+      for (const Expr* e : s.exprs()) exprs.push_back(*e);
+      for (const StmtList* list : s.children())
+        for (const StmtPtr& b : *list) gather(*b);
+    };
+    gather(*body_[i]);
+    for (const Expr& root : exprs)
+      for_each_expr(root, [&](const Expr& e) {
+        if (e->kind != ExprKind::kCall || e->call_kind != CallKind::kFunc) return;
+        auto it = ures_.find(e->name);
+        if (it == ures_.end()) return;
+        auto d = distance_of(it->second, e->operands);
+        if (!d) {
+          it->second.allocatable = false;
+          return;
+        }
+        reads_.push_back(Read{e->name, i, *d});
+      });
+  }
+  // Every dependence must go forward in the new execution order.
+  stmts_ = static_cast<int64_t>(body_.size());
+  if (steps_total_ > kMaxPositions / pes_ / (2 * stmts_))
+    fail("too many time steps x PEs to order", "loop-too-large");
+  quantum_ = pes_ * stmts_ * 2;
+  for (const Read& r : reads_) {
+    const Ure& u = ures_.at(r.func);
+    const int64_t dt = time_.dot(r.distance);
+    const int64_t delta = quantum_ * dt + 2 * stmts_ * order_.dot(r.distance) +
+                          2 * (static_cast<int64_t>(r.stmt) - static_cast<int64_t>(u.stmt)) - 1;
+    if (delta > 0) continue;
+    std::string reader;
+    for (size_t p = 0; p < u.arg_var.size(); ++p) {
+      const std::string& v = names_[u.arg_var[p]];
+      const int64_t c = -r.distance[u.arg_var[p]];
+      reader += (p ? ", " : "") + v + (c > 0 ? " + " + std::to_string(c) : "") +
+                (c < 0 ? " - " + std::to_string(-c) : "");
+    }
+    fail("the schedule computes " + r.func + "(" + reader +
+             ") after the iteration that reads it (" +
+             (dt < -1    ? std::to_string(-dt) + " time steps later"
+              : dt == -1 ? "1 time step later"
+              : dt == 0  ? "at the same time step, on a PE that runs later"
+                         : "later") +
+             "), breaking the dependence at distance " +
+             distance_text(std::vector<int64_t>(r.distance.rbegin(), r.distance.rend())) +
+             " in loop order (" + loop_order() + ")",
+         "stt-dependence");
+  }
+}
+
+// A kernel that reads or writes a channel must keep the order of its iterations, since the
+// kernel at the other end runs in the original order.
+void KernelTransformer::check_channel_order() {
+  std::string channel;
+  for (const StmtPtr& s : body_) {
+    std::function<void(const Stmt&)> find = [&](const Stmt& st) {
+      if (const WriteChannel* w = st.as<WriteChannel>(); w && channel.empty()) channel = w->channel;
+      for (const Expr* e : st.exprs())
+        for_each_expr(*e, [&](const Expr& x) {
+          if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel && channel.empty())
+            channel = x->operands[0]->name;
+        });
+      for (const StmtList* list : st.children())
+        for (const StmtPtr& b : *list) find(*b);
+    };
+    find(*s);
+  }
+  if (channel.empty()) return;
+  std::vector<std::string> ys;
+  poly::Set swapped = ordered_pairs(&ys);
+  Aff g = time_;
+  for (int64_t& c : g.coeff) c *= pes_;
+  g.add(order_, 1);
+  swapped.where(poly::Aff::linear(g.coeff, ys) <= poly::Aff::linear(g.coeff, isl_));
+  if (!poly::is_empty(swapped))
+    fail("the schedule changes the order of the iterations, but the kernel uses channel '" +
+             channel +
+             "', whose other end runs in the original order; transforming both ends of a "
+             "channel is not supported yet",
+         "stt-channel-order");
+}
+
+}  // namespace t2s::stt_internal

@@ -1,0 +1,80 @@
+// t2s-stt --report: the PE array, time steps and register sizes of each transformed kernel.
+#include <algorithm>
+#include <sstream>
+
+#include "libs/passes/stt/stt.h"
+
+namespace t2s {
+
+std::string stt_report(const Program& p) {
+  std::ostringstream out;
+  for (const Kernel& k : p.kernels) {
+    std::vector<const Register*> regs;
+    for (const Register& r : p.registers)
+      if (r.kernel == k.name) regs.push_back(&r);
+    // The loop nest: unrolled loops are the PE array, serial loops the time steps.
+    std::string pes, steps;
+    int64_t npes = 1, nsteps = 1;
+    const StmtList* body = &k.body;
+    bool transformed = false;
+    while (body->size() == 1) {
+      const Stmt& s = *(*body)[0];
+      if (const For* loop = s.as<For>(); loop && loop->extent->kind == ExprKind::kIntImm) {
+        const int64_t e = loop->extent->int_value;
+        const bool unrolled = loop->loop_kind == LoopKind::kUnrolled;
+        std::string& list = unrolled ? pes : steps;
+        list += std::string(list.empty() ? "" : " x ") + loop->var + " " + std::to_string(e);
+        (unrolled ? npes : nsteps) *= e;
+        transformed = transformed || unrolled;
+        body = &loop->body;
+      } else if (const Realize* r = s.as<Realize>()) {
+        body = &r->body;
+      } else {
+        break;
+      }
+    }
+    if (!transformed && regs.empty()) continue;
+    out << "kernel " << k.name << ": PE array " << (pes.empty() ? "1" : pes) << " (" << npes
+        << " PEs), " << nsteps << " time steps (" << (steps.empty() ? "none" : steps) << ")\n";
+    if (regs.empty()) {
+      out << "  no registers\n";
+      continue;
+    }
+    // Columns as wide as their widest cell.
+    std::vector<std::vector<std::string>> rows = {{"register", "func", "kind", "distance",
+                                                   "time distance", "naive/PE", "allocated/PE",
+                                                   "naive total", "allocated total"}};
+    int64_t naive_total = 0, allocated_total = 0;
+    for (const Register* r : regs) {
+      int64_t pe_count = 1;
+      for (int64_t e : r->shape) pe_count *= e;
+      std::string d = "(";
+      for (size_t i = 0; i < r->distance.size(); ++i)
+        d += (i ? ", " : "") + std::to_string(r->distance[i]);
+      d += ")";
+      rows.push_back({r->name, r->func, register_kind_name(r->kind), d,
+                      std::to_string(r->time_distance), std::to_string(r->naive),
+                      std::to_string(r->depth), std::to_string(r->naive * pe_count),
+                      std::to_string(r->depth * pe_count)});
+      naive_total += r->naive * pe_count;
+      allocated_total += r->depth * pe_count;
+    }
+    std::vector<size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows) {
+      std::string line = " ";
+      for (size_t c = 0; c < row.size(); ++c) {
+        const std::string pad(width[c] - row[c].size(), ' ');
+        // Text columns left-aligned, numbers right-aligned.
+        line += " " + (c < 4 ? row[c] + pad : pad + row[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+    out << "  total: " << naive_total << " values naive, " << allocated_total << " allocated\n";
+  }
+  return out.str();
+}
+
+}  // namespace t2s
