@@ -1,7 +1,11 @@
 // Compilation: a kernel's IR to the compiled form (Node, SNode) that execution runs, with the
 // operation of every expression chosen by type and every name resolved to a slot.
-#include <set>
-
+//
+// The IR is verified (libs/ir/verify.h): names resolve, variables are bound, accesses have the
+// right arity and operands the right types. Those rules are not checked again here; what is
+// checked is what verified IR may hold that the interpreter does not run (vector types, alloc,
+// read_channel in a buffer bound, ...). A lookup that finds nothing (unverified IR) is an
+// InternalError rather than undefined behaviour.
 #include "libs/exec/interpreter_internal.h"
 
 namespace t2s {
@@ -18,14 +22,9 @@ namespace {
 
 class Compiler {
  public:
-  // `buffers`: name, type and dims of every buffer (what compiling a use needs to know).
-  Compiler(const Program& program, const std::vector<Storage>& buffers, CompiledKernel& out,
-           const std::string& context, bool allow_channels)
-      : program_(program),
-        buffers_(buffers),
-        out_(out),
-        context_(context),
-        allow_channels_(allow_channels) {}
+  Compiler(const Program& program, CompiledKernel& out, const std::string& context,
+           bool allow_channels)
+      : program_(program), out_(out), context_(context), allow_channels_(allow_channels) {}
 
   void set_loc(const SourceLoc* loc) { loc_ = loc; }
 
@@ -60,11 +59,7 @@ class Compiler {
         break;
       case ExprKind::kVar: {
         n.op = Op::kVar;
-        const Binding& b = lookup_var(e->name);
-        n.slot = b.slot;
-        if (t != b.type)
-          fail("variable '" + e->name + "' of type " + t.name() + "; it is bound to " +
-               b.type.name());
+        n.slot = lookup_var(e->name);
         break;
       }
       case ExprKind::kCall:
@@ -86,11 +81,6 @@ class Compiler {
         }
         break;
       case ExprKind::kSelect:
-        if (e->operands.size() != 3)
-          fail("a select without a false value (t2s-merge turns those into if statements)");
-        expect_type(e->operands[0], Type::Bool());
-        expect_type(e->operands[1], t);
-        expect_type(e->operands[2], t);
         n.op = Op::kSelect;
         n.a = expr(e->operands[0]);
         n.b = expr(e->operands[1]);
@@ -107,6 +97,11 @@ class Compiler {
  private:
   [[noreturn]] void fail(const std::string& what) {
     throw InternalError("interpreter: " + context_ + ": " + what);
+  }
+
+  // A lookup that found nothing: verified IR never gets here.
+  [[noreturn]] void dangling(const std::string& what) {
+    fail(what + " is not defined here (run verify_program on the IR first)");
   }
 
   void check_type(Type t) {
@@ -134,41 +129,18 @@ class Compiler {
     n.mask = t.bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << t.bits) - 1;
   }
 
-  // A variable in scope: a loop variable (int32) or a let-bound value (the value's type).
-  struct Binding {
-    std::string name;
-    int slot;
-    Type type;
-  };
-
-  const Binding& lookup_var(const std::string& name) {
+  // The slot of the innermost variable `name` in scope.
+  int lookup_var(const std::string& name) {
     for (size_t i = vars_.size(); i-- > 0;)
-      if (vars_[i].name == name) return vars_[i];
-    fail("variable '" + name + "' is used outside any loop or let binding it");
+      if (vars_[i].first == name) return vars_[i].second;
+    dangling("variable '" + name + "'");
   }
 
-  // The kernel's register `name` (its index in CompiledKernel::registers), which must be of
-  // kind `kind` for `use`.
-  int register_slot(const std::string& name, Register::Kind kind, const std::string& use) {
-    const Register* r = program_.find_register(name);
-    if (!r) fail(use + " of unknown register '" + name + "'");
-    if (r->kind != kind)
-      fail(use + " of '" + name + "', which is a " +
-           (r->kind == Register::kShift ? "shift register" : "FIFO"));
+  // The kernel's register `name` (its index in CompiledKernel::registers).
+  int register_slot(const std::string& name) {
     for (size_t i = 0; i < out_.registers.size(); ++i)
-      if (out_.registers[i] == r) return static_cast<int>(i);
-    fail(use + " of register '" + name + "', which belongs to kernel '" + r->kernel + "'");
-  }
-
-  // The PE index (then the slot when `slot`) of a register access: args[first...].
-  std::vector<const Node*> register_args(const Register& r, const std::vector<Expr>& args,
-                                         size_t first, bool slot, const std::string& use) {
-    const size_t expected = r.shape.size() + (slot ? 1 : 0);
-    if (args.size() - first != expected)
-      fail(use + " of '" + r.name + "' with " + std::to_string(args.size() - first) +
-           " indices; it takes " + std::to_string(expected) +
-           (slot ? " (the PE index, then the slot)" : " (the PE index)"));
-    return index_args(args, first, "register '" + r.name + "'");
+      if (out_.registers[i]->name == name) return static_cast<int>(i);
+    dangling("register '" + name + "' of this kernel");
   }
 
   // The storage a Func name refers to here: the innermost enclosing realize, else its buffer.
@@ -180,69 +152,36 @@ class Compiler {
       (write ? out_.buffers_written : out_.buffers_read).insert(static_cast<int>(i));
       return static_cast<int>(i);
     }
-    fail("Func '" + name + "' has neither an enclosing realize nor a buffer");
-  }
-
-  const Storage& storage_template(int slot) {
-    const int buffers = static_cast<int>(program_.buffers.size());
-    if (slot < buffers) return buffers_.at(slot);
-    return out_.locals.at(static_cast<size_t>(slot - buffers));
+    dangling("the storage of Func '" + name + "'");
   }
 
   std::vector<const Node*> index_args(const std::vector<Expr>& args, size_t first,
                                       const std::string& what) {
     if (args.size() - first > kMaxDims) fail(what + " has more than 64 dimensions");
     std::vector<const Node*> out;
-    for (size_t i = first; i < args.size(); ++i) {
-      if (!args[i] || !args[i]->type.is_integer()) fail("a non-integer index of " + what);
-      out.push_back(expr(args[i]));
-    }
+    for (size_t i = first; i < args.size(); ++i) out.push_back(expr(args[i]));
     return out;
   }
 
   void call(Node& n, const Expr& e) {
-    const Type t = e->type;
     switch (e->call_kind) {
       case CallKind::kFunc: {
         n.op = Op::kLoadFunc;
         n.slot = lookup_storage(e->name, false);
-        const Storage& s = storage_template(n.slot);
-        if (s.dims() != e->operands.size())
-          fail("call of '" + e->name + "' with " + std::to_string(e->operands.size()) +
-               " arguments; its storage has " + std::to_string(s.dims()) + " dimensions");
-        if (s.type != t)
-          fail("call of '" + e->name + "' as " + t.name() + "; its storage holds " + s.type.name());
         n.args = index_args(e->operands, 0, "Func '" + e->name + "'");
         return;
       }
       case CallKind::kImage: {
         n.op = Op::kLoadImage;
-        const Input* in = nullptr;
-        for (size_t i = 0; i < program_.inputs.size(); ++i)
-          if (program_.inputs[i].name == e->name) {
-            in = &program_.inputs[i];
-            n.slot = static_cast<int>(i);
-          }
-        if (!in) fail("call of unknown input '" + e->name + "'");
-        if (static_cast<size_t>(in->dims) != e->operands.size())
-          fail("input '" + e->name + "' called with " + std::to_string(e->operands.size()) +
-               " arguments");
-        if (in->type != t) fail("input '" + e->name + "' read as " + t.name());
+        n.slot = input_slot(e->name);
         n.args = index_args(e->operands, 0, "input '" + e->name + "'");
         return;
       }
       case CallKind::kChannel: {
         if (!allow_channels_) fail("read_channel outside a kernel");
-        if (e->operands.empty() || e->operands[0]->kind != ExprKind::kVar)
-          fail("read_channel without a channel name");
         const std::string& name = e->operands[0]->name;
         n.op = Op::kReadChannel;
         n.slot = channel_slot(name, false);
-        const Channel& c = program_.channels[n.slot];
-        if (c.type != t) fail("read_channel of '" + name + "' as " + t.name());
-        if (c.dims.size() != e->operands.size() - 1)
-          fail("read_channel of '" + name + "' with " + std::to_string(e->operands.size() - 1) +
-               " indices; it has " + std::to_string(c.dims.size()) + " dimensions");
         n.args.push_back(nullptr);  // operands[0], the channel name: keeps indices aligned
         for (const Node* a : index_args(e->operands, 1, "channel '" + name + "'"))
           n.args.push_back(a);
@@ -250,21 +189,15 @@ class Compiler {
       }
       case CallKind::kRegister: {
         n.op = Op::kLoadRegister;
-        n.slot = register_slot(e->name, Register::kShift, "read");
-        const Register& r = *out_.registers[n.slot];
-        if (r.type != t) fail("read of register '" + e->name + "' as " + t.name());
-        n.args = register_args(r, e->operands, 0, true, "read");
+        n.slot = register_slot(e->name);
+        n.args = index_args(e->operands, 0, "register '" + e->name + "'");
         return;
       }
       case CallKind::kFifo: {
-        if (e->operands.empty() || e->operands[0]->kind != ExprKind::kVar)
-          fail("pop without a FIFO name");
         const std::string& name = e->operands[0]->name;
         n.op = Op::kPop;
-        n.slot = register_slot(name, Register::kFifo, "pop");
-        const Register& r = *out_.registers[n.slot];
-        if (r.type != t) fail("pop of FIFO '" + name + "' as " + t.name());
-        n.args = register_args(r, e->operands, 1, false, "pop");
+        n.slot = register_slot(name);
+        n.args = index_args(e->operands, 1, "register '" + name + "'");
         return;
       }
       case CallKind::kIntrinsic:
@@ -273,13 +206,13 @@ class Compiler {
       case CallKind::kUnresolved:
         break;
     }
-    fail("unresolved call of '" + e->name + "'");
+    dangling("the callee of '" + e->name + "'");  // unresolved
   }
 
   void intrinsic(Node& n, const Expr& e) {
     const std::string& name = e->name;
     const size_t arity = static_cast<size_t>(intrinsic_arity(name));
-    if (arity == 0 || e->operands.size() != arity) fail("bad call of intrinsic '" + name + "'");
+    if (arity == 0) fail("unknown intrinsic '" + name + "'");
     const Type at = e->operands[0]->type;
     for (const Expr& o : e->operands) expect_type(o, at);
     n.a = expr(e->operands[0]);
@@ -336,14 +269,10 @@ class Compiler {
     n.a = expr(x);
     n.b = expr(y);
     if (op == BinaryOp::kAnd || op == BinaryOp::kOr) {
-      expect_type(x, Type::Bool());
-      expect_type(y, Type::Bool());
       n.op = op == BinaryOp::kAnd ? Op::kAnd : Op::kOr;
       return;
     }
     const Type t = x->type;
-    expect_type(y, t);
-    expect_type(e, is_comparison(op) ? Type::Bool() : t);
     if (!is_comparison(op)) set_int_result(n, t);
     const int kind = t.is_float() ? (t.bits == 32 ? 2 : 3) : t.is_int() ? 0 : 1;
     // Per operator: signed, unsigned, float32, float64.
@@ -408,6 +337,12 @@ class Compiler {
     return &n;
   }
 
+  int input_slot(const std::string& name) {
+    for (size_t i = 0; i < program_.inputs.size(); ++i)
+      if (program_.inputs[i].name == name) return static_cast<int>(i);
+    dangling("input '" + name + "'");
+  }
+
   int channel_slot(const std::string& name, bool write) {
     for (size_t i = 0; i < program_.channels.size(); ++i) {
       if (program_.channels[i].name == name) {
@@ -415,7 +350,7 @@ class Compiler {
         return static_cast<int>(i);
       }
     }
-    fail("unknown channel '" + name + "'");
+    dangling("channel '" + name + "'");
   }
 
   const SNode* stmt(const Stmt& s) {
@@ -428,20 +363,17 @@ class Compiler {
     n.kind = s.kind();
     n.loc = loc_;
     if (const For* loop = s.as<For>()) {
-      if (!loop->min->type.is_integer() || !loop->extent->type.is_integer())
-        fail("loop '" + loop->var + "' without integer bounds");
       n.a = expr(loop->min);
       n.b = expr(loop->extent);
-      n.slot = bind(loop->var, Type::Int(32));
+      n.slot = bind(loop->var);
       n.body = stmts(loop->body);
       vars_.pop_back();
     } else if (const LetStmt* let = s.as<LetStmt>()) {
       n.a = expr(let->value);  // checks that its type is a supported scalar
-      n.slot = bind(let->var, let->value->type);
+      n.slot = bind(let->var);
       n.body = stmts(let->body);
       vars_.pop_back();
     } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-      expect_type(branch->condition, Type::Bool());
       n.a = expr(branch->condition);
       n.body = stmts(branch->then_body);
       n.else_body = stmts(branch->else_body);
@@ -452,22 +384,14 @@ class Compiler {
     } else if (const WriteChannel* write = s.as<WriteChannel>()) {
       if (!allow_channels_) fail("write_channel outside a kernel");
       n.slot = channel_slot(write->channel, true);
-      const Channel& c = program_.channels[n.slot];
-      if (c.dims.size() != write->index.size())
-        fail("write_channel of '" + write->channel + "' with " +
-             std::to_string(write->index.size()) + " indices; it has " +
-             std::to_string(c.dims.size()) + " dimensions");
-      expect_type(write->value, c.type);
       n.args = index_args(write->index, 0, "channel '" + write->channel + "'");
       n.a = expr(write->value);
     } else if (const Shift* shift = s.as<Shift>()) {
-      n.slot = register_slot(shift->reg, Register::kShift, "shift");
-      n.args = register_args(*out_.registers[n.slot], shift->pe, 0, false, "shift");
+      n.slot = register_slot(shift->reg);
+      n.args = index_args(shift->pe, 0, "register '" + shift->reg + "'");
     } else if (const Push* push = s.as<Push>()) {
-      n.slot = register_slot(push->fifo, Register::kFifo, "push");
-      const Register& r = *out_.registers[n.slot];
-      expect_type(push->value, r.type);
-      n.args = register_args(r, push->pe, 0, false, "push");
+      n.slot = register_slot(push->fifo);
+      n.args = index_args(push->pe, 0, "register '" + push->fifo + "'");
       n.a = expr(push->value);
     } else {
       throw InternalError("interpreter: alloc statements are not supported yet");
@@ -479,19 +403,12 @@ class Compiler {
   void compile_provide(const Provide& s, SNode& n) {
     if (program_.find_register(s.func)) {
       n.to_register = true;
-      n.slot = register_slot(s.func, Register::kShift, "write");
-      const Register& r = *out_.registers[n.slot];
-      expect_type(s.value, r.type);
-      n.args = register_args(r, s.args, 0, true, "write");
+      n.slot = register_slot(s.func);
+      n.args = index_args(s.args, 0, "register '" + s.func + "'");
       n.a = expr(s.value);
       return;
     }
     n.slot = lookup_storage(s.func, true);
-    const Storage& st = storage_template(n.slot);
-    if (st.dims() != s.args.size())
-      fail("provide of '" + s.func + "' with " + std::to_string(s.args.size()) +
-           " arguments; its storage has " + std::to_string(st.dims()) + " dimensions");
-    expect_type(s.value, st.type);
     n.args = index_args(s.args, 0, "Func '" + s.func + "'");
     n.a = expr(s.value);
   }
@@ -500,8 +417,6 @@ class Compiler {
     check_type(s.type);
     if (s.mins.size() > kMaxDims) fail("realize of '" + s.func + "' with bad bounds");
     for (size_t d = 0; d < s.mins.size(); ++d) {
-      if (!s.mins[d]->type.is_integer() || !s.extents[d]->type.is_integer())
-        fail("realize of '" + s.func + "' with non-integer bounds");
       n.args.push_back(expr(s.mins[d]));
       n.extents.push_back(expr(s.extents[d]));
     }
@@ -518,61 +433,50 @@ class Compiler {
     realizes_.pop_back();
   }
 
-  int bind(const std::string& name, Type type) {
+  int bind(const std::string& name) {
     const int slot = out_.num_vars++;
-    vars_.push_back({name, slot, type});
+    vars_.emplace_back(name, slot);
     return slot;
   }
 
   const Program& program_;
-  const std::vector<Storage>& buffers_;
   CompiledKernel& out_;
   std::string context_;
   bool allow_channels_;
   const SourceLoc* loc_ = &kNoLoc;
-  std::vector<Binding> vars_;                          // scope
+  std::vector<std::pair<std::string, int>> vars_;      // scope: variable name, slot
   std::vector<std::pair<std::string, int>> realizes_;  // scope: Func name, storage slot
 };
 }  // namespace
 
-const Node* compile_constant(const Program& program, const std::vector<Storage>& buffers,
-                             CompiledKernel& out, const std::string& context, const SourceLoc* loc,
-                             const Expr& e) {
-  Compiler compiler(program, buffers, out, context, false);
+const Node* compile_constant(const Program& program, CompiledKernel& out,
+                             const std::string& context, const SourceLoc* loc, const Expr& e) {
+  Compiler compiler(program, out, context, false);
   compiler.set_loc(loc);
   return compiler.expr(e);
 }
 
-void compile_kernel(const Program& program, const std::vector<Storage>& buffers,
-                    CompiledKernel& out) {
+void compile_kernel(const Program& program, CompiledKernel& out) {
   const Kernel& kernel = *out.kernel;
-  Compiler compiler(program, buffers, out, "kernel '" + kernel.name + "'", true);
+  Compiler compiler(program, out, "kernel '" + kernel.name + "'", true);
   compiler.set_loc(&kernel.loc);
   out.body = compiler.stmts(kernel.body);
 }
 
 void check_registers(const Program& program) {
-  std::set<std::string> names;
   for (const Register& r : program.registers) {
     const std::string what = "interpreter: register '" + r.name + "'";
-    if (!names.insert(r.name).second) throw InternalError(what + " is declared twice");
-    bool found = false;
-    for (const Kernel& k : program.kernels) found = found || k.name == r.kernel;
-    if (!found)
-      throw InternalError(what + " belongs to kernel '" + r.kernel +
-                          "', which is not in the program");
     if (r.type.known() && r.type.lanes != 1)
       throw InternalError(what + " has vector type " + r.type.name() +
                           ", which is not supported yet (only scalar code)");
     if (!supported_scalar(r.type))
       throw InternalError(what + " has unsupported type " +
                           (r.type.known() ? r.type.name() : "<unknown>"));
-    if (r.depth < 1) throw InternalError(what + " has depth " + std::to_string(r.depth));
     if (r.shape.size() + 1 > kMaxDims) throw InternalError(what + " has too many dimensions");
     int64_t pes = 1;
     for (int64_t d : r.shape) {
-      if (d < 1 || pes > kMaxFifos / d)
-        throw InternalError(what + " has bad shape " + format_index(r.shape));
+      if (pes > kMaxFifos / d)  // d >= 1: verified
+        throw InternalError(what + " has too many PEs " + format_index(r.shape));
       pes *= d;
     }
   }

@@ -96,10 +96,9 @@ NdArray run_program_on_this_thread(const Program& program,
     Exec exec(run, nullptr, nullptr, 0);
     for (size_t d = 0; d < b.mins.size(); ++d) {
       storage->mins[d] =
-          exec.eval(compile_constant(program, templates, constants, context, &b.loc, b.mins[d])).i;
+          exec.eval(compile_constant(program, constants, context, &b.loc, b.mins[d])).i;
       storage->extents[d] =
-          exec.eval(compile_constant(program, templates, constants, context, &b.loc, b.extents[d]))
-              .i;
+          exec.eval(compile_constant(program, constants, context, &b.loc, b.extents[d])).i;
     }
     storage->allocate(b.loc);
     run.buffers.push_back(std::move(storage));
@@ -127,7 +126,7 @@ NdArray run_program_on_this_thread(const Program& program,
     compiled[k].kernel = &kernel;
     for (const Register& r : program.registers)
       if (r.kernel == kernel.name) compiled[k].registers.push_back(&r);
-    compile_kernel(program, templates, compiled[k]);
+    compile_kernel(program, compiled[k]);
   }
   for (size_t k = 0; k < program.kernels.size();) {
     size_t end = k + 1;

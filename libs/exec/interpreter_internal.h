@@ -309,7 +309,7 @@ class Exec {
         RegisterState state;
         state.reg = r;
         state.depth = r->depth;
-        for (int64_t d : r->shape) state.pes *= d;  // checked by check_registers
+        for (int64_t d : r->shape) state.pes *= d;  // bounded by check_registers
         regs_.push_back(std::move(state));
       }
     }
@@ -404,19 +404,17 @@ bool supported_scalar(Type t);
 // Name, type and dims of every buffer (storage templates, bounds still unset).
 std::vector<Storage> buffer_templates(const Program& program);
 
-// Registers must be well formed: a unique name, a kernel of the program, a scalar type, a PE
-// array of positive extents and a positive depth.
+// The registers (of a verified program) are ones the interpreter runs: a scalar type, and a PE
+// array and index it can hold.
 void check_registers(const Program& program);
 
 // Compiles expression `e` (a buffer bound: no channels, no variables) into `out`; `context`
 // names it in errors, `loc` locates diagnostics.
-const Node* compile_constant(const Program& program, const std::vector<Storage>& buffers,
-                             CompiledKernel& out, const std::string& context, const SourceLoc* loc,
-                             const Expr& e);
+const Node* compile_constant(const Program& program, CompiledKernel& out,
+                             const std::string& context, const SourceLoc* loc, const Expr& e);
 
 // Compiles `out.kernel`'s body into `out` (whose `registers` are set).
-void compile_kernel(const Program& program, const std::vector<Storage>& buffers,
-                    CompiledKernel& out);
+void compile_kernel(const Program& program, CompiledKernel& out);
 
 // Execution (execution.cc).
 

@@ -123,7 +123,9 @@ std::string reg(const std::string& name, const std::string& kind, const std::str
 // Host kernel K (output c of `n` int32, input a) with `registers` (a JSON list body).
 Program stt_kernel(const std::string& body, const std::string& registers, int n = 8,
                    const std::string& kernel = "K") {
-  return parse(document(kInputA, "[" + func("c", "int32", 1) + "]", output_c(n), buffer_c(n),
+  // Func R: what the registers of reg() carry.
+  return parse(document(kInputA, "[" + func("c", "int32", 1) + ", " + func("R", "int32", 1) + "]",
+                        output_c(n), buffer_c(n),
                         R"j([{"name": ")j" + kernel + R"j(", "place": "host", "loc": "4:1",
                           "body": )j" +
                             body + "}]",
@@ -239,26 +241,23 @@ TEST(Registers, FifoErrors) {
                     "run-register-bounds");
 }
 
-TEST(Registers, MalformedRegistersAreInternalErrors) {
+// Malformed registers are the verifier's to reject; a register option without its map is the
+// interpreter's.
+TEST(Registers, MalformedRegistersAndOptions) {
   const std::map<std::string, NdArray> inputs = {{"a", sequence(8)}};
   const std::string read = R"j([{"provide": "c", "args": ["0"], "value": "R_shreg(0, 0)"}])j";
-  expect_internal_error(
-      [&] { run_program(stt_kernel(read, reg("R_shreg", "shift", "2", 3, "Q")), inputs); },
-      "interpreter: register 'R_shreg' belongs to kernel 'Q', which is not in the program");
-  expect_internal_error(
-      [&] {
-        run_program(stt_kernel(R"j([{"push": "R_shreg", "args": ["0"], "value": "1"}])j",
-                               reg("R_shreg", "shift", "2", 3)),
-                    inputs);
-      },
-      "push of 'R_shreg', which is a shift register");
-  expect_internal_error(
-      [&] {
-        run_program(
-            stt_kernel(R"j([{"shift": "R_shreg", "args": []}])j", reg("R_shreg", "shift", "2", 3)),
-            inputs);
-      },
-      "shift of 'R_shreg' with 0 indices; it takes 1 (the PE index)");
+  expect_verifier_error(stt_kernel(read, reg("R_shreg", "shift", "2", 3, "Q")),
+                        "registers[0]: register 'R_shreg' belongs to kernel 'Q', which does not "
+                        "exist",
+                        "ir-unknown-kernel");
+  expect_verifier_error(stt_kernel(R"j([{"push": "R_shreg", "args": ["0"], "value": "1"}])j",
+                                   reg("R_shreg", "shift", "2", 3)),
+                        "kernels[0].body[0]: push of 'R_shreg', which is a shift register",
+                        "ir-register");
+  expect_verifier_error(
+      stt_kernel(R"j([{"shift": "R_shreg", "args": []}])j", reg("R_shreg", "shift", "2", 3)),
+      "kernels[0].body[0]: shift of 'R_shreg' (the PE index) with 0 indices; it takes 1",
+      "ir-register");
   Program p = shift_program("0");
   RunOptions options;
   options.track_registers = true;
@@ -390,9 +389,10 @@ TEST(Registers, ConcurrentKernels) {
   EXPECT_EQ(max_live(p, &c), (std::map<std::string, int64_t>{{"C_fifo", 2}, {"P_shreg", 3}}));
   EXPECT_EQ(elements<int32_t>(c), (std::vector<int32_t>{2, 22, 42, 62, 82, 102, 122, 142}));
 
-  // A kernel cannot use another kernel's register.
+  // A kernel cannot use another kernel's register (the verifier's rule).
   Program q = parse(document(
-      kInputA, "[" + func("c", "int32", 1) + "]", output_c(8), buffer_c(8),
+      kInputA, "[" + func("c", "int32", 1) + ", " + func("P", "int32", 1) + "]", output_c(8),
+      buffer_c(8),
       R"j([{"name": "P", "place": "host", "loc": null, "body": []},
            {"name": "C", "place": "host", "loc": null, "body": [
              {"provide": "c", "args": ["0"], "value": "P_shreg(0)"}]}])j",
@@ -400,11 +400,9 @@ TEST(Registers, ConcurrentKernels) {
       R"j([{"name": "P_shreg", "func": "P", "kernel": "P", "type": "int32", "kind": "shift",
             "shape": [], "depth": 3, "distance": [2], "time_distance": 2, "period": 1,
             "naive": 3, "loc": "10:1"}])j"));
-  expect_internal_error(
-      [&] {
-        run_program(q, {{"a", sequence(8)}});
-      },
-      "read of register 'P_shreg', which belongs to kernel 'P'");
+  expect_verifier_error(
+      q, "kernels[1].body[0]: read of register 'P_shreg' in kernel 'C'; it belongs to kernel 'P'",
+      "ir-register");
 }
 
 // About 1.6 million register events: tracking must stay fast (see Gemm64Completes).

@@ -244,6 +244,7 @@ TEST(Limits, StepLimit) {
       "run-step-limit");
 }
 
+// IR the interpreter cannot run is an internal error; malformed IR is the verifier's to reject.
 TEST(Limits, MalformedIrIsAnInternalError) {
   const std::map<std::string, NdArray> inputs = {{"a", sequence(8)}};
   expect_internal_error(
@@ -251,13 +252,12 @@ TEST(Limits, MalformedIrIsAnInternalError) {
         run_program(one_kernel(R"j([{"alloc": "r", "type": "float32", "shape": ["4"]}])j"), inputs);
       },
       "interpreter: alloc statements are not supported yet");
-  expect_internal_error(
-      [&] {
-        run_program(one_kernel(R"j([{"for": "i", "min": "0", "extent": "8", "kind": "serial",
+  expect_verifier_error(
+      one_kernel(R"j([{"for": "i", "min": "0", "extent": "8", "kind": "serial",
           "body": [{"provide": "c", "args": ["i"], "value": "select(i > 2, a(i))"}]}])j"),
-                    inputs);
-      },
-      "select without a false value");
+      "kernels[0].body[0].body[0]: a select without a false value in a kernel (t2s-merge makes "
+      "it an if)",
+      "ir-type");
   expect_internal_error(
       [&] {
         run_program(one_kernel(R"j([{"realize": "v", "type": "float32x4", "bounds": [],
@@ -265,16 +265,14 @@ TEST(Limits, MalformedIrIsAnInternalError) {
                     inputs);
       },
       "vector type float32x4 is not supported yet");
-  expect_internal_error(
-      [&] {
-        run_program(one_kernel(R"j([{"provide": "c", "args": ["0"], "value": "q"}])j"), inputs);
-      },
-      "variable 'q' is used outside any loop or let binding it");
-  expect_internal_error(
-      [&] {
-        run_program(one_kernel(R"j([{"provide": "d", "args": ["0"], "value": "1"}])j"), inputs);
-      },
-      "Func 'd' has neither an enclosing realize nor a buffer");
+  expect_verifier_error(
+      one_kernel(R"j([{"provide": "c", "args": ["0"], "value": "q"}])j"),
+      "kernels[0].body[0]: variable 'q' is used outside any loop or let that binds it",
+      "ir-unbound");
+  expect_verifier_error(one_kernel(R"j([{"provide": "d", "args": ["0"], "value": "1"}])j"),
+                        "kernels[0].body[0]: provide of Func 'd', which has neither an enclosing "
+                        "realize nor a buffer",
+                        "ir-storage");
 }
 
 TEST(Limits, ParsedStageIsRefused) {

@@ -13,6 +13,7 @@
 #include "libs/exec/compare.h"
 #include "libs/exec/interpreter.h"
 #include "libs/ir/ir_json.h"
+#include "libs/ir/verify.h"
 
 namespace t2s {
 namespace exec_test {
@@ -109,6 +110,13 @@ void expect_internal_error(F f, const std::string& part) {
   } catch (const InternalError& e) {
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
   }
+}
+
+// Checks that verify_program rejects `p` with exactly this diagnostic: malformed IR is the
+// verifier's to reject, and the interpreter runs only verified programs (interpreter.h).
+inline void expect_verifier_error(const Program& p, const std::string& message,
+                                  const std::string& rule) {
+  expect_diagnostic([&] { verify_program(p, "test.json"); }, "test.json", message, rule);
 }
 
 // ---------------------------------------------------------------------------------------------
