@@ -99,7 +99,8 @@ class Compiler {
     throw InternalError("interpreter: " + context_ + ": " + what);
   }
 
-  // A lookup that found nothing: verified IR never gets here.
+  // A lookup that found nothing: verified IR never gets here. Kept (not undefined behaviour)
+  // because callers may skip verification, as libs/passes/stt/stt_test.cc does on pass output.
   [[noreturn]] void dangling(const std::string& what) {
     fail(what + " is not defined here (run verify_program on the IR first)");
   }
@@ -420,13 +421,7 @@ class Compiler {
       n.args.push_back(expr(s.mins[d]));
       n.extents.push_back(expr(s.extents[d]));
     }
-    Storage st;
-    st.name = s.func;
-    st.type = s.type;
-    st.mins.assign(s.mins.size(), 0);
-    st.extents.assign(s.mins.size(), 0);
-    st.strides.assign(s.mins.size(), 0);
-    out_.locals.push_back(std::move(st));
+    out_.locals.push_back(Storage::unallocated(s.func, s.type, s.mins.size()));
     n.slot = static_cast<int>(program_.buffers.size() + out_.locals.size() - 1);
     realizes_.emplace_back(s.func, n.slot);
     n.body = stmts(s.body);

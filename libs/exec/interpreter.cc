@@ -108,7 +108,7 @@ NdArray run_program_on_this_thread(const Program& program,
   int out = -1;
   for (size_t i = 0; i < program.buffers.size(); ++i)
     if (program.buffers[i].name == program.output.func) out = static_cast<int>(i);
-  if (out < 0)
+  if (out < 0)  // the lookup's miss: verify_program rejects it (ir-output)
     throw InternalError("interpreter: the output Func '" + program.output.func + "' has no buffer");
   const Storage& s = *run.buffers[out];
   for (int64_t m : s.mins)

@@ -200,6 +200,9 @@ struct Storage {
   std::vector<Value> data;
   std::vector<uint8_t> written;  // one flag per element: reads of unwritten elements are errors
 
+  // Storage of `dims` dimensions whose bounds are not set yet (a template, not allocated).
+  static Storage unallocated(const std::string& name, Type type, size_t dims);
+
   size_t dims() const { return mins.size(); }
   std::string bounds_text() const;
   // Sets the bounds and clears every written flag (keeping the allocation when it fits).

@@ -8,6 +8,16 @@
 namespace t2s {
 namespace interp {
 
+Storage Storage::unallocated(const std::string& name, Type type, size_t dims) {
+  Storage s;
+  s.name = name;
+  s.type = type;
+  s.mins.assign(dims, 0);
+  s.extents.assign(dims, 0);
+  s.strides.assign(dims, 0);
+  return s;
+}
+
 std::string Storage::bounds_text() const {
   std::string s;
   for (size_t d = 0; d < dims(); ++d) {
@@ -112,15 +122,8 @@ int64_t RegisterState::max_live() const {
 
 std::vector<Storage> buffer_templates(const Program& program) {
   std::vector<Storage> out;
-  for (const Buffer& b : program.buffers) {
-    Storage s;
-    s.name = b.name;
-    s.type = b.type;
-    s.mins.assign(b.mins.size(), 0);
-    s.extents.assign(b.mins.size(), 0);
-    s.strides.assign(b.mins.size(), 0);
-    out.push_back(std::move(s));
-  }
+  for (const Buffer& b : program.buffers)
+    out.push_back(Storage::unallocated(b.name, b.type, b.mins.size()));
   return out;
 }
 
