@@ -47,9 +47,11 @@
 // oldest value. A kernel runs on one thread and owns its registers: a full or empty FIFO is an
 // error, never a wait. When the kernel finishes, its FIFOs must be empty.
 //
-// Malformed IR (unbound variables, type mismatches, vector types, alloc statements, select
-// without a false value, a register whose kernel is not in the program or that is used in
-// another kernel, ...) throws InternalError.
+// The program must be well formed: run_program's callers run verify_program (libs/ir/verify.h)
+// first, as every tool does on the IR it reads, and the interpreter does not check the
+// verifier's rules again (names, scopes, arities, operand types). What verified IR may still
+// hold that the interpreter cannot run (vector types, alloc statements, read_channel in a buffer
+// bound, ...) throws InternalError.
 #pragma once
 
 #include <cstdint>
@@ -89,9 +91,9 @@ struct RunOptions {
 // Executes `program` with `inputs` (one per program input, by name) and returns the realized
 // output: an NdArray with the output Func's type and shape = the output buffer's extents (its
 // mins must be 0, else InternalError). Throws Diagnostic for errors in the user's program or
-// data, InternalError for malformed IR. When a kernel of a concurrent run fails, the others are
-// stopped and the first error in kernel-list order among the failed kernels is reported; no
-// thread outlives the call.
+// data, InternalError for IR it cannot run (`program` must be verified, see above). When a kernel
+// of a concurrent run fails, the others are stopped and the first error in kernel-list order
+// among the failed kernels is reported; no thread outlives the call.
 NdArray run_program(const Program& program, const std::map<std::string, NdArray>& inputs,
                     const RunOptions& options = {});
 
