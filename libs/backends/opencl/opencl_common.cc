@@ -13,6 +13,20 @@ namespace {
 
 constexpr int64_t kMaxElements = INT32_MAX;  // indices are 32-bit in the generated code
 
+// emit-extent at `loc` when storage with these (positive) extents has more elements than
+// 32-bit indices reach.
+void check_element_count(const std::string& what, const std::vector<int64_t>& extents,
+                         const SourceLoc& loc) {
+  int64_t total = 1;
+  for (int64_t v : extents) total = total > kMaxElements / v ? kMaxElements + 1 : total * v;
+  if (total > kMaxElements) {
+    throw Diagnostic(loc,
+                     what + " has more than 2^31 - 1 elements (extents " +
+                         join_ints(extents, " x ") + "), too many for 32-bit indexing",
+                     "emit-extent");
+  }
+}
+
 class UseCollector {
  public:
   explicit UseCollector(const Program& program) : program_(program) {}
@@ -122,7 +136,6 @@ std::vector<int64_t> input_extents(const Input& input) {
                      "emit-extent");
   }
   std::vector<int64_t> out;
-  int64_t total = 1;
   for (int64_t v : input.extents) {
     if (v < 1) {
       throw Diagnostic(input.loc,
@@ -132,14 +145,8 @@ std::vector<int64_t> input_extents(const Input& input) {
                        "emit-extent");
     }
     out.push_back(v);
-    total = total > kMaxElements / v ? kMaxElements + 1 : total * v;
   }
-  if (total > kMaxElements) {
-    throw Diagnostic(input.loc,
-                     "input '" + input.name + "' has more than 2^31 - 1 elements (extents " +
-                         join_ints(out, " x ") + "), too many for 32-bit indexing",
-                     "emit-extent");
-  }
+  check_element_count("input '" + input.name + "'", out, input.loc);
   return out;
 }
 
@@ -147,7 +154,6 @@ std::vector<int64_t> input_extents(const Input& input) {
 std::vector<int64_t> storage_extents(const std::string& what, const std::vector<Expr>& extents,
                                      const SourceLoc& loc) {
   std::vector<int64_t> out;
-  int64_t total = 1;
   for (const Expr& e : extents) {
     int64_t v = 0;
     if (!constant_int(e, &v) || v < 1) {
@@ -158,14 +164,8 @@ std::vector<int64_t> storage_extents(const std::string& what, const std::vector<
                        "emit-extent");
     }
     out.push_back(v);
-    total = total > kMaxElements / v ? kMaxElements + 1 : total * v;
   }
-  if (total > kMaxElements) {
-    throw Diagnostic(loc,
-                     what + " has more than 2^31 - 1 elements (extents " + join_ints(out, " x ") +
-                         "), too many for 32-bit indexing",
-                     "emit-extent");
-  }
+  check_element_count(what, out, loc);
   return out;
 }
 
@@ -213,16 +213,6 @@ std::vector<const Register*> registers_of(const Program& program, const Kernel& 
     if (r.kernel == kernel.name) out.push_back(&r);
   }
   return out;
-}
-
-void check_stage(const Program& program, const char* what) {
-  if (program.stage == Stage::kParsed) {
-    throw Diagnostic({},
-                     std::string(what) +
-                         " needs a program of the merged stage or later (got stage 'parsed'; "
-                         "run t2s-merge first)",
-                     "emit-stage");
-  }
 }
 
 // Names of the inputs / buffers in `used`, in program order.

@@ -240,7 +240,7 @@ class DeviceEmitter {
       : program_(program), storage_(program), codegen_(program, CDialect::kOpenCl, storage_) {}
 
   std::string run() {
-    check_stage(program_, "the opencl target");
+    require_kernel_stage(program_, "the opencl target");
     std::vector<const Kernel*> device;
     for (const Kernel& k : program_.kernels) {
       if (!is_device(k)) continue;

@@ -131,7 +131,7 @@ class HostEmitter {
       : program_(program), codegen_(program, CDialect::kCpp, storage_) {}
 
   std::string run() {
-    check_stage(program_, "the opencl target");
+    require_kernel_stage(program_, "the opencl target");
     bool any_device = false;
     for (const Kernel& k : program_.kernels) {
       uses_[k.name] = collect_uses(program_, k);
@@ -328,23 +328,18 @@ class HostEmitter {
         const Uses& u = uses_.at(k.name);
         out += "  cl_kernel t2s_kernel_" + k.name + " = t2s_cl.kernel(" +
                cpp_string(c_identifier(k.name)) + ");\n";
+        // The kernel's arguments: its inputs, then its buffers (as the device code declares them).
         int index = 0;
-        for (const Input* in : used_inputs(program_, u.inputs)) {
-          out += "  t2s_opencl::set_arg(t2s_kernel_" + k.name + ", " + std::to_string(index) +
-                 ", t2s_mem_" + in->name + ", " +
-                 cpp_string("kernel " + k.name + ", argument " + std::to_string(index) + ": " +
-                            in->name) +
-                 ");\n";
+        auto set_arg = [&](const std::string& name) {
+          out +=
+              "  t2s_opencl::set_arg(t2s_kernel_" + k.name + ", " + std::to_string(index) +
+              ", t2s_mem_" + name + ", " +
+              cpp_string("kernel " + k.name + ", argument " + std::to_string(index) + ": " + name) +
+              ");\n";
           ++index;
-        }
-        for (const Buffer* b : used_buffers(program_, u)) {
-          out += "  t2s_opencl::set_arg(t2s_kernel_" + k.name + ", " + std::to_string(index) +
-                 ", t2s_mem_" + b->name + ", " +
-                 cpp_string("kernel " + k.name + ", argument " + std::to_string(index) + ": " +
-                            b->name) +
-                 ");\n";
-          ++index;
-        }
+        };
+        for (const Input* in : used_inputs(program_, u.inputs)) set_arg(in->name);
+        for (const Buffer* b : used_buffers(program_, u)) set_arg(b->name);
         out += "  cl_command_queue t2s_queue_" + k.name + " = t2s_cl.queue(" +
                cpp_string("kernel " + k.name) + ");\n";
       }

@@ -53,9 +53,6 @@ inline bool is_device(const Kernel& k) { return k.place == Place::kDevice; }
 // The program's registers that belong to `kernel`, in program order.
 std::vector<const Register*> registers_of(const Program& program, const Kernel& kernel);
 
-// emit-stage for a program of the parsed stage (no kernels yet).
-void check_stage(const Program& program, const char* what);
-
 // The inputs / buffers in `used`, in program order.
 std::vector<const Input*> used_inputs(const Program& program, const std::set<std::string>& used);
 std::vector<const Buffer*> used_buffers(const Program& program, const Uses& uses);
