@@ -11,6 +11,16 @@ const char* const kLoopKindNames[] = {"serial", "unrolled", "vectorized"};
 
 const char* stage_name(Stage s) { return kStageNames[static_cast<int>(s)]; }
 
+void require_kernel_stage(const Program& program, const std::string& who) {
+  if (program.stage == Stage::kParsed) {
+    throw Diagnostic({},
+                     who +
+                         " needs a program of the merged stage or later (got stage 'parsed'; "
+                         "run t2s-merge first)",
+                     "emit-stage");
+  }
+}
+
 bool stage_from_name(const std::string& name, Stage* out) {
   for (int i = 0; i < 5; ++i) {
     if (name == kStageNames[i]) {

@@ -19,6 +19,7 @@ constexpr int kIrVersion = 1;
 // The stages in pipeline order (DESIGN.md section 2).
 enum class Stage { kParsed, kMerged, kStt, kVectorized, kGathered };
 const char* stage_name(Stage s);
+
 bool stage_from_name(const std::string& name, Stage* out);
 
 enum class Place { kHost, kDevice };
@@ -254,5 +255,9 @@ struct Program {
   const Buffer* find_buffer(const std::string& name) const;
   const Register* find_register(const std::string& name) const;
 };
+
+// For a backend, `who` ("the dot target"): throws Diagnostic (rule emit-stage) for a program of
+// the parsed stage, which has no kernels yet.
+void require_kernel_stage(const Program& program, const std::string& who);
 
 }  // namespace t2s

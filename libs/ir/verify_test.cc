@@ -200,5 +200,20 @@ TEST(Verify, Type) {
          "13:1");
 }
 
+// A provide with one index too few of a buffer (a case the cpp backend checked before the
+// verifier did).
+TEST(Verify, ProvideArity) {
+  expect(broken("gemm", "merged",
+                [](Json& d) {
+                  Json& body = d["kernels"][0]["body"][0]["body"][0]["body"][0]["body"][0]["body"]
+                                [0]["body"][0]["body"];
+                  body[3]["then"][0]["args"].erase(1);
+                }),
+         "ir-storage",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0].body[0].body[3].then[0]: provide of "
+         "'c' with 1 indices; it takes 2",
+         "16:1");
+}
+
 }  // namespace
 }  // namespace t2s

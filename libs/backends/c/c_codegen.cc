@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_set>
 
+#include "libs/ir/strings.h"
+
 namespace t2s {
 
 namespace {
@@ -34,14 +36,6 @@ const std::unordered_set<std::string>& reserved_words() {
       "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
       "std", "assert"};
   return words;
-}
-
-bool is_constant_int(const Expr& e, int64_t* value) {
-  if (e && e->kind == ExprKind::kIntImm) {
-    *value = e->int_value;
-    return true;
-  }
-  return false;
 }
 
 // The short name of a scalar type in helper names: i32, u8, f32, b.
@@ -109,6 +103,22 @@ std::string c_type_name(Type type, CDialect dialect, const SourceLoc& loc) {
 std::string c_identifier(const std::string& name) {
   if (reserved_words().count(name) || name.rfind("t2s_", 0) == 0) return name + "_";
   return name;
+}
+
+bool constant_int(const Expr& e, int64_t* value) {
+  if (e && e->kind == ExprKind::kIntImm && !e->type.is_bool()) {
+    *value = e->int_value;
+    return true;
+  }
+  return false;
+}
+
+std::string brace_list(const std::vector<std::string>& items) {
+  return "{" + join(items, ", ") + "}";
+}
+
+std::string brace_list(const std::vector<int64_t>& values) {
+  return "{" + join_ints(values, ", ") + "}";
 }
 
 // One printed expression and the precedence of its outermost operator.
@@ -382,7 +392,7 @@ void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
     const std::string var = c_identifier(loop->var);
     const std::string min = expr(loop->min);
     int64_t min_value = 0;
-    const bool zero_min = is_constant_int(loop->min, &min_value) && min_value == 0;
+    const bool zero_min = constant_int(loop->min, &min_value) && min_value == 0;
     const Printed extent = print(loop->extent);
     const std::string end =
         zero_min ? extent.text

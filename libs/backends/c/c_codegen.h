@@ -21,6 +21,7 @@
 // the interpreter bit for bit.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +41,13 @@ std::string c_type_name(Type type, CDialect dialect, const SourceLoc& loc = {});
 // either, or the generator's own names (which start with `t2s_`): such names get a trailing
 // underscore.
 std::string c_identifier(const std::string& name);
+
+// Whether `e` is an integer constant (an IntImm of an integer type, not bool); sets `value`.
+bool constant_int(const Expr& e, int64_t* value);
+
+// `{a, b, c}`: a braced list (C++ list-initialization, an OpenCL C initializer).
+std::string brace_list(const std::vector<std::string>& items);
+std::string brace_list(const std::vector<int64_t>& values);
 
 // How a backend stores what a kernel touches. Index and value arguments are C expressions,
 // already printed (each safe to use as a function argument or array subscript). Statement hooks

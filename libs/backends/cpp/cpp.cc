@@ -70,18 +70,6 @@ std::string comment_text(const std::string& text) {
   return out;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-std::string int_list(const std::vector<int64_t>& values) {
-  std::vector<std::string> items;
-  for (int64_t v : values) items.push_back(std::to_string(v));
-  return "{" + joined(items) + "}";
-}
-
 // What a kernel touches, by index into the program's lists.
 struct KernelUse {
   std::set<size_t> buffers_read, buffers_written;
@@ -288,7 +276,7 @@ class EmuStorage : public CStorage {
     std::vector<std::string> out;
     for (const std::string& s : items)
       out.push_back(wide_index_ ? "static_cast<int64_t>(" + s + ")" : s);
-    return "{" + joined(out) + "}";
+    return brace_list(out);
   }
   std::string call(const std::string& object, const char* method,
                    const std::vector<std::string>& index) const {
@@ -335,8 +323,7 @@ std::string emit_cpp(const Program& program) {
     input_shapes.push_back(in.extents);
   }
 
-  // Buffers, channels, registers: well formed, scalar.
-  const Buffer* output = nullptr;
+  // Buffers, channels, registers: scalar, with what the emulation can lay out.
   for (const Buffer& b : program.buffers) {
     check_name(b.name, "buffer", b.loc);
     if (b.type.known() && b.type.lanes != 1) unsupported_vector(b.type, b.loc);
@@ -352,10 +339,9 @@ std::string emit_cpp(const Program& program) {
         });
       }
     }
-    if (b.name == program.output.func) output = &b;
   }
-  // The verifier guarantees the output's buffer.
-  if (!output) throw InternalError("emit: the output Func has no buffer");
+  // Verified IR: the output has a buffer.
+  const Buffer* output = program.find_buffer(program.output.func);
   for (const Expr& m : output->mins)
     if (m->kind == ExprKind::kIntImm && m->int_value != 0)
       throw InternalError("emit: the output buffer '" + output->name +
@@ -454,7 +440,7 @@ std::string emit_cpp(const Program& program) {
                capacity + ");\n";
     } else {
       state += "t2s_rt::FifoArray<" + type + "> " + channel_name(c.name) + "(" + quoted(c.name) +
-               ", " + int_list(c.dims) + ", " + capacity + ");\n";
+               ", " + brace_list(c.dims) + ", " + capacity + ");\n";
     }
   }
 
@@ -477,7 +463,7 @@ std::string emit_cpp(const Program& program) {
       kernels += "  t2s_rt::" +
                  std::string(r->kind == Register::kShift ? "ShiftRegister" : "FifoRegister") + "<" +
                  type_of(r->type, r->loc) + "> " + register_name(r->name) + "(" + quoted(r->name) +
-                 ", " + int_list(r->shape) + ", " + std::to_string(r->depth) + ");\n";
+                 ", " + brace_list(r->shape) + ", " + std::to_string(r->depth) + ");\n";
     }
     codegen.stmts(kernel.body, 1, &kernels);
     for (const Register* r : use.registers)
@@ -501,12 +487,12 @@ std::string emit_cpp(const Program& program) {
       ",\n      {});\n";
   std::vector<std::string> names;
   for (const Input& in : program.inputs) names.push_back(quoted(in.name));
-  main_text += "  t2s_rt::check_input_names(options, {" + joined(names) + "});\n";
+  main_text += "  t2s_rt::check_input_names(options, " + brace_list(names) + ");\n";
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const Input& in = program.inputs[i];
     main_text += "  " + input_name(in.name) + ".init(" + quoted(in.name) +
                  ", t2s_rt::input_array(options, " + quoted(in.name) + ", " +
-                 quoted(in.type.name()) + ", " + int_list(input_shapes[i]) + "));\n";
+                 quoted(in.type.name()) + ", " + brace_list(input_shapes[i]) + "));\n";
   }
   for (const Buffer& b : program.buffers) {
     // Bounds are constant integer expressions; uint64 ones are cast (list-initialization of
@@ -518,7 +504,7 @@ std::string emit_cpp(const Program& program) {
         out.push_back(e->type.is_uint() && e->type.bits == 64 ? "static_cast<int64_t>(" + text + ")"
                                                               : text);
       }
-      return "{" + joined(out) + "}";
+      return brace_list(out);
     };
     main_text += "  " + buffer_name(b.name) + ".allocate(" + quoted(b.name) + ", " + list(b.mins) +
                  ", " + list(b.extents) + ");\n";

@@ -696,12 +696,7 @@ class DotPrinter {
 }  // namespace
 
 std::string emit_dot(const Program& program) {
-  if (program.stage == Stage::kParsed) {
-    throw Diagnostic({},
-                     "the dot target needs a program of the merged stage or later (got stage "
-                     "'parsed'; run t2s-merge first)",
-                     "emit-stage");
-  }
+  require_kernel_stage(program, "the dot target");
   return DotPrinter(program).run();
 }
 

@@ -75,8 +75,8 @@
 //   [emit-type]    a vector type in an expression (no stage produces vectors yet), a type with no
 //                  OpenCL equivalent
 //   [emit-channel] a host kernel that reads or writes a channel (channels connect device kernels)
-// Malformed IR (a Func with neither a buffer nor a realize, an unknown register, ...) throws
-// t2s::InternalError.
+// The program must be well formed (libs/ir/verify, which every tool runs on the IR it reads):
+// dangling names, arities and types are not checked again here.
 #pragma once
 
 #include <string>

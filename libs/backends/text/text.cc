@@ -239,12 +239,7 @@ std::string print_range(const Expr& min, const Expr& extent) {
 }
 
 std::string emit_text(const Program& program) {
-  if (program.stage == Stage::kParsed) {
-    throw Diagnostic({},
-                     "the text target needs a program of the merged stage or later (got stage "
-                     "'parsed'; run t2s-merge first)",
-                     "emit-stage");
-  }
+  require_kernel_stage(program, "the text target");
   return TextPrinter(program).run();
 }
 

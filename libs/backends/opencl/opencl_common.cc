@@ -1,0 +1,261 @@
+#include <cctype>
+#include <cstdint>
+
+#include "libs/backends/c/c_codegen.h"
+#include "libs/backends/opencl/opencl_internal.h"
+#include "libs/ir/strings.h"
+#include "libs/ir/visitor.h"
+
+namespace t2s {
+namespace opencl_internal {
+
+namespace {
+
+constexpr int64_t kMaxElements = INT32_MAX;  // indices are 32-bit in the generated code
+
+// emit-extent at `loc` when storage with these (positive) extents has more elements than
+// 32-bit indices reach.
+void check_element_count(const std::string& what, const std::vector<int64_t>& extents,
+                         const SourceLoc& loc) {
+  int64_t total = 1;
+  for (int64_t v : extents) total = total > kMaxElements / v ? kMaxElements + 1 : total * v;
+  if (total > kMaxElements) {
+    throw Diagnostic(loc,
+                     what + " has more than 2^31 - 1 elements (extents " +
+                         join_ints(extents, " x ") + "), too many for 32-bit indexing",
+                     "emit-extent");
+  }
+}
+
+class UseCollector {
+ public:
+  explicit UseCollector(const Program& program) : program_(program) {}
+
+  Uses collect(const Kernel& kernel) {
+    uses_ = Uses();
+    realized_.clear();
+    stmts(kernel.body);
+    return uses_;
+  }
+
+ private:
+  bool is_buffer(const std::string& name) const {
+    for (const std::string& r : realized_) {
+      if (r == name) return false;
+    }
+    return program_.find_buffer(name) != nullptr;
+  }
+
+  void expr(const Expr& e) {
+    for_each_expr(e, [&](const Expr& n) {
+      if (n->kind != ExprKind::kCall) return;
+      if (n->call_kind == CallKind::kImage) uses_.inputs.insert(n->name);
+      if (n->call_kind == CallKind::kFunc && is_buffer(n->name)) uses_.reads.insert(n->name);
+      if (n->call_kind == CallKind::kChannel && !n->operands.empty()) {
+        uses_.channels.insert(n->operands[0]->name);
+      }
+    });
+  }
+
+  void stmts(const StmtList& list) {
+    for (const StmtPtr& s : list) {
+      for (const Expr* e : s->exprs()) expr(*e);
+      const Provide* provide = s->as<Provide>();
+      if (provide && !program_.find_register(provide->func) && is_buffer(provide->func)) {
+        uses_.writes.insert(provide->func);
+      }
+      if (const WriteChannel* write = s->as<WriteChannel>()) uses_.channels.insert(write->channel);
+      const Realize* realize = s->as<Realize>();
+      if (realize) realized_.push_back(realize->func);
+      for (const StmtList* child : s->children()) stmts(*child);
+      if (realize) realized_.pop_back();
+    }
+  }
+
+  const Program& program_;
+  Uses uses_;
+  std::vector<std::string> realized_;
+};
+
+// Refuses vector types anywhere in a kernel (no stage produces them yet; the scalar printer
+// cannot print them): emit-type at the innermost statement with a location.
+class ScalarCheck {
+ public:
+  explicit ScalarCheck(const Kernel& kernel) : kernel_(kernel) {}
+  void run() { stmts(kernel_.body, kernel_.loc); }
+
+ private:
+  static void refuse(Type t, const SourceLoc& loc) {
+    throw Diagnostic(loc,
+                     "vector type " + t.name() +
+                         " is not supported by the opencl target yet (no stage produces vector "
+                         "code; opencl_vector_type_name names the types for when one does)",
+                     "emit-type");
+  }
+  static void expr(const Expr& e, const SourceLoc& loc) {
+    for_each_expr(e, [&](const Expr& n) {
+      if (n->type.lanes != 1) refuse(n->type, n->loc.valid() ? n->loc : loc);
+    });
+  }
+  void stmts(const StmtList& list, const SourceLoc& outer) {
+    for (const StmtPtr& s : list) {
+      const SourceLoc& loc = s->loc.valid() ? s->loc : outer;
+      for (const Expr* e : s->exprs()) expr(*e, loc);
+      if (const Realize* realize = s->as<Realize>(); realize && realize->type.lanes != 1)
+        refuse(realize->type, loc);
+      if (const Alloc* alloc = s->as<Alloc>(); alloc && alloc->type.lanes != 1)
+        refuse(alloc->type, loc);
+      for (const StmtList* child : s->children()) stmts(*child, loc);
+    }
+  }
+  const Kernel& kernel_;
+};
+
+}  // namespace
+
+// A decimal integer, as the IR spells constant input extents.
+bool parse_integer(const std::string& text, int64_t* value) {
+  if (text.empty()) return false;
+  size_t i = text[0] == '-' ? 1 : 0;
+  if (i == text.size() || text.size() > 19) return false;
+  for (size_t j = i; j < text.size(); ++j) {
+    if (!std::isdigit(static_cast<unsigned char>(text[j]))) return false;
+  }
+  *value = std::stoll(text);
+  return true;
+}
+
+// The constant extents of an input (mins are 0). emit-extent when they are missing or not
+// integer constants.
+std::vector<int64_t> input_extents(const Input& input) {
+  if (static_cast<int>(input.extents.size()) != input.dims) {
+    throw Diagnostic(input.loc,
+                     "input '" + input.name +
+                         "' has no inferred extents (it is read at an index that is not "
+                         "quasi-affine); the opencl target needs constant extents to lay it out",
+                     "emit-extent");
+  }
+  std::vector<int64_t> out;
+  for (int64_t v : input.extents) {
+    if (v < 1) {
+      throw Diagnostic(input.loc,
+                       "extent '" + std::to_string(v) + "' of input '" + input.name +
+                           "' is not a positive integer constant; the opencl target needs "
+                           "constant extents to lay it out",
+                       "emit-extent");
+    }
+    out.push_back(v);
+  }
+  check_element_count("input '" + input.name + "'", out, input.loc);
+  return out;
+}
+
+// The constant extents of storage with `extents` (a buffer or a realize). emit-extent at `loc`.
+std::vector<int64_t> storage_extents(const std::string& what, const std::vector<Expr>& extents,
+                                     const SourceLoc& loc) {
+  std::vector<int64_t> out;
+  for (const Expr& e : extents) {
+    int64_t v = 0;
+    if (!constant_int(e, &v) || v < 1) {
+      throw Diagnostic(loc,
+                       "an extent of " + what +
+                           " is not a positive integer constant; the opencl target needs "
+                           "constant extents to lay out its storage",
+                       "emit-extent");
+    }
+    out.push_back(v);
+  }
+  check_element_count(what, out, loc);
+  return out;
+}
+
+std::vector<std::string> buffer_mins(const Buffer& buffer) {
+  std::vector<std::string> out;
+  for (const Expr& m : buffer.mins) {
+    int64_t v = 0;
+    if (!constant_int(m, &v)) {
+      throw Diagnostic(buffer.loc,
+                       "a min of buffer '" + buffer.name +
+                           "' is not an integer constant; the opencl target needs constant "
+                           "bounds to lay out its storage",
+                       "emit-extent");
+    }
+    out.push_back(std::to_string(v));
+  }
+  return out;
+}
+
+std::vector<int64_t> buffer_extents(const Buffer& buffer) {
+  return storage_extents("buffer '" + buffer.name + "'", buffer.extents, buffer.loc);
+}
+
+std::string bounds_text(const std::vector<std::string>& mins, const std::vector<int64_t>& extents) {
+  std::vector<std::string> parts;
+  for (size_t d = 0; d < extents.size(); ++d) {
+    int64_t m = 0;
+    parts.push_back(parse_integer(mins[d], &m)
+                        ? "[" + mins[d] + ", " + std::to_string(m + extents[d]) + ")"
+                        : "[" + mins[d] + ", " + mins[d] + " + " + std::to_string(extents[d]) +
+                              ")");
+  }
+  return parts.empty() ? "a scalar" : join(parts, " x ");
+}
+
+Uses collect_uses(const Program& program, const Kernel& kernel) {
+  return UseCollector(program).collect(kernel);
+}
+
+void check_scalar(const Kernel& kernel) { ScalarCheck(kernel).run(); }
+
+std::vector<const Register*> registers_of(const Program& program, const Kernel& kernel) {
+  std::vector<const Register*> out;
+  for (const Register& r : program.registers) {
+    if (r.kernel == kernel.name) out.push_back(&r);
+  }
+  return out;
+}
+
+// Names of the inputs / buffers in `used`, in program order.
+std::vector<const Input*> used_inputs(const Program& program, const std::set<std::string>& used) {
+  std::vector<const Input*> out;
+  for (const Input& in : program.inputs) {
+    if (used.count(in.name)) out.push_back(&in);
+  }
+  return out;
+}
+
+std::vector<const Buffer*> used_buffers(const Program& program, const Uses& uses) {
+  std::vector<const Buffer*> out;
+  for (const Buffer& b : program.buffers) {
+    if (uses.reads.count(b.name) || uses.writes.count(b.name)) out.push_back(&b);
+  }
+  return out;
+}
+
+// The runs of the execution model: each maximal run of consecutive device kernels, and each
+// host kernel alone.
+std::vector<std::vector<const Kernel*>> execution_runs(const Program& program) {
+  std::vector<std::vector<const Kernel*>> runs;
+  bool previous_device = false;
+  for (const Kernel& k : program.kernels) {
+    if (is_device(k) && previous_device) {
+      runs.back().push_back(&k);
+    } else {
+      runs.push_back({&k});
+    }
+    previous_device = is_device(k);
+  }
+  return runs;
+}
+
+std::string run_description(const std::vector<const Kernel*>& run,
+                            const std::map<std::string, bool>& autorun) {
+  std::vector<std::string> names;
+  for (const Kernel* k : run) {
+    names.push_back(k->name + (autorun.count(k->name) && autorun.at(k->name) ? " (autorun)" : ""));
+  }
+  return join(names, ", ");
+}
+
+}  // namespace opencl_internal
+}  // namespace t2s
