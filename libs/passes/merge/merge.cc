@@ -240,6 +240,12 @@ class Merger {
       isolated.insert(d->func);
       for (size_t i = 1; i < d->args.size(); ++i) isolated.insert(arg_name(d->args[i]));
     }
+    // F.gather(A, v): both keep a loop nest (the gather stage rewrites their channel).
+    for (const Directive& d : in_.directives) {
+      if (d.name != "gather") continue;
+      if (defined(d.func)) isolated.insert(d.func);
+      if (!d.args.empty() && defined(arg_name(d.args[0]))) isolated.insert(arg_name(d.args[0]));
+    }
     for (const Func& f : out_.funcs) {
       if (plan_.group_of.count(f.name)) continue;
       bool self_recursive = false;
@@ -318,7 +324,7 @@ class Merger {
         throw Diagnostic(d->loc,
                          d->name + " on '" + d->func +
                              "', which has no loop nest of its own (it is inlined into its "
-                             "users: it is not merged, recursive, realized or isolated)",
+                             "users: it is not merged, recursive, realized, isolated or gathered)",
                          "directive-on-inlined");
       Group& g = plan_.groups[it->second];
       if (g.rep != d->func)
