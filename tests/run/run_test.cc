@@ -583,6 +583,37 @@ TEST(RunTest, Seed001WrapImage) {
 // ---------------------------------------------------------------------------------------------
 // Every spec: t2s-run --check (the run equals the merged reference) exits 0.
 
+// inline_device_helper: the GEMM with a(i, k) replaced by X(i, k) = a(i, k) * 2.0f + b(k, i) -
+// 0.5f, a Func on Place::Device without bounds that is inlined (Halide's default).
+TEST(RunTest, InlineDeviceHelper) {
+  CheckSpec("inline_device_helper", {}, "c", true, [](const Fill& fill) {
+    const Arr<float> a = Input<float>("a", {4, 8}, fill);
+    const Arr<float> b = Input<float>("b", {8, 4}, fill);
+    Arr<float> x({4, 8});
+    for (int64_t i = 0; i < 4; ++i) {
+      for (int64_t k = 0; k < 8; ++k) x.set({i, k}, Add(Mul(a(i, k), 2.0f), b(k, i)) - 0.5f);
+    }
+    return Gemm(x, b);
+  });
+}
+
+// inline_diamond: F1 = a % 100 (Euclidean), then alternately F + F and F * F % 1009 up to F20;
+// out = F20 - F1.
+TEST(RunTest, InlineDiamond) {
+  CheckSpec("inline_diamond", {}, "out", true, [](const Fill& fill) {
+    const Arr<int32_t> a = Input<int32_t>("a", {8}, fill);
+    Arr<int32_t> out({8});
+    auto mod = [](int32_t v, int32_t m) { return (v % m + m) % m; };
+    for (int64_t x = 0; x < 8; ++x) {
+      const int32_t f1 = mod(a(x), 100);
+      int32_t f = f1;
+      for (int n = 2; n <= 20; ++n) f = n % 2 == 0 ? Add(f, f) : mod(Mul(f, f), 1009);
+      out.set({x}, f - f1);
+    }
+    return out.array();
+  });
+}
+
 TEST(RunTest, CheckPassesOnEverySpec) {
   std::vector<std::string> specs;
   for (const auto& entry : std::filesystem::directory_iterator("testdata/specs")) {

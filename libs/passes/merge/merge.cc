@@ -240,14 +240,21 @@ class Merger {
       isolated.insert(d->func);
       for (size_t i = 1; i < d->args.size(); ++i) isolated.insert(arg_name(d->args[i]));
     }
+    // F.gather(A, v): both keep a loop nest (the gather stage rewrites their channel).
+    for (const Directive& d : in_.directives) {
+      if (d.name != "gather") continue;
+      if (defined(d.func)) isolated.insert(d.func);
+      if (!d.args.empty() && defined(arg_name(d.args[0]))) isolated.insert(arg_name(d.args[0]));
+    }
     for (const Func& f : out_.funcs) {
       if (plan_.group_of.count(f.name)) continue;
       bool self_recursive = false;
       if (f.definition)
         for (const std::string& c : called_funcs(f.definition)) self_recursive |= c == f.name;
-      bool computed =
-          f.name == in_.output.func || isolated.count(f.name) ||
-          (f.definition && (self_recursive || f.place == Place::kDevice) && f.wraps.empty());
+      // Halide's default: a Func that is not merged, not recursive, not realized and not
+      // named by an isolation directive is inlined into its users, whatever its Place.
+      bool computed = f.name == in_.output.func || isolated.count(f.name) ||
+                      (f.definition && self_recursive && f.wraps.empty());
       if (!computed) {
         if (f.definition) plan_.inlined.insert(f.name);
         continue;
@@ -317,7 +324,7 @@ class Merger {
         throw Diagnostic(d->loc,
                          d->name + " on '" + d->func +
                              "', which has no loop nest of its own (it is inlined into its "
-                             "users: it is not merged, recursive, on the device or realized)",
+                             "users: it is not merged, recursive, realized, isolated or gathered)",
                          "directive-on-inlined");
       Group& g = plan_.groups[it->second];
       if (g.rep != d->func)
@@ -561,15 +568,112 @@ class Merger {
     return nullptr;
   }
 
+  // A definition with its inlined calls replaced: `value`, evaluated after `lets` (outermost
+  // first). An inlined call evaluated more than once with the same arguments, and always
+  // evaluated (not under a select branch or the right operand of && or ||), is bound once.
+  struct Inlined {
+    Expr value;
+    std::vector<std::pair<std::string, Expr>> lets;
+  };
+
+  // One inlined call `F(args)`: its definition with the args substituted, in which inner
+  // inlined calls are placeholders (Vars named `\x01<index>`).
+  struct InlinedCall {
+    std::string func;
+    Expr body;
+    int uses = 0;
+    bool always = false;                         // evaluated whenever the statement is
+    std::vector<std::pair<size_t, bool>> inner;  // inlined calls in body: index, unconditional
+    bool has_effect = false;                     // reads a channel
+  };
+
   // Terminates: check_cycles has refused every cycle that is not inside one loop nest, and
-  // inlined Funcs are in none.
-  Expr inline_calls(const Expr& e) {
-    CallInliner inliner([&](const Expr& call) -> Expr {
-      if (call->call_kind == CallKind::kFunc && plan_.inlined.count(call->name))
-        return inline_calls(substitute_args(func(call->name), call->operands));
-      return nullptr;
-    });
-    return inliner.mutate(e);
+  // inlined Funcs are in none. Linear in the size of the definitions without repetition: each
+  // distinct inlined call is expanded once.
+  Inlined inline_calls(const Expr& e, const std::string& m) {
+    if (!e) return {};
+    std::vector<InlinedCall> calls;  // post-order: a call after the calls its body makes
+    std::map<std::string, size_t> index;
+    std::vector<std::pair<size_t, bool>> root;
+    std::function<Expr(const Expr&, bool, std::vector<std::pair<size_t, bool>>&)> expand =
+        [&](const Expr& x, bool always, std::vector<std::pair<size_t, bool>>& uses) -> Expr {
+      std::vector<Expr> ops;
+      bool changed = false;
+      for (size_t i = 0; i < x->operands.size(); ++i) {
+        bool lazy = (x->kind == ExprKind::kSelect && i > 0) ||
+                    (x->kind == ExprKind::kBinary &&
+                     (x->binary_op == BinaryOp::kAnd || x->binary_op == BinaryOp::kOr) && i > 0);
+        bool inlined_call = x->kind == ExprKind::kCall && x->call_kind == CallKind::kFunc &&
+                            plan_.inlined.count(x->name);
+        // An argument of an inlined call lands wherever the body uses the parameter.
+        ops.push_back(expand(x->operands[i], always && !lazy && !inlined_call, uses));
+        changed |= ops.back() != x->operands[i];
+      }
+      Expr y = x;
+      if (changed) {
+        auto n = std::make_shared<ExprNode>(*x);
+        n->operands = ops;
+        y = n;
+      }
+      if (y->kind != ExprKind::kCall || y->call_kind != CallKind::kFunc ||
+          !plan_.inlined.count(y->name))
+        return y;
+      std::string key = print_expr(y);
+      auto it = index.find(key);
+      size_t k;
+      if (it != index.end()) {
+        k = it->second;
+      } else {
+        InlinedCall c;
+        c.func = y->name;
+        std::vector<std::pair<size_t, bool>> inner;
+        Expr body = expand(substitute_args(func(y->name), y->operands), true, inner);
+        c.body = body;
+        c.inner = inner;
+        for (const std::string& f : called_funcs(body)) c.has_effect |= bool(channel_between(f, m));
+        for (const auto& [i, u] : inner) c.has_effect |= calls[i].has_effect;
+        k = calls.size();
+        calls.push_back(c);
+        index[key] = k;
+      }
+      uses.push_back({k, always});
+      return make_var("\x01" + std::to_string(k), func(y->name).type, y->loc);
+    };
+    Expr value = expand(e, true, root);
+    for (const auto& [k, always] : root) {
+      ++calls[k].uses;
+      calls[k].always |= always;
+    }
+    for (const InlinedCall& c : calls)
+      for (const auto& [k, u] : c.inner) ++calls[k].uses;
+    for (size_t k = calls.size(); k-- > 0;)
+      if (calls[k].always)
+        for (const auto& [i, u] : calls[k].inner) calls[i].always |= u;
+    // Names of let-bound values: `F_inl`, unique among the program's names and the other lets.
+    std::set<std::string> taken(out_.vars.begin(), out_.vars.end());
+    for (const Func& f : out_.funcs) taken.insert(f.name);
+    for (const Input& in : out_.inputs) taken.insert(in.name);
+    for (const Channel& c : out_.channels) taken.insert(c.name);
+    Inlined result;
+    std::map<std::string, Expr> resolved;  // placeholder -> let var or expanded body
+    for (size_t k = 0; k < calls.size(); ++k) {
+      const InlinedCall& c = calls[k];
+      VarSubstituter resolve(resolved);
+      Expr body = resolve.mutate(c.body);
+      std::string placeholder = "\x01" + std::to_string(k);
+      if (c.always && c.uses > 1 && !c.has_effect) {
+        std::string name = c.func + "_inl";
+        for (int n = 1; taken.count(name); ++n) name = c.func + "_inl_" + std::to_string(n);
+        taken.insert(name);
+        result.lets.push_back({name, body});
+        resolved[placeholder] = make_var(name, body->type, {});
+      } else {
+        resolved[placeholder] = body;
+      }
+    }
+    VarSubstituter resolve(resolved);
+    result.value = resolve.mutate(value);
+    return result;
   }
 
   void lower() {
@@ -603,13 +707,17 @@ class Merger {
                          "min-depth");
     }
     // Inline, then find which Funcs each kernel reads from other kernels' memory.
-    std::map<std::string, Expr> values;  // computed Func -> definition with inlined calls
+    std::map<std::string, Inlined> values;  // computed Func -> definition with inlined calls
     for (const Group& g : plan_.groups)
-      for (const std::string& m : g.members) values[m] = inline_calls(func(m).definition);
+      for (const std::string& m : g.members) values[m] = inline_calls(func(m).definition, m);
     std::map<std::string, std::set<std::string>> reads_in_kernel;  // kernel -> Funcs read
     for (const Group& g : plan_.groups) {
       for (const std::string& m : g.members) {
-        for (const std::string& c : called_funcs(values[m])) {
+        std::vector<std::string> called = called_funcs(values[m].value);
+        for (const auto& [name, v] : values[m].lets)
+          for (const std::string& c : called_funcs(v))
+            if (std::find(called.begin(), called.end(), c) == called.end()) called.push_back(c);
+        for (const std::string& c : called) {
           if (kernel_of(c) == g.rep) {
             reads_in_kernel[g.rep].insert(c);
             continue;
@@ -722,7 +830,7 @@ class Merger {
     return out;
   }
 
-  Kernel make_kernel(const Group& g, const std::map<std::string, Expr>& values,
+  Kernel make_kernel(const Group& g, const std::map<std::string, Inlined>& values,
                      const std::set<std::string>& local_reads) {
     Kernel k;
     k.name = g.rep;
@@ -751,8 +859,10 @@ class Merger {
   }
 
   // The statements computing one value of Func `m` per iteration.
-  StmtList compute(const std::string& m, Expr value, const std::set<std::string>& local_reads) {
+  StmtList compute(const std::string& m, const Inlined& inlined,
+                   const std::set<std::string>& local_reads) {
     const Func& f = func(m);
+    Expr value = inlined.value;
     Expr condition;
     if (is_write_when(value)) {
       condition = value->operands[0];
@@ -791,8 +901,11 @@ class Merger {
       stmts.push_back(make_write_channel(
           c.name, {}, stored ? make_call(m, CallKind::kFunc, f.type, args) : value, c.loc));
     }
-    if (!condition) return stmts;
-    return {make_if(condition, stmts, {}, f.loc)};
+    if (condition) stmts = {make_if(condition, stmts, {}, f.loc)};
+    // Inlined values used more than once, bound before they are used (outermost first).
+    for (auto it = inlined.lets.rbegin(); it != inlined.lets.rend(); ++it)
+      stmts = {make_let(it->first, to_channel.mutate(it->second), stmts, f.loc)};
+    return stmts;
   }
 
   const Program& in_;
