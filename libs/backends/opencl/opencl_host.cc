@@ -281,9 +281,12 @@ class HostEmitter {
     for (const Input& in : program_.inputs) input_names.push_back(cpp_string(in.name));
     out += "  t2s_rt::check_input_names(t2s_options, " + brace_list(input_names) + ");\n";
     out += "  t2s_data t2s_d;\n";
+    // An input array may be larger than the region read (t2s_rt::check_input_array, as t2s-run
+    // and the emulation take it); the kernels index the region's extents, so the host keeps the
+    // leading region.
     for (const Input& in : program_.inputs) {
       if (!read_inputs.count(in.name)) continue;
-      out += "  t2s_d." + c_identifier(in.name) + " = t2s_rt::input_array(t2s_options, " +
+      out += "  t2s_d." + c_identifier(in.name) + " = t2s_rt::input_region(t2s_options, " +
              cpp_string(in.name) + ", " + cpp_string(in.type.name()) + ", " +
              brace_list(input_extents(in)) + ");\n";
     }
