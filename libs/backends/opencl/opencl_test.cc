@@ -478,7 +478,7 @@ TEST(OpenclHost, RunsKernelsInExecutionModelOrder) {
   // The autorun drainer is neither created nor enqueued.
   EXPECT_NOT_CONTAINS(cpp, "t2s_cl.kernel(\"drainer\")");
   const size_t input =
-      position(cpp, "t2s_d.a = t2s_rt::input_array(t2s_options, \"a\", \"float32\", {4, 8});");
+      position(cpp, "t2s_d.a = t2s_rt::input_region(t2s_options, \"a\", \"float32\", {4, 8});");
   const size_t kernel_a = position(cpp, "cl_kernel t2s_kernel_A = t2s_cl.kernel(\"A\");");
   const size_t arg_a = position(
       cpp, "t2s_opencl::set_arg(t2s_kernel_A, 0, t2s_mem_a, \"kernel A, argument 0: a\");");
