@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "libs/backends/runtime/options.h"
 #include "libs/exec/interpreter_internal.h"
 
 namespace t2s {
@@ -40,17 +41,14 @@ NdArray run_program_on_this_thread(const Program& program,
       throw Diagnostic(in.loc, "no array is given for input '" + in.name + "'",
                        "run-input-missing");
     const NdArray& a = it->second;
-    if (a.type != in.type)
-      throw Diagnostic(in.loc,
-                       "input '" + in.name + "' has type " + in.type.name() +
-                           ", but the array given for it holds " + a.type.name(),
-                       "run-input-type");
-    if (a.shape.size() != static_cast<size_t>(in.dims))
-      throw Diagnostic(in.loc,
-                       "input '" + in.name + "' has " + std::to_string(in.dims) +
-                           " dimensions, but the array given for it has " +
-                           std::to_string(a.shape.size()),
-                       "run-input-shape");
+    // The rule of the runtime (t2s_rt::check_input_array): the array may be larger than the
+    // region read, and is indexed with its own shape.
+    const t2s_rt::InputCheck check = t2s_rt::check_input_array(
+        in.name, in.type.name(), static_cast<size_t>(in.dims), in.extents, a.type.name(), a.shape);
+    if (check.mismatch != t2s_rt::InputMismatch::kNone)
+      throw Diagnostic(
+          in.loc, check.message,
+          check.mismatch == t2s_rt::InputMismatch::kType ? "run-input-type" : "run-input-shape");
     if (!supported_scalar(a.type) || static_cast<int64_t>(a.data.size()) !=
                                          a.num_elements() * static_cast<int64_t>(a.element_size()))
       throw InternalError("interpreter: the array for input '" + in.name + "' is inconsistent");

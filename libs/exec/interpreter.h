@@ -11,7 +11,10 @@
 //   run-input-missing     no array given for an input
 //   run-input-unknown     an array given for a name that is not an input
 //   run-input-type        `input 'a' has type float32, but the array given for it holds int32`
-//   run-input-shape       `input 'a' has 2 dimensions, but the array given for it has 3`
+//   run-input-shape       `input 'a' has 2 dimensions, but the array given for it has 3`,
+//                         `input 'a' is read over [0, 4) x [0, 8), but the array given for it
+//                         has shape (3, 8)` (an array may be larger than the region read,
+//                         Input::extents: t2s_rt::check_input_array, the runtime's rule)
 //   run-input-extents     complete_inputs: an input without usable `extents`
 //   run-input-bounds      `read of input 'a' at (4, 0) is outside its extents (4, 8)`
 //   run-func-bounds       `write of 'c' at (4, 1) is outside its bounds [0, 4) x [0, 4)`

@@ -161,13 +161,16 @@ TEST(Inputs, Checks) {
         run_program(p, {{"a", sequence(8)}, {"z", sequence(1)}});
       },
       "", "an array is given for 'z', which is not an input", "run-input-unknown");
-  // A smaller array is fine until a read falls outside it; a larger one is fine.
+  // An array smaller than the region read (the input's extents) is refused before anything
+  // runs; a larger one is accepted, indexed with its own shape, its extra elements not read.
   expect_diagnostic(
       [&] {
         run_program(p, {{"a", sequence(5)}});
       },
-      "5:1", "read of input 'a' at (5) is outside its extents (5)", "run-input-bounds");
-  EXPECT_EQ(elements<int32_t>(run_program(p, {{"a", sequence(9)}}))[7], 71);
+      "3:1", "input 'a' is read over [0, 8), but the array given for it has shape (5)",
+      "run-input-shape");
+  EXPECT_EQ(elements<int32_t>(run_program(p, {{"a", sequence(9)}})),
+            elements<int32_t>(run_program(p, {{"a", sequence(8)}})));
 }
 
 TEST(Inputs, TwoDimensionalBounds) {
@@ -182,6 +185,24 @@ TEST(Inputs, TwoDimensionalBounds) {
   expect_diagnostic(
       [&] {
         run_program(p, {{"a", small}});
+      },
+      "3:1", "input 'a' is read over [0, 5) x [0, 8), but the array given for it has shape (4, 8)",
+      "run-input-shape");
+  // A larger array is indexed with its own shape (element (i, 0) at i, whatever the extents).
+  NdArray large = fill_array(Type::UInt(8), {9, 8}, FillKind::kSequential, 0, "a");
+  NdArray c = run_program(p, {{"a", large}});
+  for (int64_t i = 0; i < 8; ++i)
+    EXPECT_EQ(element<uint8_t>(c, i), element<uint8_t>(large, i)) << i;
+  // Extents smaller than the region the kernels read (an IR that lies about them): a read
+  // outside the array given still fails.
+  Program q = parse(document(
+      R"j([{"name": "a", "type": "uint8", "dims": 2, "extents": ["4", "8"], "loc": "3:1"}])j",
+      "[" + func("c", "uint8", 1) + "]", output_c(8), buffer_c(8, "uint8"),
+      host_kernel(R"j([{"for": "i", "min": "0", "extent": "8", "kind": "serial", "body": [
+        {"provide": "c", "args": ["i"], "value": "a(i, 0)", "loc": "5:1"}]}])j")));
+  expect_diagnostic(
+      [&] {
+        run_program(q, {{"a", small}});
       },
       "5:1", "read of input 'a' at (4, 0) is outside its extents (4, 8)", "run-input-bounds");
 }

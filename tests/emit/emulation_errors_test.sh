@@ -153,12 +153,13 @@ rc=$?
 [[ $rc == 1 ]] || fail "--input nothere=...: exit status $rc, not 1"
 [[ "$(cat "$TMP/unknown.err")" == "good_merged: error: an array is given for 'nothere', which is not an input" ]] ||
   fail "--input nothere=...: stderr is '$(cat "$TMP/unknown.err")'"
-# An input file of the wrong shape (the output of a run has the wrong shape for input a).
+# An input file smaller than the region read (the output of a run, 4x4, for input a, read over
+# 4x8; tests/emit/input_shapes_test.sh has the other cases).
 "$prog" -o "$TMP/c.npy" > /dev/null
 "$prog" --input "a=$TMP/c.npy" > /dev/null 2> "$TMP/shape.err"
 rc=$?
 [[ $rc == 1 ]] || fail "--input a=<4x4 array>: exit status $rc, not 1"
-[[ "$(cat "$TMP/shape.err")" == "good_merged: error: input 'a' has shape (4, 8), but the array given for it has shape (4, 4)" ]] ||
+[[ "$(cat "$TMP/shape.err")" == "good_merged: error: input 'a' is read over [0, 4) x [0, 8), but the array given for it has shape (4, 4)" ]] ||
   fail "--input a=<4x4 array>: stderr is '$(cat "$TMP/shape.err")'"
 # The printed form is t2s-run's.
 "$RUN" "$TMP/good_merged.json" --fill random --seed 3 > "$TMP/ref.txt" || fail "t2s-run --print"

@@ -281,9 +281,20 @@ class HostEmitter {
     for (const Input& in : program_.inputs) input_names.push_back(cpp_string(in.name));
     out += "  t2s_rt::check_input_names(t2s_options, " + brace_list(input_names) + ");\n";
     out += "  t2s_data t2s_d;\n";
+    // An input array may be larger than the region read (t2s_rt::check_input_array, as t2s-run
+    // and the emulation take it); the kernels index the region's extents, so the host keeps the
+    // leading region.
+    // An input no kernel reads is not kept, but an array given for it is checked as t2s-run
+    // checks it (its region is empty unless the IR says otherwise).
     for (const Input& in : program_.inputs) {
-      if (!read_inputs.count(in.name)) continue;
-      out += "  t2s_d." + c_identifier(in.name) + " = t2s_rt::input_array(t2s_options, " +
+      if (!read_inputs.count(in.name)) {
+        if (in.extents.size() == static_cast<size_t>(in.dims))
+          out += "  (void)t2s_rt::input_array(t2s_options, " + cpp_string(in.name) + ", " +
+                 cpp_string(in.type.name()) + ", " + brace_list(in.extents) +
+                 ");  // not read: only checked\n";
+        continue;
+      }
+      out += "  t2s_d." + c_identifier(in.name) + " = t2s_rt::input_region(t2s_options, " +
              cpp_string(in.name) + ", " + cpp_string(in.type.name()) + ", " +
              brace_list(input_extents(in)) + ");\n";
     }

@@ -463,6 +463,24 @@ TEST(OpenclDevice, Deterministic) {
   EXPECT_EQ(emit_opencl_host(load(kChannels)), emit_opencl_host(load(kChannels)));
 }
 
+TEST(OpenclHost, InputsTakenAsTSRunTakesThem) {
+  // A read input is kept as its leading region (the kernels index the inferred extents); an
+  // array given for an input no kernel reads is still checked (t2s_rt::check_input_array).
+  Program p = load(kChannels);
+  Input unread;
+  unread.name = "z";
+  unread.type = Type::Int(16);
+  unread.dims = 2;
+  unread.extents = {0, 0};
+  p.inputs.push_back(unread);
+  const std::string cpp = emit_opencl_host(p);
+  EXPECT_CONTAINS(cpp, "t2s_d.a = t2s_rt::input_region(t2s_options, \"a\", \"float32\", {4, 8});");
+  EXPECT_CONTAINS(cpp,
+                  "  (void)t2s_rt::input_array(t2s_options, \"z\", \"int16\", {0, 0});  // not "
+                  "read: only checked\n");
+  EXPECT_NOT_CONTAINS(cpp, "t2s_d.z");
+}
+
 TEST(OpenclHost, RunsKernelsInExecutionModelOrder) {
   const std::string cpp = emit_opencl_host(load(kChannels));
   EXPECT_CONTAINS(cpp, "#define CL_TARGET_OPENCL_VERSION 120\n#include <CL/cl.h>\n");
@@ -478,7 +496,7 @@ TEST(OpenclHost, RunsKernelsInExecutionModelOrder) {
   // The autorun drainer is neither created nor enqueued.
   EXPECT_NOT_CONTAINS(cpp, "t2s_cl.kernel(\"drainer\")");
   const size_t input =
-      position(cpp, "t2s_d.a = t2s_rt::input_array(t2s_options, \"a\", \"float32\", {4, 8});");
+      position(cpp, "t2s_d.a = t2s_rt::input_region(t2s_options, \"a\", \"float32\", {4, 8});");
   const size_t kernel_a = position(cpp, "cl_kernel t2s_kernel_A = t2s_cl.kernel(\"A\");");
   const size_t arg_a = position(
       cpp, "t2s_opencl::set_arg(t2s_kernel_A, 0, t2s_mem_a, \"kernel A, argument 0: a\");");

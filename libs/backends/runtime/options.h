@@ -80,8 +80,9 @@ inline Options parse_options(int argc, char** argv, const std::string& descripti
         "  -h,--help                 Print this help message and exit\n"
         "  --input NAME=FILE.npy     Data for input NAME from a .npy file (C or Fortran\n"
         "                            order; indexed arr[x0, x1, ...] with x0 the first\n"
-        "                            argument; its type and shape must be the input's);\n"
-        "                            repeatable\n"
+        "                            argument; it must have the input's type and\n"
+        "                            dimensions, each at least the extent read, and may\n"
+        "                            be larger); repeatable\n"
         "  -o,--output FILE.npy      Write the output as a .npy file (version 1.0, Fortran\n"
         "                            order), atomically; - prints it instead\n"
         "  --fill sequential|random  How to generate inputs not given with --input, as\n"
@@ -174,25 +175,114 @@ inline void check_input_names(const Options& options, const std::vector<std::str
       fail("an array is given for '" + given.first + "', which is not an input");
 }
 
-// The data of input `name`: the --input file (its dtype and shape must be `dtype` and `shape`)
-// or data generated exactly as t2s-run --fill / --seed generates it.
+// ---------------------------------------------------------------------------------------------
+// Inputs: the rule that t2s-run (libs/exec), the emulation and the OpenCL host program share.
+// As Halide takes input buffers, an array given for an input may be larger than the region the
+// program reads: it is accepted when it has the input's type and number of dimensions and every
+// dimension covers the region read, [0, extent) for each extent the compiler inferred
+// (Input::extents). It is then indexed with its own shape; its extra elements are not read.
+
+enum class InputMismatch { kNone, kType, kDimensions, kRegion };
+
+struct InputCheck {
+  InputMismatch mismatch = InputMismatch::kNone;
+  std::string message;  // empty when the array is accepted
+};
+
+namespace detail {
+
+// "[0, 4) x [0, 8)"; "[]" for no dimensions.
+inline std::string region_text(const std::vector<int64_t>& extents) {
+  if (extents.empty()) return "[]";
+  std::string out;
+  for (size_t d = 0; d < extents.size(); ++d)
+    out += (d ? " x [0, " : "[0, ") + std::to_string(extents[d]) + ")";
+  return out;
+}
+
+}  // namespace detail
+
+// Whether an array of `array_dtype` and `array_shape` may be given for input `name`, of `dtype`,
+// `dims` dimensions and region read `region` (one extent per dimension; when `region` does not
+// have `dims` extents, the region is unknown and not checked).
+inline InputCheck check_input_array(const std::string& name, const std::string& dtype, size_t dims,
+                                    const std::vector<int64_t>& region,
+                                    const std::string& array_dtype,
+                                    const std::vector<int64_t>& array_shape) {
+  InputCheck check;
+  if (array_dtype != dtype) {
+    check.mismatch = InputMismatch::kType;
+    check.message = "input '" + name + "' has type " + dtype +
+                    ", but the array given for it holds " + array_dtype;
+  } else if (array_shape.size() != dims) {
+    check.mismatch = InputMismatch::kDimensions;
+    check.message = "input '" + name + "' has " + std::to_string(dims) +
+                    " dimensions, but the array given for it has " +
+                    std::to_string(array_shape.size());
+  } else if (region.size() == dims) {
+    for (size_t d = 0; d < dims; ++d) {
+      if (array_shape[d] >= region[d]) continue;
+      check.mismatch = InputMismatch::kRegion;
+      check.message = "input '" + name + "' is read over " + detail::region_text(region) +
+                      ", but the array given for it has shape " + detail::format_index(array_shape);
+      break;
+    }
+  }
+  return check;
+}
+
+// The data of input `name`, of `dtype` and region read `region`: the --input file (accepted by
+// check_input_array, and kept whole: it may be larger than the region) or data of the region's
+// shape generated exactly as t2s-run --fill / --seed generates it.
 inline Array input_array(const Options& options, const std::string& name, const std::string& dtype,
-                         const std::vector<int64_t>& shape) {
+                         const std::vector<int64_t>& region) {
   detail::checked_dtype(dtype, "input '" + name + "'");
   auto it = options.inputs.find(name);
   if (it == options.inputs.end())
-    return fill_array(dtype, shape, options.random, options.seed, name);
+    return fill_array(dtype, region, options.random, options.seed, name);
   Array a = read_npy_file(it->second);
-  if (a.dtype != dtype)
-    fail("input '" + name + "' has type " + dtype + ", but the array given for it holds " +
-         a.dtype);
-  if (a.shape.size() != shape.size())
-    fail("input '" + name + "' has " + std::to_string(shape.size()) +
-         " dimensions, but the array given for it has " + std::to_string(a.shape.size()));
-  if (a.shape != shape)
-    fail("input '" + name + "' has shape " + detail::format_index(shape) +
-         ", but the array given for it has shape " + detail::format_index(a.shape));
+  InputCheck check = check_input_array(name, dtype, region.size(), region, a.dtype, a.shape);
+  if (check.mismatch != InputMismatch::kNone) fail(check.message);
   return a;
+}
+
+// The leading `region` of `a` (an array accepted for it: every dimension at least the region's),
+// as an array of the region's shape: what code indexed with the region's extents (the OpenCL
+// device kernels) reads.
+inline Array leading_region(const Array& a, const std::vector<int64_t>& region) {
+  if (a.shape == region) return a;
+  bool fits = a.shape.size() == region.size();
+  for (size_t d = 0; fits && d < region.size(); ++d) fits = a.shape[d] >= region[d];
+  if (!fits)
+    fail("leading_region: an array of shape " + detail::format_index(a.shape) + " does not cover " +
+         detail::region_text(region));
+  Array out = make_array(a.dtype, region);
+  if (detail::num_elements(region) == 0) return out;
+  // Dimension 0 is contiguous in both (Fortran order): copy column by column.
+  const int64_t size = detail::dtype_info(a.dtype).bytes;
+  std::vector<int64_t> strides(a.shape.size(), size);
+  for (size_t d = 1; d < a.shape.size(); ++d) strides[d] = strides[d - 1] * a.shape[d - 1];
+  const size_t column_bytes = static_cast<size_t>(region[0] * size);
+  const int64_t columns = detail::num_elements(region) / region[0];
+  std::vector<int64_t> index(region.size(), 0);
+  for (int64_t c = 0; c < columns; ++c) {
+    int64_t source = 0;
+    for (size_t d = 1; d < region.size(); ++d) source += index[d] * strides[d];
+    std::memcpy(&out.data[static_cast<size_t>(c) * column_bytes],
+                &a.data[static_cast<size_t>(source)], column_bytes);
+    for (size_t d = 1; d < region.size(); ++d) {
+      if (++index[d] < region[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+// The data of input `name` as code indexed with the region's extents reads it: input_array's
+// array, cut to its leading `region`.
+inline Array input_region(const Options& options, const std::string& name, const std::string& dtype,
+                          const std::vector<int64_t>& region) {
+  return leading_region(input_array(options, name, dtype, region), region);
 }
 
 namespace detail {

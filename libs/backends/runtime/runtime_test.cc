@@ -242,13 +242,73 @@ TEST(Input, FileGivenWithInputIsCheckedAndRead) {
   EXPECT_EXIT(t2s_rt::input_array(options, "a", "int16", {2, 3, 1}), testing::ExitedWithCode(1),
               "error: input 'a' has 3 dimensions, but the array given for it has 2\n");
   EXPECT_EXIT(t2s_rt::input_array(options, "a", "int16", {2, 4}), testing::ExitedWithCode(1),
-              "error: input 'a' has shape \\(2, 4\\), but the array given for it has shape "
-              "\\(2, 3\\)\n");
+              "error: input 'a' is read over \\[0, 2\\) x \\[0, 4\\), but the array given for it "
+              "has shape \\(2, 3\\)\n");
+  // A larger array than the region read is accepted whole (input_array) or cut to the region
+  // (input_region, for code indexed with the region's extents).
+  t2s_rt::Array whole = t2s_rt::input_array(options, "a", "int16", {1, 2});
+  EXPECT_EQ(whole.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(std::equal(whole.data.begin(), whole.data.end(), n.data.begin(), n.data.end()));
+  t2s_rt::Array region = t2s_rt::input_region(options, "a", "int16", {1, 2});
+  EXPECT_EQ(region.shape, (std::vector<int64_t>{1, 2}));
+  ASSERT_EQ(region.data.size(), 4u);
+  EXPECT_EQ(region.data[0], n.data[0]);  // (0, 0): element 0 in Fortran order
+  EXPECT_EQ(region.data[1], n.data[1]);
+  EXPECT_EQ(region.data[2], n.data[4]);  // (0, 1): element 2 of the 2x3 array
+  EXPECT_EQ(region.data[3], n.data[5]);
   options.inputs["a"] = temp_path("missing.npy");
   EXPECT_EXIT(t2s_rt::input_array(options, "a", "int16", {2, 3}), testing::ExitedWithCode(1),
               "error: cannot read '.*missing.npy': No such file or directory\n");
   EXPECT_EXIT(t2s_rt::check_input_names(options, {"b"}), testing::ExitedWithCode(1),
               "error: an array is given for 'a', which is not an input\n");
+}
+
+TEST(Input, CheckInputArrayIsTheRule) {
+  using t2s_rt::InputMismatch;
+  auto check = [](const std::vector<int64_t>& region, const std::string& dtype,
+                  const std::vector<int64_t>& shape, size_t dims = 2) {
+    return t2s_rt::check_input_array("a", "float32", dims, region, dtype, shape);
+  };
+  // Exactly the region, or larger in any dimension: accepted.
+  EXPECT_EQ(check({4, 8}, "float32", {4, 8}).mismatch, InputMismatch::kNone);
+  EXPECT_EQ(check({4, 8}, "float32", {10, 8}).mismatch, InputMismatch::kNone);
+  EXPECT_EQ(check({4, 8}, "float32", {5, 9}).message, "");
+  EXPECT_EQ(check({0, 3}, "float32", {0, 3}).mismatch, InputMismatch::kNone);
+  EXPECT_EQ(check({}, "float32", {}, 0).mismatch, InputMismatch::kNone);
+  // An unknown region (no extents) checks only the type and dimensions.
+  EXPECT_EQ(check({}, "float32", {1, 1}).mismatch, InputMismatch::kNone);
+  // Smaller in one dimension, another type, other dimensions: refused.
+  t2s_rt::InputCheck c = check({4, 8}, "float32", {3, 8});
+  EXPECT_EQ(c.mismatch, InputMismatch::kRegion);
+  EXPECT_EQ(c.message,
+            "input 'a' is read over [0, 4) x [0, 8), but the array given for it has shape (3, 8)");
+  c = check({3}, "float32", {2}, 1);
+  EXPECT_EQ(c.message, "input 'a' is read over [0, 3), but the array given for it has shape (2)");
+  c = check({4, 8}, "float32", {40, 7});
+  EXPECT_EQ(c.mismatch, InputMismatch::kRegion);
+  c = check({4, 8}, "int32", {4, 8});
+  EXPECT_EQ(c.mismatch, InputMismatch::kType);
+  EXPECT_EQ(c.message, "input 'a' has type float32, but the array given for it holds int32");
+  c = check({4, 8}, "float32", {4, 8, 1});
+  EXPECT_EQ(c.mismatch, InputMismatch::kDimensions);
+  EXPECT_EQ(c.message, "input 'a' has 2 dimensions, but the array given for it has 3");
+}
+
+TEST(Input, LeadingRegion) {
+  // A 3x4x2 int32 array of its Fortran positions; its leading 2x3x2 region.
+  t2s_rt::Array a = t2s_rt::make_array("int32", {3, 4, 2});
+  for (int32_t k = 0; k < 24; ++k) std::memcpy(&a.data[static_cast<size_t>(k) * 4], &k, 4);
+  t2s_rt::Array r = t2s_rt::leading_region(a, {2, 3, 2});
+  EXPECT_EQ(r.shape, (std::vector<int64_t>{2, 3, 2}));
+  std::vector<int32_t> got(12);
+  ASSERT_EQ(r.data.size(), 48u);
+  std::memcpy(got.data(), r.data.data(), 48);
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 1, 3, 4, 6, 7, 12, 13, 15, 16, 18, 19}));
+  EXPECT_EQ(t2s_rt::leading_region(a, {3, 4, 2}).data, a.data);
+  EXPECT_EQ(t2s_rt::leading_region(a, {3, 0, 2}).data.size(), 0u);
+  set_threadsafe_death_tests();
+  EXPECT_EXIT(t2s_rt::leading_region(a, {4, 4, 2}), testing::ExitedWithCode(1),
+              "leading_region: an array of shape \\(3, 4, 2\\) does not cover");
 }
 
 // --- Command line ----------------------------------------------------------------------------

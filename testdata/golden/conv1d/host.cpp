@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
   const t2s_rt::Options t2s_options = t2s_rt::parse_options(argc, argv, "Runs the t2s program (gathered stage) on an OpenCL device: KERNEL.aocx is the device code compiled by aoc.", {"KERNEL.aocx"});
   t2s_rt::check_input_names(t2s_options, {"x", "w"});
   t2s_data t2s_d;
-  t2s_d.x = t2s_rt::input_array(t2s_options, "x", "float32", {10});
-  t2s_d.w = t2s_rt::input_array(t2s_options, "w", "float32", {3});
+  t2s_d.x = t2s_rt::input_region(t2s_options, "x", "float32", {10});
+  t2s_d.w = t2s_rt::input_region(t2s_options, "w", "float32", {3});
   t2s_d.out = t2s_rt::make_array("float32", {8});
 
   // Host kernel W.
