@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
   const t2s_rt::Options t2s_options = t2s_rt::parse_options(argc, argv, "Runs the t2s program (gathered stage) on an OpenCL device: KERNEL.aocx is the device code compiled by aoc.", {"KERNEL.aocx"});
   t2s_rt::check_input_names(t2s_options, {"a", "b"});
   t2s_data t2s_d;
-  t2s_d.a = t2s_rt::input_array(t2s_options, "a", "float32", {4, 8});
-  t2s_d.b = t2s_rt::input_array(t2s_options, "b", "float32", {8, 4});
+  t2s_d.a = t2s_rt::input_region(t2s_options, "a", "float32", {4, 8});
+  t2s_d.b = t2s_rt::input_region(t2s_options, "b", "float32", {8, 4});
   t2s_d.c = t2s_rt::make_array("float32", {4, 4});
 
   // OpenCL: platform, device, context, and the program from the .aocx.
