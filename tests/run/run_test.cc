@@ -339,6 +339,14 @@ TEST(RunTest, IsolateConsumerEqualsPlainGemm) {
   });
 }
 
+TEST(RunTest, GemmIsolateInputsEqualsPlainGemm) {
+  // loadA -> feedA -> A and loadB -> feedB -> B (both isolated through the representative A):
+  // c(i, j) is the plain GEMM's c(i, j).
+  CheckSpec("gemm_isolate_inputs", {}, "c", true, [](const Fill& fill) {
+    return Gemm(Input<float>("a", {4, 8}, fill), Input<float>("b", {8, 4}, fill));
+  });
+}
+
 TEST(RunTest, GemmTiled) {
   // I = J = K = 8 with III = JJJ = KKK = II = JJ = KK = OI = OJ = OK = 2. The output
   // unloader(jj, ii, jjj, iii, oj, oi) = c(i, j) with i = oi*II*III + ii*III + iii and

@@ -465,16 +465,20 @@ class Merger {
                          "merge-bounds");
   }
 
+  // F.isolate_producer_chain(x, P1, ..., Pn): `x` must occur exactly once in the definitions
+  // of F's merge group (any of its UREs, not only F's own definition).
   void isolate_producers(const Directive& d) {
-    Func& reader = func(d.func);
-    if (!reader.definition)
-      throw Diagnostic(d.loc, "'" + reader.name + "' is not defined", "isolate-undefined");
+    if (!defined(d.func))
+      throw Diagnostic(d.loc, "'" + d.func + "' is not defined", "isolate-undefined");
     Expr x = resolve_in_program(parse_expr_text(d.args[0].text, d.loc), out_);
     // Occurrences: a bare name stands for every call of that Func or input.
     bool by_name = x->kind == ExprKind::kVar;
     std::vector<Expr> conditions;  // select conditions on the path to the occurrence
     int count = 0;
     Expr found;
+    std::string found_in;                // the URE whose definition holds the occurrence
+    std::vector<std::string> occurs_in;  // every URE with an occurrence, in merge order
+    std::string current;
     std::function<void(const Expr&, std::vector<Expr>&)> find = [&](const Expr& e,
                                                                     std::vector<Expr>& path) {
       bool match = by_name ? (e->kind == ExprKind::kCall && e->name == x->name) : equal(e, x);
@@ -482,7 +486,10 @@ class Merger {
         if (++count == 1) {
           conditions = path;
           found = e;
+          found_in = current;
         }
+        if (std::find(occurs_in.begin(), occurs_in.end(), current) == occurs_in.end())
+          occurs_in.push_back(current);
         return;
       }
       if (e->kind == ExprKind::kSelect) {
@@ -499,14 +506,24 @@ class Merger {
       }
       for (const Expr& o : e->operands) find(o, path);
     };
-    std::vector<Expr> path;
-    find(reader.definition, path);
-    if (count != 1)
+    const Group& rg = group(d.func);
+    for (const std::string& m : rg.members) {
+      if (!func(m).definition) continue;
+      current = m;
+      std::vector<Expr> path;
+      find(func(m).definition, path);
+    }
+    if (count != 1) {
+      std::string where = rg.members.size() > 1
+                              ? "the merge group of '" + rg.rep + "' (" + join(rg.members) + ")"
+                              : "the definition of '" + d.func + "'";
+      if (!occurs_in.empty() && rg.members.size() > 1) where += ", in " + join(occurs_in);
       throw Diagnostic(d.loc,
-                       "'" + d.args[0].text + "' occurs " + std::to_string(count) +
-                           " times in the definition of '" + reader.name +
-                           "'; isolate_producer_chain needs exactly one occurrence",
+                       "'" + d.args[0].text + "' occurs " + std::to_string(count) + " times in " +
+                           where + "; isolate_producer_chain needs exactly one occurrence",
                        "isolate-producer-occurrence");
+    }
+    Func& reader = func(found_in);
     Expr condition;
     for (const Expr& c : conditions) {
       if (!called_funcs(c).empty())
@@ -518,7 +535,6 @@ class Merger {
                          "isolate-producer-condition");
       condition = condition ? make_binary(BinaryOp::kAnd, condition, c, Type::Bool()) : c;
     }
-    const Group& rg = group(reader.name);
     const Func& rep = func(rg.rep);
     std::string prev;
     for (size_t i = 1; i < d.args.size(); ++i) {
