@@ -436,6 +436,8 @@ const char* describe_kind(SymbolKind k) {
       return "a Func";
     case SymbolKind::kTarget:
       return "a Target";
+    case SymbolKind::kExpr:
+      return "an Expr";
   }
   return "a name";
 }

@@ -16,12 +16,13 @@ namespace t2s::frontend_internal {
 // Loop extents and bounds must stay far below what a loop nest can enumerate (DESIGN.md 5).
 constexpr int64_t kMaxExtent = int64_t{1} << 31;
 
-enum class SymbolKind { kVar, kConst, kImage, kFunc, kTarget };
+enum class SymbolKind { kVar, kConst, kImage, kFunc, kTarget, kExpr };
 
 struct Symbol {
   SymbolKind kind;
   SourceLoc loc;
   int64_t value = 0;  // kConst
+  Expr expr;          // kExpr: the named expression, typed
 };
 
 // "a Var", "a Func", ...: for diagnostics.

@@ -80,6 +80,8 @@ class SpecParser : public NameResolver {
         return make_var(name, loc);
       case SymbolKind::kConst:
         return make_int(Type::Int(32), s->value, loc);
+      case SymbolKind::kExpr:  // a named Expr stands for its expression, as if written here
+        return s->expr;
       default:
         throw Diagnostic(loc,
                          "'" + name + "' is " + describe_kind(s->kind) +
@@ -181,12 +183,12 @@ class SpecParser : public NameResolver {
                      "arguments");
   }
 
-  void declare(const ExprToken& name, SymbolKind kind, int64_t value = 0) {
+  void declare(const ExprToken& name, SymbolKind kind, int64_t value = 0, Expr expr = nullptr) {
     static const std::set<std::string> kReserved = {
-        "select",     "cast",  "min",  "max",    "abs",   "sqrt",  "exp",   "log",
-        "pow",        "floor", "ceil", "round",  "true",  "false", "Var",   "Func",
-        "ImageParam", "Place", "int",  "const",  "Int",   "UInt",  "Float", "Bool",
-        "type_of",    "if",    "else", "Buffer", "Target"};
+        "select",     "cast",  "min",  "max",    "abs",    "sqrt",  "exp",   "log",
+        "pow",        "floor", "ceil", "round",  "true",   "false", "Var",   "Func",
+        "ImageParam", "Place", "int",  "const",  "Int",    "UInt",  "Float", "Bool",
+        "type_of",    "if",    "else", "Buffer", "Target", "Expr"};
     if (kReserved.count(name.text))
       throw Diagnostic(name.loc, "'" + name.text + "' is a reserved name", "redefinition");
     if (const Symbol* prev = lookup(name.text)) {
@@ -197,7 +199,7 @@ class SpecParser : public NameResolver {
       d.add_note(prev->loc, "previous declaration is here");
       throw d;
     }
-    symbols_[name.text] = Symbol{kind, name.loc, value};
+    symbols_[name.text] = Symbol{kind, name.loc, value, std::move(expr)};
   }
 
   // Parses an expression and gives it types (and folds constants).
@@ -236,6 +238,7 @@ class SpecParser : public NameResolver {
     if (w == "Var") return var_decl();
     if (w == "const" || w == "constexpr" || w == "int") return const_decl();
     if (w == "ImageParam") return image_decl();
+    if (w == "Expr") return expr_decl();
     if (w == "Func") return func_decl();
     if (w == "if") return if_statement();
     if (w == "Target") return target_decl();
@@ -293,6 +296,19 @@ class SpecParser : public NameResolver {
       declare(name, SymbolKind::kConst, value);
     } while (consume(","));
     expect(";", "after the constant declaration");
+  }
+
+  // Expr e = <expression>;: names an expression, usable in definitions (as if written there)
+  // and as the value of an isolation directive. Several per statement: Expr e = ..., f = ...;
+  void expr_decl() {
+    ts_.advance();
+    do {
+      ExprToken name = expect_identifier("an Expr name");
+      expect("=", "after the Expr's name (Expr e = <expression>;)");
+      Expr e = typed_expr();
+      declare(name, SymbolKind::kExpr, 0, e);
+    } while (consume(","));
+    expect(";", "after the Expr declaration");
   }
 
   void image_decl() {
@@ -747,6 +763,7 @@ class SpecParser : public NameResolver {
       if (!s) throw Diagnostic(t.loc, "unknown identifier '" + t.text + "'", "unknown-identifier");
       std::string text = t.text;
       if (s->kind == SymbolKind::kConst) text = std::to_string(s->value);
+      if (s->kind == SymbolKind::kExpr) text = print_expr(s->expr);
       ts_.advance();
       return DirectiveArg::expr(text);
     }

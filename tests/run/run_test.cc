@@ -347,6 +347,17 @@ TEST(RunTest, GemmIsolateInputsEqualsPlainGemm) {
   });
 }
 
+TEST(RunTest, IsolateNamedExprEqualsPlainGemmOfTwiceA) {
+  // Expr a2 = a(i, k) * 2.0f, isolated into feedA: c is the plain GEMM of (2 a) and b.
+  CheckSpec("isolate_named_expr", {}, "c", true, [](const Fill& fill) {
+    Arr<float> a = Input<float>("a", {4, 8}, fill);
+    Arr<float> a2({4, 8});
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t k = 0; k < 8; ++k) a2.set({i, k}, Mul(a(i, k), 2.0f));
+    return Gemm(a2, Input<float>("b", {8, 4}, fill));
+  });
+}
+
 TEST(RunTest, GemmTiled) {
   // I = J = K = 8 with III = JJJ = KKK = II = JJ = KK = OI = OJ = OK = 2. The output
   // unloader(jj, ii, jjj, iii, oj, oi) = c(i, j) with i = oi*II*III + ii*III + iii and

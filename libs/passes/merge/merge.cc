@@ -56,6 +56,17 @@ class CallInliner : public ExprMutator {
   std::function<Expr(const Expr&)> replace_;
 };
 
+// Replaces one node (by identity, not by value) with another: the isolated occurrence, which
+// may be any expression, not only a call.
+class NodeReplacer : public ExprMutator {
+ public:
+  NodeReplacer(Expr target, Expr with) : target_(std::move(target)), with_(std::move(with)) {}
+  Expr mutate(const Expr& e) override { return e == target_ ? with_ : ExprMutator::mutate(e); }
+
+ private:
+  Expr target_, with_;
+};
+
 class VarSubstituter : public ExprMutator {
  public:
   explicit VarSubstituter(const std::map<std::string, Expr>& with) : with_(with) {}
@@ -558,7 +569,7 @@ class Merger {
     }
     // The reader now reads the last producer.
     Expr last = make_call(prev, CallKind::kFunc, found->type, var_exprs(rep.args));
-    CallInliner swap([&](const Expr& e) -> Expr { return e == found ? last : nullptr; });
+    NodeReplacer swap(found, last);
     reader.definition = swap.mutate(reader.definition);
     plan_.isolations.push_back({prev, reader.name, d.loc});
     producer_condition_[arg_name(d.args[1])] = condition;
