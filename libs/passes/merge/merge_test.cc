@@ -148,6 +148,21 @@ TEST(MergeTest, BoundsAreInferredUnderSelectConditionsAndTransitively) {
   EXPECT_EQ(loop_bounds(p, "Q", "x"), std::make_pair(std::string("1"), std::string("3")));
 }
 
+TEST(MergeTest, BoundsThroughADiamondOfInlinedFuncs) {
+  // F1 reads P; F2 .. F40 each read the one before twice: each call is walked once (2^40
+  // copies otherwise).
+  std::string spec = std::string(kHeader) + "Func P(Int(32), {x}), out;\n";
+  for (int n = 1; n <= 40; ++n) spec += "Func F" + std::to_string(n) + ";\n";
+  spec += "P(x) = select(x == 0, a(x), P(x - 1) + a(x));\n";
+  spec += "F1(x) = P(x + 1);\n";
+  for (int n = 2; n <= 40; ++n)
+    spec += "F" + std::to_string(n) + "(x) = F" + std::to_string(n - 1) + "(x) + F" +
+            std::to_string(n - 1) + "(x);\n";
+  spec += "out(x) = F40(x);\nout.realize({4});\n";
+  const Program p = merged_program(spec);
+  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("1"), std::string("4")));
+}
+
 TEST(MergeTest, SetBoundsWinsOverInference) {
   const Program p = merged_program(std::string(kHeader) +
                                    "Func P(Int(32), {x}), out;\n"
