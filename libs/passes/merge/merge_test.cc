@@ -163,6 +163,21 @@ TEST(MergeTest, BoundsThroughADiamondOfInlinedFuncs) {
   EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("1"), std::string("4")));
 }
 
+TEST(MergeTest, MergeGroupGetsTheLoopsSetBoundsDoesNotGive) {
+  // k from set_bounds, i from out's reads c(x) and c(x + 1): [0, 5).
+  const Program p = merged_program(
+      "ImageParam a(Int(32), 2, \"a\");\n"
+      "Var i, k;\n"
+      "Func C(Int(32), {i, k}), c(Int(32), {i}), out;\n"
+      "C(i, k) = select(k == 0, 0, C(i, k - 1)) + a(i, k);\n"
+      "c(i) = select(k == 3, C(i, k));\n"
+      "C.merge_ures(c).set_bounds(k, 0, 4);\n"
+      "out(i) = c(i) + c(i + 1);\n"
+      "out.realize({4});\n");
+  EXPECT_EQ(loop_bounds(p, "C", "k"), std::make_pair(std::string("0"), std::string("4")));
+  EXPECT_EQ(loop_bounds(p, "C", "i"), std::make_pair(std::string("0"), std::string("5")));
+}
+
 TEST(MergeTest, SetBoundsWinsOverInference) {
   const Program p = merged_program(std::string(kHeader) +
                                    "Func P(Int(32), {x}), out;\n"
