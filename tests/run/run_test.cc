@@ -633,6 +633,20 @@ TEST(RunTest, InlineDiamond) {
   });
 }
 
+// bounds_inferred: no set_bounds. Q(i) = a(0) + ... + a(i) over Q's inferred [0, 9);
+// P(0) = 1, P(i) = P(i - 1) + Q(i - 1) over P's inferred [0, 10); out(i) = P(i) + P(i + 2).
+TEST(RunTest, BoundsInferred) {
+  CheckSpec("bounds_inferred", {}, "out", true, [](const Fill& fill) {
+    const Arr<int32_t> a = Input<int32_t>("a", {9}, fill);
+    std::vector<int32_t> q(9), p(10);
+    for (int64_t i = 0; i < 9; ++i) q[i] = i == 0 ? a(i) : Add(q[i - 1], a(i));
+    for (int64_t i = 0; i < 10; ++i) p[i] = i == 0 ? 1 : Add(p[i - 1], q[i - 1]);
+    Arr<int32_t> out({8});
+    for (int64_t i = 0; i < 8; ++i) out.set({i}, Add(p[i], p[i + 2]));
+    return out.array();
+  });
+}
+
 TEST(RunTest, CheckPassesOnEverySpec) {
   std::vector<std::string> specs;
   for (const auto& entry : std::filesystem::directory_iterator("testdata/specs")) {

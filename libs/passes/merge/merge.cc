@@ -110,6 +110,7 @@ class Merger {
     make_groups();
     check_cycles();
     resolve_bounds();
+    infer_bounds(out_, plan_, isolation_targets());
     check_distances(out_, plan_);
     apply_isolation();
     lower();
@@ -456,6 +457,13 @@ class Merger {
   void check_all_bounds_for_merges() {
     for (const Group& g : plan_.groups)
       if (g.copies.empty() && !is_isolation_target(g.rep)) check_group_bounds(g);
+  }
+
+  std::set<std::string> isolation_targets() {
+    std::set<std::string> out;
+    for (const Group& g : plan_.groups)
+      if (is_isolation_target(g.rep)) out.insert(g.rep);
+    return out;
   }
 
   bool is_isolation_target(const std::string& f) {

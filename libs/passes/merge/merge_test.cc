@@ -1,12 +1,16 @@
 // //libs/passes/merge:merge_test: which Funcs are inlined (Halide's default, whatever their
-// Place) and how inlining shares a call read more than once (a `let` per distinct call).
+// Place), how inlining shares a call read more than once (a `let` per distinct call), and
+// bounds inference (loops without set_bounds get the range their consumers read).
 #include "libs/passes/merge/merge.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "libs/frontend/frontend.h"
+#include "libs/ir/diagnostic.h"
+#include "libs/ir/expr_printer.h"
 #include "libs/ir/ir_json.h"
 #include "libs/ir/verify.h"
 
@@ -89,6 +93,118 @@ TEST(MergeTest, LetNamesAreUnique) {
                                 "out.realize({4});\n");
   EXPECT_NE(ir.find("\"let\": \"f_inl_1\""), std::string::npos) << ir;
   EXPECT_NE(ir.find("\"value\": \"f_inl_1 * f_inl_1\""), std::string::npos) << ir;
+}
+
+// The [min, extent] of loop `var` in kernel `name`.
+std::pair<std::string, std::string> loop_bounds(const Program& p, const std::string& name,
+                                                const std::string& var) {
+  for (const Kernel& k : p.kernels) {
+    if (k.name != name) continue;
+    const Stmt* s = k.body.empty() ? nullptr : k.body[0].get();
+    while (s) {
+      if (const For* loop = s->as<For>()) {
+        if (loop->var == var) return {print_expr(loop->min), print_expr(loop->extent)};
+        s = loop->body.empty() ? nullptr : loop->body[0].get();
+      } else if (const Realize* r = s->as<Realize>()) {
+        s = r->body.empty() ? nullptr : r->body[0].get();
+      } else {
+        s = nullptr;
+      }
+    }
+  }
+  return {"", ""};
+}
+
+// The rule of the Diagnostic merging `spec` throws, with its message.
+std::string merge_error(const std::string& spec) {
+  try {
+    merged_program(spec);
+  } catch (const Diagnostic& d) {
+    return d.message() + " [" + d.rule() + "]";
+  }
+  return "";
+}
+
+TEST(MergeTest, BoundsAreInferredFromShiftedReads) {
+  const Program p = merged_program(std::string(kHeader) +
+                                   "Func P(Int(32), {x}), out;\n"
+                                   "P(x) = select(x == 0, a(x), P(x - 1) + a(x));\n"
+                                   "out(x) = P(x) + P(x + 2);\n"
+                                   "out.realize({4});\n");
+  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("0"), std::string("6")));
+  EXPECT_EQ(loop_bounds(p, "out", "x"), std::make_pair(std::string("0"), std::string("4")));
+}
+
+TEST(MergeTest, BoundsAreInferredUnderSelectConditionsAndTransitively) {
+  // Q is read at x - 1 only where x > 1 (x in [2, 5)), and through the inlined f: [1, 4).
+  const Program p = merged_program(std::string(kHeader) +
+                                   "Func Q(Int(32), {x}), P(Int(32), {x}), f, out;\n"
+                                   "Q(x) = select(x == 1, a(x), Q(x - 1) + a(x));\n"
+                                   "f(x) = Q(x - 1) * 2;\n"
+                                   "P(x) = select(x > 1, P(x - 1) + f(x), 0);\n"
+                                   "out(x) = P(x + 1);\n"
+                                   "out.realize({4});\n");
+  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("1"), std::string("4")));
+  EXPECT_EQ(loop_bounds(p, "Q", "x"), std::make_pair(std::string("1"), std::string("3")));
+}
+
+TEST(MergeTest, BoundsThroughADiamondOfInlinedFuncs) {
+  // F1 reads P; F2 .. F40 each read the one before twice: each call is walked once (2^40
+  // copies otherwise).
+  std::string spec = std::string(kHeader) + "Func P(Int(32), {x}), out;\n";
+  for (int n = 1; n <= 40; ++n) spec += "Func F" + std::to_string(n) + ";\n";
+  spec += "P(x) = select(x == 0, a(x), P(x - 1) + a(x));\n";
+  spec += "F1(x) = P(x + 1);\n";
+  for (int n = 2; n <= 40; ++n)
+    spec += "F" + std::to_string(n) + "(x) = F" + std::to_string(n - 1) + "(x) + F" +
+            std::to_string(n - 1) + "(x);\n";
+  spec += "out(x) = F40(x);\nout.realize({4});\n";
+  const Program p = merged_program(spec);
+  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("1"), std::string("4")));
+}
+
+TEST(MergeTest, MergeGroupGetsTheLoopsSetBoundsDoesNotGive) {
+  // k from set_bounds, i from out's reads c(x) and c(x + 1): [0, 5).
+  const Program p = merged_program(
+      "ImageParam a(Int(32), 2, \"a\");\n"
+      "Var i, k;\n"
+      "Func C(Int(32), {i, k}), c(Int(32), {i}), out;\n"
+      "C(i, k) = select(k == 0, 0, C(i, k - 1)) + a(i, k);\n"
+      "c(i) = select(k == 3, C(i, k));\n"
+      "C.merge_ures(c).set_bounds(k, 0, 4);\n"
+      "out(i) = c(i) + c(i + 1);\n"
+      "out.realize({4});\n");
+  EXPECT_EQ(loop_bounds(p, "C", "k"), std::make_pair(std::string("0"), std::string("4")));
+  EXPECT_EQ(loop_bounds(p, "C", "i"), std::make_pair(std::string("0"), std::string("5")));
+}
+
+TEST(MergeTest, SetBoundsWinsOverInference) {
+  const Program p = merged_program(std::string(kHeader) +
+                                   "Func P(Int(32), {x}), out;\n"
+                                   "P(x) = select(x == 0, a(x), P(x - 1) + a(x));\n"
+                                   "P.set_bounds(x, 0, 9);\n"
+                                   "out(x) = P(x) + P(x + 2);\n"
+                                   "out.realize({4});\n");
+  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("0"), std::string("9")));
+}
+
+TEST(MergeTest, NoBoundsWhereNothingReadsTheLoop) {
+  // The merged group's k is not an argument of the realized c: nothing determines it.
+  EXPECT_EQ(merge_error(std::string(kHeader) + "Var k;\n"
+                                               "Func C(Int(32), {x, k}), c;\n"
+                                               "C(x, k) = select(k == 0, 0, C(x, k - 1)) + a(x);\n"
+                                               "c(x) = select(k == 3, C(x, k));\n"
+                                               "C.merge_ures(c);\n"
+                                               "c.realize({4});\n"),
+            "no bounds for loop 'k' of 'C': give C.set_bounds(k, min, extent) [merge-bounds]");
+}
+
+TEST(MergeTest, NoBoundsFromANonAffineRead) {
+  EXPECT_EQ(merge_error(std::string(kHeader) + "Func P(Int(32), {x}), out;\n"
+                                               "P(x) = select(x == 0, a(x), P(x - 1) + a(x));\n"
+                                               "out(x) = P(x * x);\n"
+                                               "out.realize({4});\n"),
+            "no bounds for loop 'x' of 'P': give P.set_bounds(x, min, extent) [merge-bounds]");
 }
 
 }  // namespace

@@ -57,6 +57,9 @@ void check_initial_values(const Program& p);
 // The URE rules on calls inside each group: simple arguments, argument order, dependence
 // distances lexicographically non-negative in loop order. Throws Diagnostic.
 void check_distances(const Program& p, const Plan& plan);
+// Halide's bounds inference: a loop of a group (not in `copied`) that has no bounds gets the
+// hull of the ranges its consumers (groups whose bounds are all known) read, consumers first.
+void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& copied);
 // Fills `extents` of every input whose indices are quasi-affine (isl).
 void infer_input_extents(Program& p);
 
