@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "libs/frontend/directives.h"
+#include "libs/frontend/expr_tokens.h"
 #include "libs/frontend/frontend.h"
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
@@ -20,38 +21,6 @@ using frontend_internal::FuncState;
 using frontend_internal::kMaxExtent;
 using frontend_internal::Symbol;
 using frontend_internal::SymbolKind;
-
-// The preprocessed tokens as the shared expression parser sees them (macro chains stay with
-// the original tokens; parse_spec maps diagnostics back to them by location).
-std::vector<ExprToken> to_expr_tokens(const std::vector<Token>& tokens) {
-  std::vector<ExprToken> out;
-  out.reserve(tokens.size());
-  for (const Token& t : tokens) {
-    ExprToken::Kind kind = ExprToken::kEnd;
-    switch (t.kind) {
-      case TokenKind::kIdentifier:
-        kind = ExprToken::kIdentifier;
-        break;
-      case TokenKind::kInteger:
-        kind = ExprToken::kInteger;
-        break;
-      case TokenKind::kFloat:
-        kind = ExprToken::kFloat;
-        break;
-      case TokenKind::kString:
-        kind = ExprToken::kString;
-        break;
-      case TokenKind::kPunct:
-        kind = ExprToken::kPunct;
-        break;
-      case TokenKind::kEnd:
-        kind = ExprToken::kEnd;
-        break;
-    }
-    out.push_back({kind, t.text, t.loc});
-  }
-  return out;
-}
 
 class SpecParser : public NameResolver {
  public:

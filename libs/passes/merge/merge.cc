@@ -10,6 +10,7 @@
 #include "libs/ir/ir_json.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/plan.h"
+#include "libs/passes/merge/rewrite.h"
 
 namespace t2s {
 
@@ -38,60 +39,6 @@ int64_t arg_int(const DirectiveArg& a, const SourceLoc& loc) {
   }
   throw Diagnostic(loc, "expected an integer constant, found '" + a.text + "'",
                    "constant-expected");
-}
-
-// Replaces calls to `name` with the expression `with` (args substituted for `params`).
-class CallInliner : public ExprMutator {
- public:
-  explicit CallInliner(const std::function<Expr(const Expr&)>& replace) : replace_(replace) {}
-
- protected:
-  Expr mutate_call(const Expr& e) override {
-    Expr m = mutate_operands(e);
-    if (Expr r = replace_(m)) return r;
-    return m;
-  }
-
- private:
-  std::function<Expr(const Expr&)> replace_;
-};
-
-// Replaces one node (by identity, not by value) with another: the isolated occurrence, which
-// may be any expression, not only a call.
-class NodeReplacer : public ExprMutator {
- public:
-  NodeReplacer(Expr target, Expr with) : target_(std::move(target)), with_(std::move(with)) {}
-  Expr mutate(const Expr& e) override { return e == target_ ? with_ : ExprMutator::mutate(e); }
-
- private:
-  Expr target_, with_;
-};
-
-class VarSubstituter : public ExprMutator {
- public:
-  explicit VarSubstituter(const std::map<std::string, Expr>& with) : with_(with) {}
-
- protected:
-  Expr mutate_var(const Expr& e) override {
-    auto it = with_.find(e->name);
-    return it == with_.end() ? e : it->second;
-  }
-
- private:
-  const std::map<std::string, Expr>& with_;
-};
-
-Expr substitute_args(const Func& f, const std::vector<Expr>& args) {
-  std::map<std::string, Expr> with;
-  for (size_t i = 0; i < f.args.size(); ++i) with[f.args[i]] = args[i];
-  VarSubstituter s(with);
-  return s.mutate(f.definition);
-}
-
-std::vector<Expr> var_exprs(const std::vector<std::string>& names) {
-  std::vector<Expr> out;
-  for (const std::string& n : names) out.push_back(make_var(n));
-  return out;
 }
 
 class Merger {
@@ -814,54 +761,13 @@ class Merger {
     }
   }
 
-  // Topological order of kernels; device kernels joined by channels run together, so they are
-  // kept adjacent, producers first. Ties go to declaration order.
   std::vector<Group> kernel_order() {
     std::vector<std::string> names;
     for (const Func& f : out_.funcs)
       if (plan_.group_of.count(f.name) && group(f.name).rep == f.name) names.push_back(f.name);
-    std::map<std::string, std::string> component;  // kernel -> component root
-    std::function<std::string(const std::string&)> root = [&](const std::string& k) {
-      auto it = component.find(k);
-      if (it == component.end() || it->second == k) return k;
-      return it->second = root(it->second);
-    };
-    for (const std::string& k : names) component[k] = k;
-    for (const Channel& c : out_.channels) component[root(c.consumer)] = root(c.producer);
-    std::vector<std::string> order;
-    std::set<std::string> done;
-    while (order.size() < names.size()) {
-      bool progress = false;
-      for (const std::string& k : names) {
-        if (done.count(k)) continue;
-        // Ready when every dependency outside its component is done, and every dependency
-        // inside it too (the channel graph of a component is acyclic).
-        bool ready = true;
-        for (const std::string& dep : kernel_deps_[k]) ready &= done.count(dep) > 0;
-        // A kernel outside a component must not start before the whole component is placed.
-        if (!ready) continue;
-        order.push_back(k);
-        done.insert(k);
-        progress = true;
-        // Place the rest of its component right after it, in dependency order.
-        for (bool more = true; more;) {
-          more = false;
-          for (const std::string& m : names) {
-            if (done.count(m) || root(m) != root(k)) continue;
-            bool r = true;
-            for (const std::string& dep : kernel_deps_[m]) r &= done.count(dep) > 0;
-            if (!r) continue;
-            order.push_back(m);
-            done.insert(m);
-            more = true;
-          }
-        }
-        break;
-      }
-      if (!progress) throw InternalError("merge: kernels depend on each other in a cycle");
-    }
     std::vector<Group> out;
-    for (const std::string& k : order) out.push_back(group(k));
+    for (const std::string& k : order_kernels(names, out_.channels, kernel_deps_))
+      out.push_back(group(k));
     return out;
   }
 

@@ -60,6 +60,12 @@ void check_distances(const Program& p, const Plan& plan);
 // Halide's bounds inference: a loop of a group (not in `copied`) that has no bounds gets the
 // hull of the ranges its consumers (groups whose bounds are all known) read, consumers first.
 void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& copied);
+// Topological order of `kernels` (in declaration order) given what each depends on: device
+// kernels joined by channels run together, so they are kept adjacent, producers first; ties go
+// to declaration order. InternalError on a cycle.
+std::vector<std::string> order_kernels(const std::vector<std::string>& kernels,
+                                       const std::vector<Channel>& channels,
+                                       const std::map<std::string, std::set<std::string>>& deps);
 // Fills `extents` of every input whose indices are quasi-affine (isl).
 void infer_input_extents(Program& p);
 
