@@ -11,25 +11,7 @@
 # (`bash tests/emit/emulation_errors_test.sh`) after `bazel build //tests/emit:emit_cpp_stage
 # //tools:t2s-run`.
 set -uo pipefail
-
-if [[ -n "${TEST_SRCDIR:-}" && -d "${TEST_SRCDIR}/t2s" ]]; then
-  cd "${TEST_SRCDIR}/t2s"
-  EMIT="$PWD/tests/emit/emit_cpp_stage"
-  RUN="$PWD/tools/t2s-run"
-else
-  cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-  EMIT="$PWD/bazel-bin/tests/emit/emit_cpp_stage"
-  RUN="$PWD/bazel-bin/tools/t2s-run"
-fi
-CXX="${CXX:-/usr/bin/g++}"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-DIR=testdata/golden
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
 # derive BASE NAME SED_SCRIPT: $TMP/NAME.json is BASE with exactly one line changed by the sed
 # script (so that a changed base file fails here, not in a confusing way later).

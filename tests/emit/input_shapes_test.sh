@@ -14,25 +14,7 @@
 # (`bash tests/emit/input_shapes_test.sh`) after `bazel build //tests/emit:emit_cpp_stage
 # //tools:t2s-run`.
 set -uo pipefail
-
-if [[ -n "${TEST_SRCDIR:-}" && -d "${TEST_SRCDIR}/t2s" ]]; then
-  cd "${TEST_SRCDIR}/t2s"
-  EMIT="$PWD/tests/emit/emit_cpp_stage"
-  RUN="$PWD/tools/t2s-run"
-else
-  cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-  EMIT="$PWD/bazel-bin/tests/emit/emit_cpp_stage"
-  RUN="$PWD/bazel-bin/tools/t2s-run"
-fi
-CXX="${CXX:-/usr/bin/g++}"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-DIR=testdata/golden
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
 # The bits of float32 n, a non-negative integer below 2^24 (exact).
 float_bits() {
