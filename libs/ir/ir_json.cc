@@ -522,6 +522,8 @@ class Reader {
       k.place = place(kernels[i], where);
       k.body = stmts(field(kernels[i], "body", where), where + ".body", 0);
       k.loc = loc(kernels[i], "loc", where);
+      if (kernels[i].contains("pending_order"))
+        k.pending_order = strings(kernels[i], "pending_order", where);
       p.kernels.push_back(std::move(k));
     }
     const Json& channels = array(doc, "channels", "channels");
@@ -655,6 +657,8 @@ std::string write_program(const Program& p) {
     Json j = Json::object();
     j["name"] = k.name;
     j["place"] = place_name(k.place);
+    // Only when a reorder waits for t2s-stt, so other kernels read as before.
+    if (!k.pending_order.empty()) j["pending_order"] = k.pending_order;
     j["body"] = stmts_json(k.body);
     j["loc"] = loc_json(k.loc);
     kernels.push_back(j);

@@ -193,6 +193,10 @@ struct Kernel {
   std::string name;
   Place place = Place::kDevice;
   StmtList body;
+  // Merged stage only: the loop order (innermost first) t2s-stt gives the nest before its
+  // space_time_transform, when a reorder is legal only in the transformed order; `body` runs
+  // the loops in an order that respects every dependence. Empty otherwise.
+  std::vector<std::string> pending_order;
   SourceLoc loc;
 };
 

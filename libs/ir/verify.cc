@@ -1,9 +1,12 @@
 #include "libs/ir/verify.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
 #include <vector>
+
+#include "libs/ir/strings.h"
 
 namespace t2s {
 
@@ -30,6 +33,7 @@ class Verifier {
     for (size_t i = 0; i < p_.kernels.size(); ++i) {
       kernel_ = &p_.kernels[i];
       loc_ = kernel_->loc;
+      pending_order(i);
       stmts(kernel_->body, "kernels[" + std::to_string(i) + "].body");
     }
   }
@@ -115,6 +119,33 @@ class Verifier {
            "ir-unknown-func", b.loc);
     for (const Expr& e : b.mins) integer(e, where, "a bound of buffer '" + b.name + "'");
     for (const Expr& e : b.extents) integer(e, where, "a bound of buffer '" + b.name + "'");
+  }
+
+  // A pending order (merged stage only) permutes the loops of the kernel's single loop nest.
+  void pending_order(size_t i) {
+    const Kernel& k = p_.kernels[i];
+    if (k.pending_order.empty()) return;
+    const std::string where = "kernels[" + std::to_string(i) + "].pending_order";
+    if (p_.stage != Stage::kMerged)
+      fail(where,
+           std::string("a pending loop order in a ") + stage_name(p_.stage) +
+               "-stage program (only the merged stage has one; t2s-stt applies it)",
+           "ir-stage", k.loc);
+    const StmtList* body = &k.body;
+    while (body->size() == 1 && (*body)[0]->as<Realize>()) body = &(*body)[0]->as<Realize>()->body;
+    std::vector<std::string> loops;
+    while (body->size() == 1 && (*body)[0]->as<For>()) {
+      loops.insert(loops.begin(), (*body)[0]->as<For>()->var);
+      body = &(*body)[0]->as<For>()->body;
+    }
+    std::vector<std::string> sorted_loops = loops, sorted_order = k.pending_order;
+    std::sort(sorted_loops.begin(), sorted_loops.end());
+    std::sort(sorted_order.begin(), sorted_order.end());
+    if (sorted_loops != sorted_order)
+      fail(where,
+           "the pending loop order (" + join(k.pending_order, ", ") +
+               ") is not an order of the kernel's loop nest (" + join(loops, ", ") + ")",
+           "ir-pending-order", k.loc);
   }
 
   bool has_kernel(const std::string& name) const {

@@ -109,6 +109,26 @@ TEST(Verify, Stage) {
          "registers: a merged-stage program has no registers (t2s-stt makes them)");
 }
 
+TEST(Verify, PendingOrder) {
+  EXPECT_NO_THROW(verify_program(testing::load_golden_ir("conv1d_reorder_skewed", "merged"), ""));
+  expect(broken("gemm", "stt",
+                [](Json& d) {
+                  d["kernels"][0]["pending_order"] = {"j", "i", "k"};
+                }),
+         "ir-stage",
+         "kernels[0].pending_order: a pending loop order in a stt-stage program (only the merged "
+         "stage has one; t2s-stt applies it)",
+         "13:1");
+  expect(broken("gemm", "merged",
+                [](Json& d) {
+                  d["kernels"][0]["pending_order"] = {"j", "i", "i"};
+                }),
+         "ir-pending-order",
+         "kernels[0].pending_order: the pending loop order (j, i, i) is not an order of the "
+         "kernel's loop nest (i, j, k)",
+         "13:1");
+}
+
 TEST(Verify, Output) {
   expect(broken("gemm", "merged", [](Json& d) { d["buffers"] = Json::array(); }), "ir-output",
          "output: the output Func 'c' has no buffer", "22:3");

@@ -317,6 +317,8 @@ class Merger {
                              "reorder-var");
           order.push_back(arg_name(a));
         }
+        if (g.reorder < 0) g.defined_order = g.loop_vars;
+        g.reorder = static_cast<int>(d - in_.directives.data());
         // Halide's reorder: the named loops take the positions they occupied, in the given
         // order (innermost first); other loops stay where they are.
         std::vector<size_t> slots;
@@ -777,6 +779,7 @@ class Merger {
     k.name = g.rep;
     k.place = on_device(g.rep) ? Place::kDevice : Place::kHost;
     k.loc = func(g.rep).loc;
+    k.pending_order = g.pending_order;
     StmtList inner;
     for (const std::string& m : g.members) {
       for (const StmtPtr& s : compute(m, values.at(m), local_reads)) inner.push_back(s);

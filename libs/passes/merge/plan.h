@@ -22,6 +22,14 @@ struct Group {
   std::string rep;
   std::vector<std::string> members;    // realization order, representative first
   std::vector<std::string> loop_vars;  // innermost first, after reorder
+  // The order before any reorder (the representative's arguments), and the index of the last
+  // reorder in the program's directives (-1: none).
+  std::vector<std::string> defined_order;
+  int reorder = -1;
+  // Set when the reorder is legal only in the order a later space_time_transform gives: the
+  // nest keeps `defined_order` (a legal one) and t2s-stt applies this order (Kernel::
+  // pending_order) before its transform.
+  std::vector<std::string> pending_order;
   std::map<std::string, LoopBound> bounds;
   SourceLoc loc;
   bool merged = false;  // from merge_ures
@@ -55,8 +63,11 @@ std::vector<std::string> used_vars(const Expr& e);
 // Seed 001's recursive-reference check (every URE has an initial value). Throws Diagnostic.
 void check_initial_values(const Program& p);
 // The URE rules on calls inside each group: simple arguments, argument order, dependence
-// distances lexicographically non-negative in loop order. Throws Diagnostic.
-void check_distances(const Program& p, const Plan& plan);
+// distances lexicographically non-negative in the order the program finally executes: a group
+// whose reorder breaks a dependence that its defined order respects keeps the defined order
+// and gets `pending_order` when a space_time_transform follows the reorder (t2s-stt judges the
+// transformed order); without one, the reorder is refused. Throws Diagnostic.
+void check_distances(const Program& p, Plan& plan);
 // Halide's bounds inference: a loop of a group (not in `copied`) that has no bounds gets the
 // hull of the ranges its consumers (groups whose bounds are all known) read, consumers first.
 void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& copied);

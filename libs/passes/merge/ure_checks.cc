@@ -2,6 +2,7 @@
 // reference) check and the rules on the arguments of calls between UREs of one loop nest.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/linear.h"
@@ -97,9 +98,14 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-void check_call(const Func& caller, const Expr& call, const Func& callee, const Group& g,
-                const std::vector<std::string>& order) {
+// Why `caller` may not read `call` (a read of `callee`, both in group `g`) with the loops in
+// `order` (innermost first), or nullopt when it may. Non-simple arguments and a wrong argument
+// order are wrong in every order: thrown.
+std::optional<Diagnostic> distance_violation(const Func& caller, const Expr& call,
+                                             const Func& callee, const Group& g,
+                                             const std::vector<std::string>& order) {
   std::map<std::string, int64_t> distance;  // loop var -> caller point minus callee point
+  const SourceLoc at = call->loc.valid() ? call->loc : caller.loc;
   for (size_t a = 0; a < call->operands.size(); ++a) {
     const Expr& arg = call->operands[a];
     const std::string& want = callee.args[a];
@@ -109,57 +115,95 @@ void check_call(const Func& caller, const Expr& call, const Func& callee, const 
                         print_expr(call) + "'";
     if (!simple_arg(arg, &var, &offset))
       throw Diagnostic(
-          call->loc.valid() ? call->loc : caller.loc,
+          at,
           where + " is not simple: a URE reads '" + want + "' or '" + want + " +/- constant' there",
           "ure-simple-args");
     if (var != want)
-      throw Diagnostic(call->loc.valid() ? call->loc : caller.loc,
+      throw Diagnostic(at,
                        where + " uses '" + var + "' where '" + callee.name + "' has '" + want +
                            "': a URE reads its arguments in the same order as it is defined",
                        "ure-arg-order");
     distance[var] = -offset;
   }
   // Lexicographically non-negative in loop order, outermost loop first.
-  std::vector<std::string> outer_first(g.loop_vars.rbegin(), g.loop_vars.rend());
+  std::vector<std::string> outer_first(order.rbegin(), order.rend());
   std::vector<std::string> shown;
   for (const std::string& v : outer_first)
     shown.push_back(std::to_string(distance.count(v) ? distance[v] : 0));
   for (const std::string& v : outer_first) {
     int64_t d = distance.count(v) ? distance[v] : 0;
-    if (d > 0) return;
+    if (d > 0) return std::nullopt;
     if (d < 0)
-      throw Diagnostic(call->loc.valid() ? call->loc : caller.loc,
-                       "'" + caller.name + "' reads '" + print_expr(call) + "' at distance (" +
-                           join(shown) + ") in loop order (" + join(outer_first) +
-                           "), which is lexicographically negative: that value is computed later",
-                       "ure-distance");
+      return Diagnostic(at,
+                        "'" + caller.name + "' reads '" + print_expr(call) + "' at distance (" +
+                            join(shown) + ") in loop order (" + join(outer_first) +
+                            "), which is lexicographically negative: that value is computed later",
+                        "ure-distance");
   }
-  // Distance zero: the callee must be realized earlier in the same iteration.
-  auto pos = [&](const std::string& f) { return std::find(order.begin(), order.end(), f); };
+  // Distance zero: the callee must be realized earlier in the same iteration (in every order).
+  const std::vector<std::string>& members = g.members;
+  auto pos = [&](const std::string& f) { return std::find(members.begin(), members.end(), f); };
   if (pos(callee.name) >= pos(caller.name))
-    throw Diagnostic(call->loc.valid() ? call->loc : caller.loc,
+    throw Diagnostic(at,
                      callee.name == caller.name
                          ? "'" + caller.name + "' reads itself at distance zero"
                          : "'" + caller.name + "' reads '" + print_expr(call) +
                                "' at distance zero, but '" + callee.name + "' is realized after '" +
-                               caller.name + "' in the merge order (" + join(order) + ")",
+                               caller.name + "' in the merge order (" + join(members) + ")",
                      "ure-distance");
+  return std::nullopt;
+}
+
+// The first read in group `g` that the loop order `order` breaks.
+std::optional<Diagnostic> first_violation(const Program& p, const Plan& plan, const Group& g,
+                                          const std::vector<std::string>& order) {
+  std::optional<Diagnostic> found;
+  for (const std::string& name : g.members) {
+    const Func& caller = *p.find_func(name);
+    for_each_expr(caller.definition, [&](const Expr& n) {
+      if (found || n->kind != ExprKind::kCall || n->call_kind != CallKind::kFunc) return;
+      auto it = plan.group_of.find(n->name);
+      if (it == plan.group_of.end() || plan.groups[it->second].rep != g.rep) return;
+      found = distance_violation(caller, n, *p.find_func(n->name), g, order);
+    });
+    if (found) break;
+  }
+  return found;
+}
+
+bool transformed_after(const Program& p, size_t reorder) {
+  for (size_t i = reorder + 1; i < p.directives.size(); ++i)
+    if (p.directives[i].name == "space_time_transform" &&
+        p.directives[i].func == p.directives[reorder].func)
+      return true;
+  return false;
 }
 
 }  // namespace
 
-void check_distances(const Program& p, const Plan& plan) {
-  for (const Group& g : plan.groups) {
+void check_distances(const Program& p, Plan& plan) {
+  for (Group& g : plan.groups) {
     if (!g.copies.empty()) continue;
-    for (const std::string& name : g.members) {
-      const Func& caller = *p.find_func(name);
-      for_each_expr(caller.definition, [&](const Expr& n) {
-        if (n->kind != ExprKind::kCall || n->call_kind != CallKind::kFunc) return;
-        auto it = plan.group_of.find(n->name);
-        if (it == plan.group_of.end() || plan.groups[it->second].rep != g.rep) return;
-        check_call(caller, n, *p.find_func(n->name), g, g.members);
-      });
+    std::optional<Diagnostic> broken = first_violation(p, plan, g, g.loop_vars);
+    if (!broken) continue;
+    // A reorder that breaks a dependence the defined order respects: legal when a later
+    // space_time_transform gives an order that respects it again (t2s-stt checks that order);
+    // until then the nest keeps its defined order, so every stage runs in a legal one.
+    if (g.reorder < 0 || first_violation(p, plan, g, g.defined_order)) throw *broken;
+    const size_t reorder = static_cast<size_t>(g.reorder);
+    if (transformed_after(p, reorder)) {
+      g.pending_order = g.loop_vars;
+      g.loop_vars = g.defined_order;
+      continue;
     }
+    std::vector<std::string> outer_first(g.loop_vars.rbegin(), g.loop_vars.rend());
+    Diagnostic d(p.directives[reorder].loc,
+                 "reorder of '" + g.rep + "' gives the loop order (" + join(outer_first) +
+                     "), which breaks a dependence, and no later space_time_transform of '" +
+                     g.rep + "' gives an order that respects it",
+                 "reorder-dependence");
+    d.add_note(broken->loc(), broken->message());
+    throw d;
   }
 }
 

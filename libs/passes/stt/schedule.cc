@@ -28,6 +28,19 @@ void KernelTransformer::peel() {
   body_ = *body;
   // Innermost first.
   std::reverse(loops.begin(), loops.end());
+  // A reorder the merged stage left to this pass (it is legal only in the transformed order):
+  // the bounds are constants (checked below), so the loops of the box may be permuted.
+  if (!kernel_.pending_order.empty()) {
+    std::vector<const For*> reordered;
+    for (const std::string& v : kernel_.pending_order)
+      for (const For* l : loops)
+        if (l->var == v) reordered.push_back(l);
+    if (reordered.size() != loops.size())
+      throw InternalError("stt: the pending order of '" + kernel_.name +
+                          "' is not an order of its loops");
+    loops = reordered;
+    kernel_.pending_order.clear();
+  }
   const size_t n = loops.size();
   for (size_t v = 0; v < n; ++v) {
     const For& l = *loops[v];

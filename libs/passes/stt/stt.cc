@@ -79,6 +79,13 @@ Program stt_pass(const Program& merged) {
                        "stt-func");
     stt_internal::KernelTransformer(out, *kernel, transforms[f], used).run();
   }
+  for (const Kernel& k : out.kernels)
+    if (!k.pending_order.empty())
+      throw Diagnostic(k.loc,
+                       "kernel '" + k.name +
+                           "' has a pending loop order but no space_time_transform to apply "
+                           "it with (the merged stage gives one only to a transformed kernel)",
+                       "stt-func");
   return out;
 }
 
