@@ -7,6 +7,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "libs/frontend/frontend.h"
 #include "libs/ir/diagnostic.h"
@@ -205,6 +206,78 @@ TEST(MergeTest, NoBoundsFromANonAffineRead) {
                                                "out(x) = P(x * x);\n"
                                                "out.realize({4});\n"),
             "no bounds for loop 'x' of 'P': give P.set_bounds(x, min, extent) [merge-bounds]");
+}
+
+// The loops of a kernel's nest, innermost first.
+std::vector<std::string> nest_order(const Kernel& k) {
+  std::vector<std::string> loops;
+  const StmtList* body = &k.body;
+  while (body->size() == 1 && (*body)[0]->as<Realize>()) body = &(*body)[0]->as<Realize>()->body;
+  while (body->size() == 1 && (*body)[0]->as<For>()) {
+    loops.insert(loops.begin(), (*body)[0]->as<For>()->var);
+    body = &(*body)[0]->as<For>()->body;
+  }
+  return loops;
+}
+
+// X reads X(q + 1, iic - 1): distance (-1, 1) over (q, iic), legal with q outermost only.
+const char kDiagonal[] =
+    "ImageParam x(Int(32), 1, \"x\");\n"
+    "Var q, iic;\n"
+    "Func X(Int(32), ARGS), out;\n"
+    "X(ARGS_USE) = select(iic == 0 || q == 3, x(q + iic), X(NEXT));\n"
+    "out(q) = select(iic == 2, X(ARGS_USE));\n"
+    "X.merge_ures(out).set_bounds(q, 0, 4, iic, 0, 3)DIRECTIVES;\n"
+    "out.realize({4});\n";
+
+std::string diagonal(bool iic_first, const std::string& directives) {
+  std::string s = kDiagonal;
+  auto put = [&](const std::string& key, const std::string& value) {
+    for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at))
+      s.replace(at, key.size(), value);
+  };
+  put("ARGS_USE", iic_first ? "iic, q" : "q, iic");
+  put("ARGS", iic_first ? "{iic, q}" : "{q, iic}");
+  put("NEXT", iic_first ? "iic - 1, q + 1" : "q + 1, iic - 1");
+  put("DIRECTIVES", directives);
+  return s;
+}
+
+TEST(MergeTest, ReorderLegalOnlyAfterTheTransformWaitsForIt) {
+  const Program p =
+      merged_program(diagonal(false, ".reorder(iic, q).space_time_transform({iic}, {2})"));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(nest_order(p.kernels[0]), (std::vector<std::string>{"q", "iic"}));
+  EXPECT_EQ(p.kernels[0].pending_order, (std::vector<std::string>{"iic", "q"}));
+}
+
+TEST(MergeTest, DefinedOrderIllegalBeforeTheTransformRunsInALegalPermutation) {
+  const Program p = merged_program(diagonal(true, ".space_time_transform({iic}, {2})"));
+  EXPECT_EQ(nest_order(p.kernels[0]), (std::vector<std::string>{"q", "iic"}));
+  EXPECT_EQ(p.kernels[0].pending_order, (std::vector<std::string>{"iic", "q"}));
+}
+
+TEST(MergeTest, LegalOrderHasNoPendingOrder) {
+  const Program p = merged_program(diagonal(false, ".space_time_transform({q})"));
+  EXPECT_EQ(nest_order(p.kernels[0]), (std::vector<std::string>{"q", "iic"}));
+  EXPECT_TRUE(p.kernels[0].pending_order.empty());
+}
+
+TEST(MergeTest, IllegalOrderWithoutTransformIsRefused) {
+  try {
+    merged_program(diagonal(true, ""));
+    FAIL() << "accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "ure-distance");
+  }
+  try {
+    merged_program(diagonal(false, ".reorder(iic, q)"));
+    FAIL() << "accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "reorder-dependence");
+    ASSERT_EQ(d.notes().size(), 1u);
+    EXPECT_EQ(d.notes()[0].loc.str(), "4:52");
+  }
 }
 
 }  // namespace

@@ -171,12 +171,30 @@ std::optional<Diagnostic> first_violation(const Program& p, const Plan& plan, co
   return found;
 }
 
-bool transformed_after(const Program& p, size_t reorder) {
-  for (size_t i = reorder + 1; i < p.directives.size(); ++i)
-    if (p.directives[i].name == "space_time_transform" &&
-        p.directives[i].func == p.directives[reorder].func)
+// Whether a space_time_transform of `func` comes after directive `from` (all of them for -1).
+bool transformed_after(const Program& p, const std::string& func, int from) {
+  for (size_t i = static_cast<size_t>(from + 1); i < p.directives.size(); ++i)
+    if (p.directives[i].name == "space_time_transform" && p.directives[i].func == func)
       return true;
   return false;
+}
+
+// A loop order that respects every dependence of `g` for the stages before the transform: the
+// defined order when it does, else the first permutation of it that does (the loops' bounds are
+// constants by then, so any order of the box computes the same values).
+std::optional<std::vector<std::string>> legal_order(const Program& p, const Plan& plan,
+                                                    const Group& g) {
+  std::vector<std::string> order = g.defined_order.empty() ? g.loop_vars : g.defined_order;
+  if (!first_violation(p, plan, g, order)) return order;
+  if (order.size() > 8) return std::nullopt;  // 8! orders at most
+  std::vector<size_t> perm(order.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  while (std::next_permutation(perm.begin(), perm.end())) {
+    std::vector<std::string> candidate;
+    for (size_t i : perm) candidate.push_back(order[i]);
+    if (!first_violation(p, plan, g, candidate)) return candidate;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -186,16 +204,20 @@ void check_distances(const Program& p, Plan& plan) {
     if (!g.copies.empty()) continue;
     std::optional<Diagnostic> broken = first_violation(p, plan, g, g.loop_vars);
     if (!broken) continue;
-    // A reorder that breaks a dependence the defined order respects: legal when a later
-    // space_time_transform gives an order that respects it again (t2s-stt checks that order);
-    // until then the nest keeps its defined order, so every stage runs in a legal one.
+    // The order the loops have now breaks a dependence. Legal when a space_time_transform
+    // after the last reorder gives an order that respects it again (t2s-stt checks that
+    // order); until then the nest runs in an order that respects every dependence, so every
+    // stage computes the right values.
+    if (transformed_after(p, g.rep, g.reorder)) {
+      if (auto legal = legal_order(p, plan, g)) {
+        g.pending_order = g.loop_vars;
+        g.loop_vars = *legal;
+        continue;
+      }
+      throw *broken;
+    }
     if (g.reorder < 0 || first_violation(p, plan, g, g.defined_order)) throw *broken;
     const size_t reorder = static_cast<size_t>(g.reorder);
-    if (transformed_after(p, reorder)) {
-      g.pending_order = g.loop_vars;
-      g.loop_vars = g.defined_order;
-      continue;
-    }
     std::vector<std::string> outer_first(g.loop_vars.rbegin(), g.loop_vars.rend());
     Diagnostic d(p.directives[reorder].loc,
                  "reorder of '" + g.rep + "' gives the loop order (" + join(outer_first) +
