@@ -16,7 +16,9 @@ std::string distance_text(const std::vector<int64_t>& d) {
   return s + ")";
 }
 
-// Two iterations on the same PE at the same step: refused with an example (isl).
+// Two iterations on the same PE at the same step: refused with an example (isl). `dst_aff`
+// holds the destination loops, then the outer loops the transform keeps; the example shows the
+// destination loops.
 void KernelTransformer::injective(const std::vector<std::string>& dst,
                                   const std::vector<Aff>& dst_aff) {
   std::vector<std::string> other;

@@ -227,7 +227,11 @@ void KernelTransformer::apply_general(const Directive& d, bool check) {
       used_.insert(dst[r]);
     }
   }
-  injective(dst, dst_aff);
+  // Loops outside the source loops stay sequential outer loops: two iterations that differ in
+  // one of them are at different steps whatever the matrix does.
+  std::vector<Aff> kept_aff = dst_aff;
+  for (size_t i = k; i < loops_.size(); ++i) kept_aff.push_back(loops_[i].aff);
+  injective(dst, kept_aff);
   TransformStep step;
   if (!d.args[3].items.empty()) {
     reverse_mapping(src, dst, d.args[3], dst_aff, &step);
