@@ -328,10 +328,17 @@ class Merger {
         for (size_t i = 0; i < slots.size(); ++i) g.loop_vars[slots[i]] = order[i];
       }
     }
-    const Func* output = out_.find_func(in_.output.func);
+    // A realized isolated consumer copies the loops of the Func its chain starts from, so the
+    // realize extents bound that Func's loops (over its arguments).
+    std::string source = in_.output.func;
+    for (bool found = true; found;) {
+      found = false;
+      for (const Isolation& iso : plan_.isolations)
+        if (iso.to == source && !found) source = iso.from, found = true;
+    }
+    const Func* output = out_.find_func(source);
     for (Group& g : plan_.groups) {
-      bool has_output =
-          std::find(g.members.begin(), g.members.end(), in_.output.func) != g.members.end();
+      bool has_output = std::find(g.members.begin(), g.members.end(), source) != g.members.end();
       for (const std::string& v : g.loop_vars) {
         auto pos = std::find(output->args.begin(), output->args.end(), v);
         if (has_output && pos != output->args.end()) {
@@ -339,12 +346,15 @@ class Merger {
           if (!g.bounds.count(v)) {
             g.bounds[v] = {0, e};
           } else if (g.bounds[v].min != 0 || g.bounds[v].extent != e) {
-            throw Diagnostic(in_.output.loc,
-                             "'" + output->name + "' is realized with extent " + std::to_string(e) +
-                                 " in '" + v + "', but its loop runs over [" +
-                                 std::to_string(g.bounds[v].min) + ", " +
-                                 std::to_string(g.bounds[v].min + g.bounds[v].extent) + ")",
-                             "realize-bounds");
+            throw Diagnostic(
+                in_.output.loc,
+                "'" + in_.output.func + "' is realized with extent " + std::to_string(e) + " in '" +
+                    v + "', but " +
+                    (source == in_.output.func ? "its loop"
+                                               : "the loop of '" + source + "' it copies") +
+                    " runs over [" + std::to_string(g.bounds[v].min) + ", " +
+                    std::to_string(g.bounds[v].min + g.bounds[v].extent) + ")",
+                "realize-bounds");
           }
         }
       }
