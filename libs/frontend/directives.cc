@@ -242,11 +242,20 @@ class DirectiveNormalizer {
     } else if (d == "isolate_producer_chain") {
       if (args.size() < 2)
         bad_args(name_loc, d, "expected the value to isolate and at least one producer Func");
-      if (args[0].kind != DirectiveArg::kExpr)
-        bad_args(loc_of(0), d,
-                 "the value to isolate must be a Func, an ImageParam or an "
-                 "expression, not " +
-                     describe(args[0]));
+      // One value, or a list of values isolated into the same producers.
+      std::vector<DirectiveArg> values =
+          args[0].kind == DirectiveArg::kList ? args[0].items : std::vector<DirectiveArg>{args[0]};
+      if (values.empty()) bad_args(loc_of(0), d, "the list of values to isolate is empty");
+      for (size_t v = 0; v < values.size(); ++v) {
+        if (values[v].kind != DirectiveArg::kExpr)
+          bad_args(loc_of(0), d,
+                   "the value to isolate must be a Func, an ImageParam or an "
+                   "expression (or a list of them), not " +
+                       describe(values[v]));
+        for (size_t w = 0; w < v; ++w)
+          if (values[w].text == values[v].text)
+            bad_args(loc_of(0), d, "'" + values[v].text + "' appears twice in the list");
+      }
       for (size_t i = 1; i < args.size(); ++i) {
         if (args[i].kind == DirectiveArg::kExpr && args[i].text == f)
           bad_args(loc_of(i), d, "Func '" + f + "' cannot be its own producer");

@@ -445,10 +445,59 @@ class Merger {
 
   // F.isolate_producer_chain(x, P1, ..., Pn): `x` must occur exactly once in the definitions
   // of F's merge group (any of its UREs, not only F's own definition).
+  // `x` may be a list {x0, x1, ...}: each value is isolated in turn, the first into P1..Pn, the
+  // others into Funcs of their own merged into P1..Pn's kernels (named Pi_1, Pi_2, ...; each
+  // value keeps its own channels), so one producer kernel sends several values.
   void isolate_producers(const Directive& d) {
     if (!defined(d.func))
       throw Diagnostic(d.loc, "'" + d.func + "' is not defined", "isolate-undefined");
-    Expr x = resolve_in_program(parse_expr_text(d.args[0].text, d.loc), out_);
+    std::vector<std::string> producers;
+    for (size_t i = 1; i < d.args.size(); ++i) producers.push_back(arg_name(d.args[i]));
+    if (d.args[0].kind != DirectiveArg::kList) {
+      isolate_value(d, d.args[0].text, producers);
+      return;
+    }
+    for (size_t v = 0; v < d.args[0].items.size(); ++v) {
+      std::vector<std::string> names = producers;
+      if (v > 0) {
+        for (std::string& name : names) name = value_producer(name, v, d);
+      }
+      isolate_value(d, d.args[0].items[v].text, names);
+    }
+  }
+
+  // A Func that carries value `v` of a list isolation in producer `p`'s kernel. It exists in
+  // the merged kernels only (the IR's funcs stay as the spec wrote them), so its values must
+  // leave over channels, never through a buffer.
+  std::string value_producer(const std::string& p, size_t v, const Directive& d) {
+    for (const std::string& end : {p, group(d.func).rep})
+      if (!on_device(end))
+        throw Diagnostic(d.loc,
+                         "isolate_producer_chain of a list " +
+                             (end == p ? "into '" + p + "'" : "read by '" + end + "'") +
+                             ", which is on the host: the values of a list after the first travel "
+                             "over channels of their own, so the producers and the reader must "
+                             "be on Place::Device",
+                         "isolate-producer-list");
+    const SourceLoc& loc = d.loc;
+    std::string name = p + "_" + std::to_string(v);
+    while (out_.find_func(name) || out_.find_input(name) ||
+           std::count(out_.vars.begin(), out_.vars.end(), name))
+      name += "_";
+    Func f;
+    f.name = name;
+    f.place = Place::kDevice;
+    f.loc = loc;
+    out_.funcs.push_back(f);
+    const size_t index = plan_.group_of.at(p);
+    plan_.groups[index].members.push_back(name);
+    plan_.group_of[name] = index;
+    return name;
+  }
+
+  void isolate_value(const Directive& d, const std::string& text,
+                     const std::vector<std::string>& producers) {
+    Expr x = resolve_in_program(parse_expr_text(text, d.loc), out_);
     // Occurrences: a bare name stands for every call of that Func or input.
     bool by_name = x->kind == ExprKind::kVar;
     std::vector<Expr> conditions;  // select conditions on the path to the occurrence
@@ -497,8 +546,8 @@ class Merger {
                               : "the definition of '" + d.func + "'";
       if (!occurs_in.empty() && rg.members.size() > 1) where += ", in " + join(occurs_in);
       throw Diagnostic(d.loc,
-                       "'" + d.args[0].text + "' occurs " + std::to_string(count) + " times in " +
-                           where + "; isolate_producer_chain needs exactly one occurrence",
+                       "'" + text + "' occurs " + std::to_string(count) + " times in " + where +
+                           "; isolate_producer_chain needs exactly one occurrence",
                        "isolate-producer-occurrence");
     }
     Func& reader = func(found_in);
@@ -506,7 +555,7 @@ class Merger {
     for (const Expr& c : conditions) {
       if (!called_funcs(c).empty())
         throw Diagnostic(d.loc,
-                         "the read of '" + d.args[0].text + "' in '" + reader.name +
+                         "the read of '" + text + "' in '" + reader.name +
                              "' depends on the condition '" + print_expr(c) +
                              "', which reads Func values; a producer can only follow conditions "
                              "on loop variables",
@@ -515,8 +564,8 @@ class Merger {
     }
     const Func& rep = func(rg.rep);
     std::string prev;
-    for (size_t i = 1; i < d.args.size(); ++i) {
-      Func& p = func(arg_name(d.args[i]));
+    for (const std::string& producer : producers) {
+      Func& p = func(producer);
       if (p.definition)
         throw Diagnostic(d.loc,
                          "'" + p.name +
@@ -539,8 +588,7 @@ class Merger {
     NodeReplacer swap(found, last);
     reader.definition = swap.mutate(reader.definition);
     plan_.isolations.push_back({prev, reader.name, d.loc});
-    producer_condition_[arg_name(d.args[1])] = condition;
-    for (size_t i = 2; i < d.args.size(); ++i) producer_condition_[arg_name(d.args[i])] = condition;
+    for (const std::string& producer : producers) producer_condition_[producer] = condition;
   }
 
   // ---------------------------------------------------------------------------------------
