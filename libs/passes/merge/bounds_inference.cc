@@ -146,6 +146,44 @@ class ReadFinder {
   poly::Set domain_;
 };
 
+// A nest is a consumer of itself: a URE that reads its own earlier values (P(i - 1)) needs
+// them computed too, so inferred ranges grow until they hold every value the nest reads of
+// itself (the select that starts the recursion, `i == 0`, stops the growth). Loops bounded
+// by set_bounds or realize are left alone (reads outside them are the program's business).
+void close_under_own_reads(const Program& p, Plan& plan, size_t g,
+                           const std::set<std::string>& inferred) {
+  Group& group = plan.groups[g];
+  if (inferred.empty()) return;
+  for (const std::string& v : group.loop_vars)
+    if (!group.bounds.count(v)) return;
+  constexpr int kMaxRounds = 4096;
+  for (int round = 0;; ++round) {
+    ReadRanges ranges;
+    ReadFinder finder(p, plan, g, ranges, [](const std::string&) { return false; });
+    finder.group(group);
+    bool grew = false;
+    for (const std::string& v : inferred) {
+      auto it = ranges.range.find(v);
+      if (it == ranges.range.end()) continue;
+      LoopBound& b = group.bounds[v];
+      const int64_t lo = std::min(b.min, it->second.min);
+      const int64_t hi = std::max(b.min + b.extent - 1, it->second.max);
+      if (lo == b.min && hi == b.min + b.extent - 1) continue;
+      if (round == kMaxRounds)
+        throw Diagnostic(plan.groups[g].loc,
+                         "the range of loop '" + v + "' of '" + group.rep +
+                             "' that its consumers read keeps growing with the values '" +
+                             group.rep + "' reads of itself (now [" + std::to_string(lo) + ", " +
+                             std::to_string(hi + 1) + ")); give " + group.rep + ".set_bounds(" + v +
+                             ", min, extent)",
+                         "merge-bounds");
+      b = {lo, hi - lo + 1};
+      grew = true;
+    }
+    if (!grew) return;
+  }
+}
+
 }  // namespace
 
 void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& copied) {
@@ -213,12 +251,15 @@ void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& cop
       for (const std::string& v : consumer.loop_vars) known &= consumer.bounds.count(v) > 0;
       if (known) finder.group(consumer);
     }
+    std::set<std::string> inferred;
     for (const std::string& v : group.loop_vars) {
       if (group.bounds.count(v) || ranges.unknown.count(v)) continue;
       auto it = ranges.range.find(v);
       if (it == ranges.range.end()) continue;
       group.bounds[v] = {it->second.min, it->second.max - it->second.min + 1};
+      inferred.insert(v);
     }
+    close_under_own_reads(p, plan, g, inferred);
   }
 }
 

@@ -161,7 +161,32 @@ TEST(MergeTest, BoundsThroughADiamondOfInlinedFuncs) {
             std::to_string(n - 1) + "(x);\n";
   spec += "out(x) = F40(x);\nout.realize({4});\n";
   const Program p = merged_program(spec);
-  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("1"), std::string("4")));
+  // F1 reads P over [1, 5); P(1) reads P(0), where the recursion starts: [0, 5).
+  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("0"), std::string("5")));
+}
+
+TEST(MergeTest, InferredRangeHoldsTheValuesANestReadsOfItself) {
+  // out reads P over [3, 7); P(3) needs P(2), P(1) (where the recursion starts), but not P(0).
+  const Program p = merged_program(std::string(kHeader) +
+                                   "Func P(Int(32), {x}), out;\n"
+                                   "P(x) = select(x == 1, a(x), P(x - 1) + a(x));\n"
+                                   "out(x) = P(x + 3);\n"
+                                   "out.realize({4});\n");
+  EXPECT_EQ(loop_bounds(p, "P", "x"), std::make_pair(std::string("1"), std::string("6")));
+  // A recursion without a start below the range read: the range would grow without end.
+  try {
+    merged_program(std::string(kHeader) +
+                   "Func P(Int(32), {x}), out;\n"
+                   "P(x) = select(x == -100000, a(x), P(x - 1) + a(x));\n"
+                   "out(x) = P(x);\n"
+                   "out.realize({4});\n");
+    FAIL() << "accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "merge-bounds");
+    EXPECT_EQ(d.message(),
+              "the range of loop 'x' of 'P' that its consumers read keeps growing with the values "
+              "'P' reads of itself (now [-4097, 4)); give P.set_bounds(x, min, extent)");
+  }
 }
 
 TEST(MergeTest, MergeGroupGetsTheLoopsSetBoundsDoesNotGive) {
