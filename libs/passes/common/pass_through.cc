@@ -1,18 +1,20 @@
 #include "libs/passes/common/pass_through.h"
 
+#include <algorithm>
+
 namespace t2s {
 
 Program pass_through_stage(const Program& in, Stage from, Stage to, const std::string& tool,
-                           const std::string& directive) {
+                           const std::vector<std::string>& directives) {
   if (in.stage != from)
     throw Diagnostic(
         {}, tool + " takes the " + stage_name(from) + " stage, not " + stage_name(in.stage),
         "stage");
   for (const Directive& d : in.directives)
-    if (d.name == directive)
+    if (std::find(directives.begin(), directives.end(), d.name) != directives.end())
       throw Diagnostic(d.loc,
-                       directive + " of '" + d.func + "' is not supported yet: " + tool +
-                           " passes only programs without " + directive + " directives through",
+                       d.name + " of '" + d.func + "' is not supported yet: " + tool +
+                           " passes only programs without " + d.name + " directives through",
                        "unsupported-directive");
   Program out = in;
   out.stage = to;

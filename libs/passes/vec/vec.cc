@@ -5,7 +5,7 @@
 namespace t2s {
 
 Program vec_pass(const Program& stt) {
-  return pass_through_stage(stt, Stage::kStt, Stage::kVectorized, "t2s-vec", "vectorize");
+  return pass_through_stage(stt, Stage::kStt, Stage::kVectorized, "t2s-vec", {"vectorize"});
 }
 
 }  // namespace t2s
