@@ -21,6 +21,7 @@ void KernelTransformer::run() {
   finish_loops();
   guard();
   collect_ures();
+  check_storage_order();
   check_channel_order();
   allocate();
   rebuild();

@@ -161,6 +161,8 @@ class KernelTransformer {
                                                   const std::vector<Expr>& args) const;
   void collect_ures();
   void check_channel_order();
+  // storage_order.cc: reads of Funcs that keep their storage (not at a constant distance).
+  void check_storage_order();
 
   // registers.cc: storage per dependence, sized with libs/poly.
   int64_t delta(const std::vector<int64_t>& d, size_t reader, size_t writer) const;
