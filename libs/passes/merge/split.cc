@@ -395,9 +395,14 @@ StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner) {
         n, g, [](const std::string& l) { return make_var(l); },
         [](const Expr& outer, int64_t factor, const Expr& inner_var, int64_t min) {
           const Type i32 = Type::Int(32);
-          Expr e = make_binary(BinaryOp::kAdd,
-                               make_binary(BinaryOp::kMul, outer, make_int(i32, factor), i32),
-                               inner_var, i32);
+          // outer * factor + inner, with a sum inner added term by term (a + b + c rather than
+          // a + (b + c); integers wrap, so the order of additions does not change the value).
+          std::function<Expr(const Expr&, const Expr&)> add = [&](const Expr& a, const Expr& b) {
+            if (b->kind == ExprKind::kBinary && b->binary_op == BinaryOp::kAdd)
+              return make_binary(BinaryOp::kAdd, add(a, b->operands[0]), b->operands[1], i32);
+            return make_binary(BinaryOp::kAdd, a, b, i32);
+          };
+          Expr e = add(make_binary(BinaryOp::kMul, outer, make_int(i32, factor), i32), inner_var);
           if (min == 0) return e;
           return make_binary(min > 0 ? BinaryOp::kAdd : BinaryOp::kSub, e,
                              make_int(i32, min > 0 ? min : -min), i32);

@@ -19,6 +19,7 @@ void KernelTransformer::run() {
   }
   at_ = directives_.back()->loc;
   finish_loops();
+  check_unrolled();
   guard();
   collect_ures();
   check_storage_order();
