@@ -216,6 +216,10 @@ void check_split_order(const Program& p, const Plan& plan) {
     if (n.splits.empty()) continue;
     const Group& g = plan.groups[plan.group_of.at(rep)];
     if (!g.copies.empty()) continue;
+    bool known = true;  // else merge-bounds is reported later
+    for (const std::string& l : n.loops)
+      known &= (made_by_split(n, l) ? n.bounds : g.bounds).count(l) > 0;
+    if (!known) continue;
     const std::vector<std::string>& loops = n.loops;  // innermost first
     std::vector<std::string> outer_first(loops.rbegin(), loops.rend());
     // Two iterations: the reader's loops x0, x1, ... (outermost first) and the writer's y0, ...,
