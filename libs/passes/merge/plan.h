@@ -49,10 +49,10 @@ struct Split {
 // loops over the Func's arguments, each split loop collapsed back into the loop it splits, for
 // the rules and bounds over the arguments; `loops` is the loop nest the kernel runs.
 struct LoopNest {
-  std::vector<Split> splits;                // in directive order
-  std::vector<std::string> loops;           // innermost first, after splits and reorders
-  std::map<std::string, LoopBound> bounds;  // of the loops made by splits (finish_splits)
-  std::set<std::string> unrolled;           // loops to unroll
+  std::vector<Split> splits;                  // in directive order
+  std::vector<std::string> loops;             // innermost first, after splits and reorders
+  std::map<std::string, LoopBound> bounds;    // of the loops made by splits (finish_splits)
+  std::map<std::string, SourceLoc> unrolled;  // loops to unroll -> the unroll directive
 };
 
 struct Plan {
@@ -103,7 +103,8 @@ void copy_nest(Plan& plan, const Group& to, const Group& from,
                const std::vector<std::string>& vars);
 // The loop nest of group `g` around `inner` when it has splits or unrolled loops: split loops
 // replace the loops they split, and `inner` reads each split loop variable as
-// `min + outer * factor + inner`.
+// `min + outer * factor + inner`. An unrolled loop that is not a loop of the nest (checked
+// here, once an isolated Func has copied its loops) is unroll-var.
 StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner);
 
 // Fills `extents` of every input whose indices are quasi-affine (isl).

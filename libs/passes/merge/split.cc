@@ -101,7 +101,12 @@ void apply_split(Plan& plan, Group& g, const Directive& d) {
   at = n.loops.erase(at);
   n.loops.insert(at, {vi, vo});  // innermost first
   // Unrolling the whole loop unrolls both of its parts.
-  if (n.unrolled.erase(v)) n.unrolled.insert({vo, vi});
+  if (auto u = n.unrolled.find(v); u != n.unrolled.end()) {
+    const SourceLoc at = u->second;
+    n.unrolled.erase(u);
+    n.unrolled.emplace(vo, at);
+    n.unrolled.emplace(vi, at);
+  }
   n.splits.push_back({v, vo, vi, factor, d.loc});
   g.loop_vars = collapse(n);
 }
@@ -178,15 +183,8 @@ bool apply_loop_directive(Plan& plan, Group& g, const Directive& d) {
     return true;
   }
   if (d.name == "unroll") {
-    LoopNest& n = nest_of(plan, g);
-    const std::vector<std::string>& loops = real_loops(plan, g);
-    const std::string& v = d.args.at(0).text;
-    if (!contains(loops, v))
-      throw Diagnostic(d.loc,
-                       "unroll: '" + v + "' is not a loop of '" + g.rep +
-                           "' (its loops: " + loops_text(loops) + ")",
-                       "unroll-var");
-    n.unrolled.insert(v);
+    // Checked in nest_loops: an isolated Func gets its loops later, when it copies them.
+    nest_of(plan, g).unrolled.emplace(d.args.at(0).text, d.loc);
     return true;
   }
   auto it = plan.nests.find(g.rep);
@@ -420,7 +418,14 @@ StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner) {
     SubstituteVars substitute(with);
     body = substitute.mutate_stmts(body);
   }
-  for (const std::string& v : real_loops(plan, g)) {
+  const std::vector<std::string>& loops = real_loops(plan, g);
+  for (const auto& [v, at] : n.unrolled)
+    if (!contains(loops, v))
+      throw Diagnostic(at,
+                       "unroll: '" + v + "' is not a loop of '" + g.rep +
+                           "' (its loops: " + loops_text(loops) + ")",
+                       "unroll-var");
+  for (const std::string& v : loops) {
     const LoopBound& b = made_by_split(n, v) ? n.bounds.at(v) : g.bounds.at(v);
     body = {make_for(v, make_int(Type::Int(32), b.min), make_int(Type::Int(32), b.extent),
                      n.unrolled.count(v) ? LoopKind::kUnrolled : LoopKind::kSerial, body)};
