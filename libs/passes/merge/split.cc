@@ -7,6 +7,7 @@
 // the iteration domain (the factor divides the extent), so only the order changes: the
 // dependences are checked again in the order the loops finally run (check_split_order).
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <optional>
 
@@ -72,7 +73,22 @@ LoopNest& nest_of(Plan& plan, const Group& g) {
 
 void apply_split(Plan& plan, Group& g, const Directive& d) {
   const std::string v = d.args[0].text, vo = d.args[1].text, vi = d.args[2].text;
-  const int64_t factor = std::stoll(d.args[3].text);
+  int64_t factor = 0;
+  try {
+    size_t used = 0;
+    factor = std::stoll(d.args[3].text, &used);
+    if (used != d.args[3].text.size()) throw std::invalid_argument("trailing text");
+  } catch (const std::exception&) {
+    throw Diagnostic(d.loc,
+                     "split: the factor must be an integer constant, not '" + d.args[3].text + "'",
+                     "directive-args");
+  }
+  for (const std::string& name : {vo, vi}) {
+    bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+    for (char c : name) identifier &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (!identifier)
+      throw Diagnostic(d.loc, "split: a loop needs a name, not '" + name + "'", "directive-args");
+  }
   LoopNest& n = nest_of(plan, g);
   if (!contains(n.loops, v)) {
     std::string why =
@@ -178,6 +194,12 @@ std::string point_text(const std::vector<std::string>& outer_first,
 }  // namespace
 
 bool apply_loop_directive(Plan& plan, Group& g, const Directive& d) {
+  // The front end records these forms; IR written by hand may not follow them.
+  if ((d.name == "split" && d.args.size() != 4) || (d.name == "unroll" && d.args.size() != 1))
+    throw Diagnostic(d.loc,
+                     d.name + ": expected " + (d.name == "split" ? "(v, vo, vi, factor)" : "(v)") +
+                         " in the IR's normal form (docs/ir.md)",
+                     "directive-args");
   if (d.name == "split") {
     apply_split(plan, g, d);
     return true;
