@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/expr_parser.h"
@@ -21,6 +22,10 @@ const char* const kDirectiveNames[] = {
     "isolate_consumer",
     "isolate_consumer_chain",
     "isolate_producer_chain",
+    // Halide's scheduling directives that T2S programs use (split, and the factor forms of
+    // vectorize and unroll; compute_root).
+    "split",
+    "compute_root",
     // T2S directives beyond LANGUAGE.md section 5, used by T2S's own programs: recorded so that
     // such specs parse unchanged; the stages refuse them until they implement them.
     "scatter",
@@ -131,9 +136,12 @@ class DirectiveNormalizer {
   }
 
  public:
-  // Directive `d` (at `name_loc`) on Func `f` in its normal form; args[i] is at locs[i].
-  Directive normalize(const std::string& f, const std::string& d, const SourceLoc& name_loc,
-                      std::vector<DirectiveArg> args, const std::vector<SourceLoc>& locs) {
+  // Directive `d` (at `name_loc`) on Func `f` in its normal form; args[i] is at locs[i]. One
+  // directive, except `vectorize(v, factor)` and `unroll(v, factor)`, which are a split and
+  // the directive on the inner loop.
+  std::vector<Directive> normalize(const std::string& f, const std::string& d,
+                                   const SourceLoc& name_loc, std::vector<DirectiveArg> args,
+                                   const std::vector<SourceLoc>& locs) {
     auto loc_of = [&](size_t i) { return i < locs.size() ? locs[i] : name_loc; };
     Directive out{f, d, {}, name_loc};
 
@@ -180,9 +188,37 @@ class DirectiveNormalizer {
     } else if (d == "space_time_transform") {
       out.args = normalize_space_time_transform(args, locs, name_loc, f);
     } else if (d == "vectorize" || d == "unroll") {
-      if (args.size() != 1) bad_args(name_loc, d, "expected exactly one loop (a Var)");
-      name_of(args[0], SymbolKind::kVar, loc_of(0), d);
+      if (args.empty() || args.size() > 2)
+        bad_args(name_loc, d, "expected a loop (a Var) and an optional factor");
+      const std::string v = name_of(args[0], SymbolKind::kVar, loc_of(0), d);
+      if (args.size() == 2) {
+        // Halide: split(v, v, v_vi, factor) (v_ui for unroll), then the directive on the inner
+        // loop, which gets a name no symbol or earlier split has.
+        const int64_t factor = int_of(args[1], loc_of(1), d, "the factor");
+        const std::string inner = fresh_loop_name(v + (d == "vectorize" ? "_vi" : "_ui"));
+        Directive split{f,
+                        "split",
+                        {DirectiveArg::expr(v), DirectiveArg::expr(v), DirectiveArg::expr(inner),
+                         DirectiveArg::expr(std::to_string(factor))},
+                        name_loc};
+        return {split, Directive{f, d, {DirectiveArg::expr(inner)}, name_loc}};
+      }
       out.args = args;
+    } else if (d == "split") {
+      if (args.size() != 4)
+        bad_args(name_loc, d,
+                 "expected (v, vo, vi, factor): the loop, its outer and inner loops, and the "
+                 "factor");
+      std::vector<std::string> vars;
+      for (size_t i = 0; i < 3; ++i)
+        vars.push_back(name_of(args[i], SymbolKind::kVar, loc_of(i), d));
+      if (vars[1] == vars[2])
+        bad_args(loc_of(2), d,
+                 "the outer and inner loops need two names, not '" + vars[1] + "' twice");
+      const int64_t factor = int_of(args[3], loc_of(3), d, "the factor");
+      out.args = {args[0], args[1], args[2], DirectiveArg::expr(std::to_string(factor))};
+    } else if (d == "compute_root") {
+      if (!args.empty()) bad_args(name_loc, d, "takes no arguments");
     } else if (d == "gather") {
       if (args.size() < 2 || args.size() > 3)
         bad_args(name_loc, d, "expected (Func, Var [, GatherStrategy::Up or ::Down])");
@@ -263,10 +299,21 @@ class DirectiveNormalizer {
       }
       out.args = args;
     }
-    return out;
+    return {out};
   }
 
  private:
+  // `base`, or base_1, base_2, ... when a symbol or a loop of an earlier split has that name.
+  std::string fresh_loop_name(const std::string& base) {
+    std::set<std::string> taken;
+    for (const Directive& d : program_.directives)
+      if (d.name == "split")
+        for (size_t i = 1; i < 3 && i < d.args.size(); ++i) taken.insert(d.args[i].text);
+    std::string name = base;
+    for (int n = 1; lookup_(name) || taken.count(name); ++n) name = base + "_" + std::to_string(n);
+    return name;
+  }
+
   // Normalises the forms of LANGUAGE.md section 5 (docs/ir.md lists the normal forms):
   //   simple: [{space vars}, {schedule coefficients} or {}, check]
   //   general: [{src}, {dst}, {{matrix row}, ...}, {{var, expr}, ...}, check]
@@ -462,10 +509,10 @@ void check_directive_name(const std::string& d, const SourceLoc& loc) {
       "unknown-directive");
 }
 
-Directive normalize_directive(const DirectiveScope& scope, const std::string& func,
-                              const std::string& name, const SourceLoc& name_loc,
-                              std::vector<DirectiveArg> args,
-                              const std::vector<SourceLoc>& arg_locs) {
+std::vector<Directive> normalize_directive(const DirectiveScope& scope, const std::string& func,
+                                           const std::string& name, const SourceLoc& name_loc,
+                                           std::vector<DirectiveArg> args,
+                                           const std::vector<SourceLoc>& arg_locs) {
   return DirectiveNormalizer(scope).normalize(func, name, name_loc, std::move(args), arg_locs);
 }
 

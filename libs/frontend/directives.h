@@ -48,10 +48,12 @@ struct DirectiveScope {
 void check_directive_name(const std::string& name, const SourceLoc& loc);
 
 // The normal form of directive `name` (at `name_loc`) applied to Func `func`, from its
-// arguments as written (`arg_locs[i]` locates args[i]). Throws Diagnostic.
-Directive normalize_directive(const DirectiveScope& scope, const std::string& func,
-                              const std::string& name, const SourceLoc& name_loc,
-                              std::vector<DirectiveArg> args,
-                              const std::vector<SourceLoc>& arg_locs);
+// arguments as written (`arg_locs[i]` locates args[i]): one directive, or two for
+// `vectorize(v, factor)` and `unroll(v, factor)` (a split, then the directive on the inner
+// loop). Throws Diagnostic.
+std::vector<Directive> normalize_directive(const DirectiveScope& scope, const std::string& func,
+                                           const std::string& name, const SourceLoc& name_loc,
+                                           std::vector<DirectiveArg> args,
+                                           const std::vector<SourceLoc>& arg_locs);
 
 }  // namespace t2s::frontend_internal

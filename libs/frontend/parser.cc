@@ -695,8 +695,9 @@ class SpecParser : public NameResolver {
       std::vector<DirectiveArg> args = raw_args(&locs);
       frontend_internal::DirectiveScope scope{[this](const std::string& n) { return lookup(n); },
                                               &program_, &states_};
-      program_.directives.push_back(frontend_internal::normalize_directive(
-          scope, receiver.text, name.text, name.loc, std::move(args), locs));
+      for (Directive& d : frontend_internal::normalize_directive(scope, receiver.text, name.text,
+                                                                 name.loc, std::move(args), locs))
+        program_.directives.push_back(std::move(d));
     }
     expect(";", "after the directive");
   }

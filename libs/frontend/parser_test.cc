@@ -189,6 +189,44 @@ c.realize({4, 4});
             "7:13: min_depth: the depth must be from 1 to 2^31 - 1, not 0 [directive-args]");
 }
 
+TEST(ParserTest, HalideSchedulingDirectives) {
+  Program p = parse(std::string(kPrelude) + R"(
+Var ko, ki, k_vi;
+Func h;
+h(i, j) = a(i, j);
+A.merge_ures(c).set_bounds(i, 0, 4, j, 0, 4, k, 0, 8).split(k, ko, ki, 2 * 2);
+A.vectorize(ki, 2).unroll(j, 2).unroll(i).vectorize(i);
+A.vectorize(j, 2);
+h.compute_root();
+c.realize({4, 4});
+)");
+  std::vector<std::string> names;
+  for (size_t n = 2; n < p.directives.size(); ++n)
+    names.push_back(p.directives[n].name + "(" + args_of(p.directives[n]) + ")");
+  // vectorize(v, f) and unroll(v, f): a split keeping v's name outside, then the directive on
+  // the inner loop, whose name no symbol (k_vi is a Var) or earlier split loop has.
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "split(k ko ki 4)", "split(ki ki ki_vi 2)", "vectorize(ki_vi)",
+                       "split(j j j_ui 2)", "unroll(j_ui)", "unroll(i)", "vectorize(i)",
+                       "split(j j j_vi 2)", "vectorize(j_vi)", "compute_root()"}));
+  for (size_t n = 3; n < 5; ++n) EXPECT_EQ(p.directives[n].loc.str(), "12:3");
+  auto error = [](const std::string& directive) {
+    return error_of(std::string(kPrelude) + "Var ko, ki;\nA" + directive +
+                    ";\nc.realize({4, 4});\n");
+  };
+  EXPECT_EQ(error(".split(k, ko, 4)"),
+            "8:3: split: expected (v, vo, vi, factor): the loop, its outer and inner loops, and "
+            "the factor [directive-args]");
+  EXPECT_EQ(error(".split(k, ko, ko, 4)"),
+            "8:16: split: the outer and inner loops need two names, not 'ko' twice "
+            "[directive-args]");
+  EXPECT_EQ(error(".split(k, ko, ki, i)"),
+            "8:20: split: the factor must be an integer constant, not 'i' [directive-args]");
+  EXPECT_EQ(error(".vectorize(k, 2, 3)"),
+            "8:3: vectorize: expected a loop (a Var) and an optional factor [directive-args]");
+  EXPECT_EQ(error(".compute_root(k)"), "8:3: compute_root: takes no arguments [directive-args]");
+}
+
 TEST(ParserTest, CommandLineDefines) {
   const char* spec = R"(
 #ifndef N

@@ -58,7 +58,9 @@ class Merger {
     check_cycles();
     resolve_bounds();
     infer_bounds(out_, plan_, isolation_targets());
+    finish_splits(plan_);
     check_distances(out_, plan_);
+    check_split_order(out_, plan_);
     apply_isolation();
     lower();
     infer_input_extents(out_);
@@ -100,7 +102,8 @@ class Merger {
           plan_.group_of[m] = plan_.groups.size();
         }
         plan_.groups.push_back(g);
-      } else if (d.name == "set_bounds" || d.name == "reorder") {
+      } else if (d.name == "set_bounds" || d.name == "reorder" || d.name == "split" ||
+                 d.name == "unroll") {
         loop_directives_.push_back(&d);
       } else if (d.name == "isolate_consumer" || d.name == "isolate_consumer_chain") {
         std::string from = d.func;
@@ -205,14 +208,16 @@ class Merger {
       if (defined(d.func)) isolated.insert(d.func);
       if (!d.args.empty() && defined(arg_name(d.args[0]))) isolated.insert(arg_name(d.args[0]));
     }
+    const std::set<std::string> roots = compute_root_funcs(out_, plan_);
     for (const Func& f : out_.funcs) {
       if (plan_.group_of.count(f.name)) continue;
       bool self_recursive = false;
       if (f.definition)
         for (const std::string& c : called_funcs(f.definition)) self_recursive |= c == f.name;
-      // Halide's default: a Func that is not merged, not recursive, not realized and not
-      // named by an isolation directive is inlined into its users, whatever its Place.
-      bool computed = f.name == in_.output.func || isolated.count(f.name) ||
+      // Halide's default: a Func that is not merged, not recursive, not realized, not
+      // compute_root and not named by an isolation directive is inlined into its users,
+      // whatever its Place.
+      bool computed = f.name == in_.output.func || isolated.count(f.name) || roots.count(f.name) ||
                       (f.definition && self_recursive && f.wraps.empty());
       if (!computed) {
         if (f.definition) plan_.inlined.insert(f.name);
@@ -280,17 +285,19 @@ class Merger {
     for (const Directive* d : loop_directives_) {
       auto it = plan_.group_of.find(d->func);
       if (it == plan_.group_of.end())
-        throw Diagnostic(d->loc,
-                         d->name + " on '" + d->func +
-                             "', which has no loop nest of its own (it is inlined into its "
-                             "users: it is not merged, recursive, realized, isolated or gathered)",
-                         "directive-on-inlined");
+        throw Diagnostic(
+            d->loc,
+            d->name + " on '" + d->func +
+                "', which has no loop nest of its own (it is inlined into its "
+                "users: it is not merged, recursive, realized, isolated, gathered or compute_root)",
+            "directive-on-inlined");
       Group& g = plan_.groups[it->second];
       if (g.rep != d->func)
         throw Diagnostic(d->loc,
                          d->name + " on '" + d->func + "', which is merged into '" + g.rep +
                              "': call it on the representative '" + g.rep + "'",
                          "merge-directive-on-member");
+      if (apply_loop_directive(plan_, g, *d)) continue;
       auto check_var = [&](const std::string& v) {
         if (std::find(g.loop_vars.begin(), g.loop_vars.end(), v) == g.loop_vars.end())
           throw Diagnostic(
@@ -368,6 +375,7 @@ class Merger {
     for (const std::string& v : from.loop_vars)
       if (std::find(vars.begin(), vars.end(), v) != vars.end()) g.loop_vars.push_back(v);
     g.bounds = from.bounds;
+    copy_nest(plan_, g, from, vars);
   }
 
   void check_all_bounds() {
@@ -845,9 +853,11 @@ class Merger {
     // Loops, innermost first in loop_vars.
     StmtList body = inner;
     for (const std::string& v : g.loop_vars) {
+      if (plan_.nests.count(g.rep)) break;  // split or unrolled loops: nest_loops (split.cc)
       body = {make_for(v, make_int(Type::Int(32), g.bounds.at(v).min),
                        make_int(Type::Int(32), g.bounds.at(v).extent), LoopKind::kSerial, body)};
     }
+    if (plan_.nests.count(g.rep)) body = nest_loops(plan_, g, inner);
     // Local storage for Funcs read inside this kernel only.
     for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
       if (!local_reads.count(*it) || need_buffer_.count(*it)) continue;

@@ -126,6 +126,260 @@ std::string merge_error(const std::string& spec) {
   return "";
 }
 
+// Loop `var` of kernel `name` (through its perfect nest), or null.
+const For* find_loop(const Program& p, const std::string& name, const std::string& var) {
+  for (const Kernel& k : p.kernels) {
+    if (k.name != name) continue;
+    const Stmt* s = k.body.empty() ? nullptr : k.body[0].get();
+    while (s) {
+      if (const For* loop = s->as<For>()) {
+        if (loop->var == var) return loop;
+        s = loop->body.empty() ? nullptr : loop->body[0].get();
+      } else if (const Realize* r = s->as<Realize>()) {
+        s = r->body.empty() ? nullptr : r->body[0].get();
+      } else {
+        s = nullptr;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// The loop variables of kernel `name`, outermost first.
+std::string loop_names(const Program& p, const std::string& name) {
+  std::string out;
+  for (const Kernel& k : p.kernels) {
+    if (k.name != name) continue;
+    const Stmt* s = k.body.empty() ? nullptr : k.body[0].get();
+    while (s) {
+      if (const For* loop = s->as<For>()) {
+        out += (out.empty() ? "" : " ") + loop->var;
+        s = loop->body.empty() ? nullptr : loop->body[0].get();
+      } else if (const Realize* r = s->as<Realize>()) {
+        s = r->body.empty() ? nullptr : r->body[0].get();
+      } else {
+        s = nullptr;
+      }
+    }
+  }
+  return out;
+}
+
+// A prefix sum P over a realized range, for the split tests.
+const char kPrefixSum[] =
+    "ImageParam a(Int(32), 1, \"a\");\n"
+    "Var x, xo, xi, y;\n"
+    "Func P(Int(32), {x});\n"
+    "P(x) = select(x == 0, a(x), P(x - 1) + a(x));\n";
+
+TEST(MergeTest, SplitReplacesTheLoopAndSubstitutesIt) {
+  const Program p = merged_program(std::string(kPrefixSum) +
+                                   "P.split(x, xo, xi, 4);\n"
+                                   "P.realize({8});\n");
+  const std::string ir = write_program(p);
+  EXPECT_EQ(loop_names(p, "P"), "xo xi") << ir;
+  EXPECT_EQ(loop_bounds(p, "P", "xo"), std::make_pair(std::string("0"), std::string("2")));
+  EXPECT_EQ(loop_bounds(p, "P", "xi"), std::make_pair(std::string("0"), std::string("4")));
+  EXPECT_NE(ir.find("\"xo * 4 + xi\"\n"), std::string::npos) << ir;  // P's provide
+  EXPECT_NE(ir.find("select(xo * 4 + xi == 0, a(xo * 4 + xi), P(xo * 4 + xi - 1)"),
+            std::string::npos)
+      << ir;
+  // The output buffer keeps the Func's arguments.
+  ASSERT_EQ(p.buffers.size(), 1u);
+  EXPECT_EQ(print_expr(p.buffers[0].extents[0]), "8");
+}
+
+TEST(MergeTest, SplitOfALoopThatDoesNotStartAtZero) {
+  // Q has a loop nest of its own (compute_root) over the range out reads, [3, 7).
+  const Program p = merged_program(
+      "ImageParam a(Int(32), 1, \"a\");\n"
+      "Var x, xo, xi;\n"
+      "Func Q, out;\n"
+      "Q(x) = a(x) * 2;\n"
+      "out(x) = Q(x + 3);\n"
+      "Q.compute_root().split(x, xo, xi, 2);\n"
+      "out.realize({4});\n");
+  const std::string ir = write_program(p);
+  EXPECT_EQ(loop_bounds(p, "Q", "xo"), std::make_pair(std::string("0"), std::string("2"))) << ir;
+  EXPECT_NE(ir.find("a(xo * 2 + xi + 3) * 2"), std::string::npos) << ir;
+}
+
+TEST(MergeTest, SplitAfterBoundsInference) {
+  // P's range [0, 10) comes from out's reads, whatever the order of the directives.
+  const std::string spec = std::string(kPrefixSum) +
+                           "Func out;\n"
+                           "out(x) = P(x) + P(x + 2);\n"
+                           "P.split(x, xo, xi, FACTOR);\n"
+                           "out.realize({8});\n";
+  auto with = [&](const std::string& factor) { return "#define FACTOR " + factor + "\n" + spec; };
+  const Program p = merged_program(with("5"));
+  EXPECT_EQ(loop_bounds(p, "P", "xo"), std::make_pair(std::string("0"), std::string("2")));
+  EXPECT_EQ(loop_bounds(p, "P", "xi"), std::make_pair(std::string("0"), std::string("5")));
+  EXPECT_EQ(merge_error(with("4")),
+            "split of 'x' by 4: the factor does not divide the loop's extent 10 (splits have no "
+            "tail; use a factor that divides 10) [split-factor]");
+}
+
+TEST(MergeTest, SplitOfASplitLoopAndReorder) {
+  // (Reordering the tiles of the prefix sum P would read values computed later.)
+  const Program p = merged_program(std::string(kHeader) +
+                                   "Var xo, xi, xoo, xoi;\n"
+                                   "Func P;\n"
+                                   "P(x) = a(x) * 2;\n"
+                                   "P.split(x, xo, xi, 2).split(xo, xoo, xoi, 2)"
+                                   ".reorder(xoi, xi);\n"
+                                   "P.realize({8});\n");
+  const std::string ir = write_program(p);
+  // x = (xoo * 2 + xoi) * 2 + xi; loops innermost first: xoi, xi, xoo.
+  EXPECT_EQ(loop_names(p, "P"), "xoo xi xoi") << ir;
+  EXPECT_NE(ir.find("(xoo * 2 + xoi) * 2 + xi"), std::string::npos) << ir;
+}
+
+TEST(MergeTest, SplitKeepingTheNameAsHalideDoes) {
+  const Program p = merged_program(std::string(kPrefixSum) +
+                                   "P.split(x, x, xi, 4);\n"
+                                   "P.realize({8});\n");
+  EXPECT_EQ(loop_names(p, "P"), "x xi");
+  EXPECT_NE(write_program(p).find("x * 4 + xi"), std::string::npos);
+}
+
+TEST(MergeTest, SplitRules) {
+  EXPECT_EQ(merge_error(std::string(kPrefixSum) + "P.split(y, xo, xi, 4);\nP.realize({8});\n"),
+            "split: 'y' is not a loop of 'P' (its loops: x (innermost first)) [split-var]");
+  EXPECT_EQ(merge_error(std::string(kPrefixSum) +
+                        "P.split(x, xo, xi, 4).split(x, y, xi, 2);\nP.realize({8});\n"),
+            "split: 'x' is not a loop of 'P' (its loops: xi, xo (innermost first)); an earlier "
+            "split replaced it by 'xo' and 'xi' [split-var]");
+  EXPECT_EQ(merge_error(std::string(kPrefixSum) +
+                        "P.split(x, xo, xi, 4).split(xo, xi, y, 2);\nP.realize({8});\n"),
+            "split: 'xi' is already a loop of 'P' (or one of its arguments); the split loops "
+            "need new names [split-var]");
+  EXPECT_EQ(merge_error(std::string(kPrefixSum) + "P.split(x, xo, xi, -2);\nP.realize({8});\n"),
+            "split of 'x': the factor must be a positive integer, not -2 [split-factor]");
+  EXPECT_EQ(merge_error(std::string(kPrefixSum) +
+                        "P.split(x, xo, xi, 4).set_bounds(xi, 0, 4);\nP.realize({8});\n"),
+            "set_bounds of 'xi', a loop made by split: bound the loop it splits instead (a split "
+            "loop's bounds follow from it and the factor) [set-bounds-var]");
+  // set_bounds of the split Var itself is fine, before or after the split.
+  EXPECT_EQ(merge_error(std::string(kPrefixSum) +
+                        "Func out;\nout(x) = P(x);\n"
+                        "P.split(x, xo, xi, 4).set_bounds(x, 0, 8);\nout.realize({8});\n"),
+            "");
+}
+
+TEST(MergeTest, SplitDependencesAreCheckedInTheFinalOrder) {
+  // Y(t, n) reads Y(t + 1, n - 1): legal in the order (n, t), outermost first; after the split
+  // of n and reorder(ni, t, no), within a tile (t, ni) reads (t + 1, ni - 1), computed later.
+  const std::string spec =
+      "ImageParam a(Int(32), 1, \"a\");\n"
+      "Var t, n, no, ni;\n"
+      "Func Y(Int(32), {t, n});\n"
+      "Y(t, n) = select(n == 0 || t == 2, a(t), Y(t + 1, n - 1) + a(t));\n"
+      "Y.set_bounds(t, 0, 3, n, 0, 8).split(n, no, ni, FACTOR).reorder(ni, t, no);\n"
+      "Y.realize({3, 8});\n";
+  EXPECT_EQ(merge_error("#define FACTOR 4\n" + spec),
+            "'Y' reads 'Y(t + 1, n - 1)' before it is computed in the order the loops run after "
+            "split (no, t, ni, outermost first): the iteration (no = 1, t = 1, ni = 3) reads the "
+            "value of (no = 1, t = 2, ni = 2), which is computed later [ure-distance]");
+  // With factor 1 every tile has one n: the order is (n, t) again.
+  EXPECT_EQ(merge_error("#define FACTOR 1\n" + spec), "");
+}
+
+TEST(MergeTest, SplitWithOneOuterIterationOrdersByTheInnerLoop) {
+  // A(i, k) reads A(i - 1, k + 1): refused in the order (k, i); after split(k, ko, ki, 4) with
+  // k's extent 4 (ko has one iteration) and reorder(ki, i, ko), the order is (ko, i, ki), in
+  // which the read is of an earlier i.
+  const std::string spec =
+      "ImageParam a(Int(32), 1, \"a\");\n"
+      "Var i, k, ko, ki;\n"
+      "Func A(Int(32), {i, k});\n"
+      "A(i, k) = select(i == 0 || k == 3, a(k), A(i - 1, k + 1) + a(k));\n"
+      "A.set_bounds(i, 0, 4, k, 0, 4)SPLIT;\n"
+      "A.realize({4, 4});\n";
+  auto with = [&](const std::string& split) {
+    std::string s = spec;
+    return s.replace(s.find("SPLIT"), 5, split);
+  };
+  EXPECT_EQ(merge_error(with("")).substr(merge_error(with("")).size() - 14), "[ure-distance]");
+  EXPECT_EQ(merge_error(with(".split(k, ko, ki, 4).reorder(ki, i, ko)")), "");
+}
+
+TEST(MergeTest, VectorizeAndUnrollWithAFactorSplit) {
+  const Program p = merged_program(std::string(kPrefixSum) +
+                                   "Var x_ui;\n"
+                                   "P.vectorize(x, 4);\n"
+                                   "P.unroll(x, 2);\n"
+                                   "P.realize({16});\n");
+  const std::string ir = write_program(p);
+  // x = (x * 2 + x_ui_1) * 4 + x_vi; x_ui is a declared Var, so the unroll loop is x_ui_1.
+  EXPECT_EQ(loop_names(p, "P"), "x x_ui_1 x_vi") << ir;
+  ASSERT_NE(find_loop(p, "P", "x_ui_1"), nullptr);
+  EXPECT_EQ(find_loop(p, "P", "x_ui_1")->loop_kind, LoopKind::kUnrolled);
+  EXPECT_EQ(find_loop(p, "P", "x_vi")->loop_kind, LoopKind::kSerial);  // t2s-vec's business
+  EXPECT_NE(ir.find("(x * 2 + x_ui_1) * 4 + x_vi"), std::string::npos) << ir;
+  std::string directives;
+  for (const Directive& d : p.directives) {
+    directives += d.name + "(";
+    for (size_t i = 0; i < d.args.size(); ++i) directives += (i ? ", " : "") + d.args[i].text;
+    directives += ") ";
+  }
+  EXPECT_EQ(directives,
+            "split(x, x, x_vi, 4) vectorize(x_vi) split(x, x, x_ui_1, 2) unroll(x_ui_1) ");
+}
+
+TEST(MergeTest, UnrollMarksTheLoop) {
+  const Program p = merged_program(std::string(kPrefixSum) +
+                                   "P.unroll(x).split(x, xo, xi, 2);\n"
+                                   "P.realize({8});\n");
+  // Unrolling a loop that is split afterwards unrolls both parts.
+  EXPECT_EQ(find_loop(p, "P", "xo")->loop_kind, LoopKind::kUnrolled);
+  EXPECT_EQ(find_loop(p, "P", "xi")->loop_kind, LoopKind::kUnrolled);
+  EXPECT_EQ(merge_error(std::string(kPrefixSum) + "P.unroll(y);\nP.realize({8});\n"),
+            "unroll: 'y' is not a loop of 'P' (its loops: x (innermost first)) [unroll-var]");
+}
+
+TEST(MergeTest, ComputeRootGivesAFuncALoopNest) {
+  const Program p = merged_program(std::string(kHeader) +
+                                   "Func f, out;\n"
+                                   "f(x) = a(x) * 2;\n"
+                                   "out(x) = f(x) + f(x + 1);\n"
+                                   "f.compute_root();\n"
+                                   "out.realize({4});\n");
+  const std::string ir = write_program(p);
+  ASSERT_EQ(p.kernels.size(), 2u) << ir;
+  EXPECT_EQ(p.kernels[0].name, "f");  // before its consumer
+  EXPECT_EQ(loop_bounds(p, "f", "x"), std::make_pair(std::string("0"), std::string("5")));
+  EXPECT_NE(ir.find("\"value\": \"f(x) + f(x + 1)\""), std::string::npos) << ir;
+  // Split of a Func computed at root.
+  const Program q = merged_program(std::string(kHeader) +
+                                   "Var xo, xi;\n"
+                                   "Func f, out;\n"
+                                   "f(x) = a(x) * 2;\n"
+                                   "out(x) = f(x) + f(x + 1);\n"
+                                   "f.compute_root().split(x, xo, xi, 5);\n"
+                                   "out.realize({4});\n");
+  EXPECT_EQ(loop_names(q, "f"), "xo xi");
+  EXPECT_EQ(merge_error(std::string(kHeader) + "Var k;\n"
+                                               "Func A(Int(32), {x}), B(Int(32), {x});\n"
+                                               "A(x) = a(x);\nB(x) = A(x) + 1;\n"
+                                               "A.merge_ures(B);\nB.compute_root();\n"
+                                               "B.realize({4});\n"),
+            "compute_root on 'B', which is merged into 'A': call it on the representative 'A' "
+            "[merge-directive-on-member]");
+}
+
+TEST(MergeTest, IsolatedConsumerCopiesTheSplits) {
+  const Program p =
+      merged_program(std::string(kPrefixSum) +
+                     "Func d;\n"
+                     "P.set_bounds(x, 0, 8).split(x, xo, xi, 4).isolate_consumer(d);\n"
+                     "d.realize({8});\n");
+  const std::string ir = write_program(p);
+  EXPECT_EQ(loop_names(p, "P"), "xo xi") << ir;
+  EXPECT_EQ(loop_names(p, "d"), "xo xi") << ir;
+  EXPECT_NE(ir.find("\"provide\": \"d\",\n"), std::string::npos) << ir;
+}
+
 TEST(MergeTest, BoundsAreInferredFromShiftedReads) {
   const Program p = merged_program(std::string(kHeader) +
                                    "Func P(Int(32), {x}), out;\n"

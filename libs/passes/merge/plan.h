@@ -45,12 +45,31 @@ struct Isolation {
   SourceLoc loc;
 };
 
+// split(v, vo, vi, factor) on a loop of a group (also vectorize(v, factor) and
+// unroll(v, factor), which the front end records as a split): v = min + vo * factor + vi.
+struct Split {
+  std::string var, outer, inner;
+  int64_t factor = 0;
+  SourceLoc loc;
+};
+
+// The loops of a group that split or unroll change (split.cc). Group::loop_vars keeps the
+// loops over the Func's arguments, each split loop collapsed back into the loop it splits, for
+// the rules and bounds over the arguments; `loops` is the loop nest the kernel runs.
+struct LoopNest {
+  std::vector<Split> splits;                  // in directive order
+  std::vector<std::string> loops;             // innermost first, after splits and reorders
+  std::map<std::string, LoopBound> bounds;    // of the loops made by splits (finish_splits)
+  std::map<std::string, SourceLoc> unrolled;  // loops to unroll -> the unroll directive
+};
+
 struct Plan {
   std::vector<Group> groups;
   std::map<std::string, size_t> group_of;    // Func -> index in groups
   std::set<std::string> inlined;             // Funcs substituted into their callers
   std::vector<Isolation> isolations;         // in directive order
   std::map<std::string, int64_t> min_depth;  // Func -> min_depth of the channel into it
+  std::map<std::string, LoopNest> nests;     // representative -> its split or unrolled loops
 };
 
 // The Funcs that `e` calls (kFunc calls), each once, in first-call order.
@@ -77,6 +96,28 @@ void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& cop
 std::vector<std::string> order_kernels(const std::vector<std::string>& kernels,
                                        const std::vector<Channel>& channels,
                                        const std::map<std::string, std::set<std::string>>& deps);
+// split.cc: Halide's split, unroll and compute_root.
+// Applies `d` (split, unroll; reorder and set_bounds on a group with splits) to group `g`, the
+// group of d.func; false when `d` is none of these (the caller applies it). Throws Diagnostic.
+bool apply_loop_directive(Plan& plan, Group& g, const Directive& d);
+// Once bounds are known: every split factor divides its loop's extent (split-factor), the
+// split loops get their bounds, and loop_vars their final order. Throws Diagnostic.
+void finish_splits(Plan& plan);
+// The dependences of each group with splits, in the order its loops finally run (isl, exact
+// on the iteration domain): a read of a value computed later is refused (ure-distance).
+void check_split_order(const Program& p, const Plan& plan);
+// The Funcs named by compute_root (merge-directive-on-member on a merged Func that is not the
+// representative, undefined-func on a Func without definition).
+std::set<std::string> compute_root_funcs(const Program& p, const Plan& plan);
+// An isolated Func's group `to` copies the splits of `from` on the loops over `vars`.
+void copy_nest(Plan& plan, const Group& to, const Group& from,
+               const std::vector<std::string>& vars);
+// The loop nest of group `g` around `inner` when it has splits or unrolled loops: split loops
+// replace the loops they split, and `inner` reads each split loop variable as
+// `min + outer * factor + inner`. An unrolled loop that is not a loop of the nest (checked
+// here, once an isolated Func has copied its loops) is unroll-var.
+StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner);
+
 // Fills `extents` of every input whose indices are quasi-affine (isl).
 void infer_input_extents(Program& p);
 

@@ -208,7 +208,9 @@ void check_distances(const Program& p, Plan& plan) {
     // after the last reorder gives an order that respects it again (t2s-stt checks that
     // order); until then the nest runs in an order that respects every dependence, so every
     // stage computes the right values.
-    if (transformed_after(p, g.rep, g.reorder)) {
+    // (Not for a nest with split or unrolled loops: its loops are LoopNest::loops, which
+    // check_split_order judges in the order they run.)
+    if (!plan.nests.count(g.rep) && transformed_after(p, g.rep, g.reorder)) {
       if (auto legal = legal_order(p, plan, g)) {
         g.pending_order = g.loop_vars;
         g.loop_vars = *legal;

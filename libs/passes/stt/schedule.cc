@@ -55,6 +55,7 @@ void KernelTransformer::peel() {
     extents_.push_back(l.extent->int_value);
     loops_.push_back(Loop{l.var, Aff::var(n, v), l.min->int_value, l.extent->int_value, false});
     used_.insert(l.var);
+    if (l.loop_kind == LoopKind::kUnrolled) unrolled_.insert(l.var);
   }
 }
 
@@ -340,6 +341,21 @@ void KernelTransformer::finish_loops() {
     pe_stride *= loops_[i].extent;
   }
   pes_ = pe_stride;
+}
+
+// A loop the merged kernel unrolls (unroll) must be a space loop of the transformed kernel,
+// which unrolls it anyway: every other loop counts time steps, which run one after another.
+void KernelTransformer::check_unrolled() {
+  for (const std::string& name : unrolled_) {
+    const size_t p = position(name);
+    if (p < space_) continue;
+    fail("loop '" + name + "' is unrolled (unroll), but " +
+             (p < loops_.size() ? "the transform makes it a time loop"
+                                : "the transform replaces it by its time and space loops") +
+             "; only space loops, which the transform unrolls anyway, can be unrolled in a "
+             "transformed kernel",
+         "stt-unroll");
+  }
 }
 
 // Conditions over the final loops and the recovered variables.

@@ -19,8 +19,10 @@ void KernelTransformer::run() {
   }
   at_ = directives_.back()->loc;
   finish_loops();
+  check_unrolled();
   guard();
   collect_ures();
+  check_storage_order();
   check_channel_order();
   allocate();
   rebuild();

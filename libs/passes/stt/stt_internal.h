@@ -148,6 +148,7 @@ class KernelTransformer {
   void invert(const std::vector<std::string>& src, const std::vector<std::string>& dst,
               const std::vector<std::vector<int64_t>>& m, TransformStep* step);
   void finish_loops();
+  void check_unrolled();
   poly::Set final_box() const;
   void guard();
 
@@ -161,6 +162,8 @@ class KernelTransformer {
                                                   const std::vector<Expr>& args) const;
   void collect_ures();
   void check_channel_order();
+  // storage_order.cc: reads of Funcs that keep their storage (not at a constant distance).
+  void check_storage_order();
 
   // registers.cc: storage per dependence, sized with libs/poly.
   int64_t delta(const std::vector<int64_t>& d, size_t reader, size_t writer) const;
@@ -190,7 +193,8 @@ class KernelTransformer {
   StmtList body_;
   std::vector<std::string> names_, isl_;  // original loop variables, innermost first
   std::vector<int64_t> mins_, extents_;
-  std::vector<Loop> loops_;  // the current loops, innermost first
+  std::vector<Loop> loops_;         // the current loops, innermost first
+  std::set<std::string> unrolled_;  // loops the merged kernel unrolls
   std::vector<TransformStep> steps_;
   int time_vars_ = 0;
   bool check_time_ = false;

@@ -196,6 +196,47 @@ TEST(SttTest, GemmDefaultScheduleUsesOneRegisterPerPe) {
   }
 }
 
+TEST(SttTest, SplitLoopsKeepFuncStorageAndTheirDependencesAreChecked) {
+  // A FIR filter over the split loop n = no * 4 + ni: W(t, n - 1) is PE ni - 1 at the same t,
+  // or the last PE of the previous no. Its UREs keep their storage (no registers); a schedule
+  // that computes W on PE ni - 1 after PE ni reads it is refused.
+  auto merged = [](const std::string& vector) {
+    SourceManager sources;
+    sources.add("", "split.t2s",
+                "ImageParam x(Int(32), 1, \"x\");\n"
+                "ImageParam w(Int(32), 1, \"w\");\n"
+                "Var t, n, no, ni;\n"
+                "Func W(Int(32), {t, n}), Y(Int(32), {t, n}), out(Int(32), {n});\n"
+                "W(t, n) = select(n == 0, w(t), W(t, n - 1));\n"
+                "Y(t, n) = select(t == 0, 0, Y(t - 1, n)) + W(t, n) * x(n + t);\n"
+                "out(n) = select(t == 2, Y(t, n));\n"
+                "W.merge_ures(Y, out).set_bounds(t, 0, 3, n, 0, 8).split(n, no, ni, 4)\n"
+                "    .reorder(ni, t, no).space_time_transform({ni}, {" +
+                    vector +
+                    "});\n"
+                    "out.realize({8});\n");
+    return merge_pass(parse_spec(sources, FrontendOptions{}));
+  };
+  for (const char* vector : {"0", "1", "2"}) {
+    SCOPED_TRACE(vector);
+    Program m = merged(vector);
+    Program stt = checked_stt_pass(m, "split.t2s");
+    EXPECT_TRUE(stt.registers.empty());
+    auto inputs = complete_inputs(m, {}, FillKind::kRandom, 3);
+    EXPECT_FALSE(compare_arrays(run_program(m, inputs), run_program(stt, inputs)).has_value());
+  }
+  try {
+    stt_pass(merged("-1"));
+    ADD_FAILURE() << "no diagnostic";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "stt-dependence");
+    EXPECT_NE(d.message().find("(no = 0, t = 0, ni = 1) reads 'W(t, no * 4 + ni - 1)', the value "
+                               "of iteration (no = 0, t = 0, ni = 0)"),
+              std::string::npos)
+        << d.message();
+  }
+}
+
 TEST(SttTest, RefusesAStageOtherThanMerged) {
   Program merged = merged_of({"testdata/specs/gemm.t2s", {}});
   Program stt = stt_pass(merged);
