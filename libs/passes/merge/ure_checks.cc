@@ -174,8 +174,7 @@ std::optional<Diagnostic> first_violation(const Program& p, const Plan& plan, co
 // Whether a space_time_transform of `func` comes after directive `from` (all of them for -1).
 bool transformed_after(const Program& p, const std::string& func, int from) {
   for (size_t i = static_cast<size_t>(from + 1); i < p.directives.size(); ++i)
-    if (p.directives[i].name == "space_time_transform" && p.directives[i].func == func)
-      return true;
+    if (p.directives[i].name == "space_time_transform" && p.directives[i].func == func) return true;
   return false;
 }
 
