@@ -297,6 +297,10 @@ class Merger {
                          d->name + " on '" + d->func + "', which is merged into '" + g.rep +
                              "': call it on the representative '" + g.rep + "'",
                          "merge-directive-on-member");
+      if (d->name == "reorder") {  // the last reorder, and the order before the first
+        if (g.reorder < 0) g.defined_order = g.loop_vars;
+        g.reorder = static_cast<int>(d - in_.directives.data());
+      }
       if (apply_loop_directive(plan_, g, *d)) continue;
       auto check_var = [&](const std::string& v) {
         if (std::find(g.loop_vars.begin(), g.loop_vars.end(), v) == g.loop_vars.end())
@@ -324,8 +328,6 @@ class Merger {
                              "reorder-var");
           order.push_back(arg_name(a));
         }
-        if (g.reorder < 0) g.defined_order = g.loop_vars;
-        g.reorder = static_cast<int>(d - in_.directives.data());
         // Halide's reorder: the named loops take the positions they occupied, in the given
         // order (innermost first); other loops stay where they are.
         std::vector<size_t> slots;
@@ -618,114 +620,6 @@ class Merger {
     return nullptr;
   }
 
-  // A definition with its inlined calls replaced: `value`, evaluated after `lets` (outermost
-  // first). An inlined call evaluated more than once with the same arguments, and always
-  // evaluated (not under a select branch or the right operand of && or ||), is bound once.
-  struct Inlined {
-    Expr value;
-    std::vector<std::pair<std::string, Expr>> lets;
-  };
-
-  // One inlined call `F(args)`: its definition with the args substituted, in which inner
-  // inlined calls are placeholders (Vars named `\x01<index>`).
-  struct InlinedCall {
-    std::string func;
-    Expr body;
-    int uses = 0;
-    bool always = false;                         // evaluated whenever the statement is
-    std::vector<std::pair<size_t, bool>> inner;  // inlined calls in body: index, unconditional
-    bool has_effect = false;                     // reads a channel
-  };
-
-  // Terminates: check_cycles has refused every cycle that is not inside one loop nest, and
-  // inlined Funcs are in none. Linear in the size of the definitions without repetition: each
-  // distinct inlined call is expanded once.
-  Inlined inline_calls(const Expr& e, const std::string& m) {
-    if (!e) return {};
-    std::vector<InlinedCall> calls;  // post-order: a call after the calls its body makes
-    std::map<std::string, size_t> index;
-    std::vector<std::pair<size_t, bool>> root;
-    std::function<Expr(const Expr&, bool, std::vector<std::pair<size_t, bool>>&)> expand =
-        [&](const Expr& x, bool always, std::vector<std::pair<size_t, bool>>& uses) -> Expr {
-      std::vector<Expr> ops;
-      bool changed = false;
-      for (size_t i = 0; i < x->operands.size(); ++i) {
-        bool lazy = (x->kind == ExprKind::kSelect && i > 0) ||
-                    (x->kind == ExprKind::kBinary &&
-                     (x->binary_op == BinaryOp::kAnd || x->binary_op == BinaryOp::kOr) && i > 0);
-        bool inlined_call = x->kind == ExprKind::kCall && x->call_kind == CallKind::kFunc &&
-                            plan_.inlined.count(x->name);
-        // An argument of an inlined call lands wherever the body uses the parameter.
-        ops.push_back(expand(x->operands[i], always && !lazy && !inlined_call, uses));
-        changed |= ops.back() != x->operands[i];
-      }
-      Expr y = x;
-      if (changed) {
-        auto n = std::make_shared<ExprNode>(*x);
-        n->operands = ops;
-        y = n;
-      }
-      if (y->kind != ExprKind::kCall || y->call_kind != CallKind::kFunc ||
-          !plan_.inlined.count(y->name))
-        return y;
-      std::string key = print_expr(y);
-      auto it = index.find(key);
-      size_t k;
-      if (it != index.end()) {
-        k = it->second;
-      } else {
-        InlinedCall c;
-        c.func = y->name;
-        std::vector<std::pair<size_t, bool>> inner;
-        Expr body = expand(substitute_args(func(y->name), y->operands), true, inner);
-        c.body = body;
-        c.inner = inner;
-        for (const std::string& f : called_funcs(body)) c.has_effect |= bool(channel_between(f, m));
-        for (const auto& [i, u] : inner) c.has_effect |= calls[i].has_effect;
-        k = calls.size();
-        calls.push_back(c);
-        index[key] = k;
-      }
-      uses.push_back({k, always});
-      return make_var("\x01" + std::to_string(k), func(y->name).type, y->loc);
-    };
-    Expr value = expand(e, true, root);
-    for (const auto& [k, always] : root) {
-      ++calls[k].uses;
-      calls[k].always |= always;
-    }
-    for (const InlinedCall& c : calls)
-      for (const auto& [k, u] : c.inner) ++calls[k].uses;
-    for (size_t k = calls.size(); k-- > 0;)
-      if (calls[k].always)
-        for (const auto& [i, u] : calls[k].inner) calls[i].always |= u;
-    // Names of let-bound values: `F_inl`, unique among the program's names and the other lets.
-    std::set<std::string> taken(out_.vars.begin(), out_.vars.end());
-    for (const Func& f : out_.funcs) taken.insert(f.name);
-    for (const Input& in : out_.inputs) taken.insert(in.name);
-    for (const Channel& c : out_.channels) taken.insert(c.name);
-    Inlined result;
-    std::map<std::string, Expr> resolved;  // placeholder -> let var or expanded body
-    for (size_t k = 0; k < calls.size(); ++k) {
-      const InlinedCall& c = calls[k];
-      VarSubstituter resolve(resolved);
-      Expr body = resolve.mutate(c.body);
-      std::string placeholder = "\x01" + std::to_string(k);
-      if (c.always && c.uses > 1 && !c.has_effect) {
-        std::string name = c.func + "_inl";
-        for (int n = 1; taken.count(name); ++n) name = c.func + "_inl_" + std::to_string(n);
-        taken.insert(name);
-        result.lets.push_back({name, body});
-        resolved[placeholder] = make_var(name, body->type, {});
-      } else {
-        resolved[placeholder] = body;
-      }
-    }
-    VarSubstituter resolve(resolved);
-    result.value = resolve.mutate(value);
-    return result;
-  }
-
   void lower() {
     // Channels for isolation edges between device kernels; buffers otherwise.
     for (const Isolation& iso : plan_.isolations) {
@@ -759,7 +653,10 @@ class Merger {
     // Inline, then find which Funcs each kernel reads from other kernels' memory.
     std::map<std::string, Inlined> values;  // computed Func -> definition with inlined calls
     for (const Group& g : plan_.groups)
-      for (const std::string& m : g.members) values[m] = inline_calls(func(m).definition, m);
+      for (const std::string& m : g.members)
+        values[m] = inline_calls(out_, plan_, func(m).definition, [&](const std::string& f) {
+          return channel_between(f, m) != nullptr;
+        });
     std::map<std::string, std::set<std::string>> reads_in_kernel;  // kernel -> Funcs read
     for (const Group& g : plan_.groups) {
       for (const std::string& m : g.members) {

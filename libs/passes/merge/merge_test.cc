@@ -502,7 +502,7 @@ std::vector<std::string> nest_order(const Kernel& k) {
 // X reads X(q + 1, iic - 1): distance (-1, 1) over (q, iic), legal with q outermost only.
 const char kDiagonal[] =
     "ImageParam x(Int(32), 1, \"x\");\n"
-    "Var q, iic;\n"
+    "Var q, iic, qo, qi;\n"
     "Func X(Int(32), ARGS), out;\n"
     "X(ARGS_USE) = select(iic == 0 || q == 3, x(q + iic), X(NEXT));\n"
     "out(q) = select(iic == 2, X(ARGS_USE));\n"
@@ -534,6 +534,15 @@ TEST(MergeTest, DefinedOrderIllegalBeforeTheTransformRunsInALegalPermutation) {
   const Program p = merged_program(diagonal(true, ".space_time_transform({iic}, {2})"));
   EXPECT_EQ(nest_order(p.kernels[0]), (std::vector<std::string>{"q", "iic"}));
   EXPECT_EQ(p.kernels[0].pending_order, (std::vector<std::string>{"iic", "q"}));
+}
+
+TEST(MergeTest, SplitNestOrderLegalOnlyAfterTheTransformWaitsForIt) {
+  // qo has extent 1: the transform's order (qo, qi, iic with t = qi + 2 * iic) respects the
+  // diagonal read; the merged stage runs the splits without the reorder.
+  const Program p = merged_program(diagonal(
+      false, ".split(q, qo, qi, 4).reorder(iic, qi, qo).space_time_transform({iic}, {2})"));
+  EXPECT_EQ(nest_order(p.kernels[0]), (std::vector<std::string>{"qi", "qo", "iic"}));
+  EXPECT_EQ(p.kernels[0].pending_order, (std::vector<std::string>{"iic", "qi", "qo"}));
 }
 
 TEST(MergeTest, LegalOrderHasNoPendingOrder) {

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libs/ir/program.h"
@@ -87,6 +89,9 @@ void check_initial_values(const Program& p);
 // and gets `pending_order` when a space_time_transform follows the reorder (t2s-stt judges the
 // transformed order); without one, the reorder is refused. Throws Diagnostic.
 void check_distances(const Program& p, Plan& plan);
+// Whether a space_time_transform of `func` comes after directive `from` of the program (after
+// all of them for -1).
+bool transformed_after(const Program& p, const std::string& func, int from);
 // Halide's bounds inference: a loop of a group (not in `copied`) that has no bounds gets the
 // hull of the ranges its consumers (groups whose bounds are all known) read, consumers first.
 void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& copied);
@@ -105,7 +110,7 @@ bool apply_loop_directive(Plan& plan, Group& g, const Directive& d);
 void finish_splits(Plan& plan);
 // The dependences of each group with splits, in the order its loops finally run (isl, exact
 // on the iteration domain): a read of a value computed later is refused (ure-distance).
-void check_split_order(const Program& p, const Plan& plan);
+void check_split_order(const Program& p, Plan& plan);
 // The Funcs named by compute_root (merge-directive-on-member on a merged Func that is not the
 // representative, undefined-func on a Func without definition).
 std::set<std::string> compute_root_funcs(const Program& p, const Plan& plan);
@@ -118,6 +123,17 @@ void copy_nest(Plan& plan, const Group& to, const Group& from,
 // here, once an isolated Func has copied its loops) is unroll-var.
 StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner);
 
+// A definition with its inlined calls replaced: `value`, evaluated after `lets` (outermost
+// first). An inlined call evaluated more than once with the same arguments, and always
+// evaluated (not under a select branch or the right operand of && or ||), is bound once.
+struct Inlined {
+  Expr value;
+  std::vector<std::pair<std::string, Expr>> lets;
+};
+// Inlines the calls of `plan.inlined` Funcs in `e`; `from_channel(f)` tells whether a call of
+// `f` in the statement reads a channel (such a call has an effect and is never let-bound).
+Inlined inline_calls(const Program& p, const Plan& plan, const Expr& e,
+                     const std::function<bool(const std::string&)>& from_channel);
 // Fills `extents` of every input whose indices are quasi-affine (isl).
 void infer_input_extents(Program& p);
 

@@ -231,16 +231,13 @@ bool apply_loop_directive(Plan& plan, Group& g, const Directive& d) {
   return false;
 }
 
-void check_split_order(const Program& p, const Plan& plan) {
-  for (const auto& [rep, n] : plan.nests) {
-    if (n.splits.empty()) continue;
-    const Group& g = plan.groups[plan.group_of.at(rep)];
-    if (!g.copies.empty()) continue;
-    bool known = true;  // else merge-bounds is reported later
-    for (const std::string& l : n.loops)
-      known &= (made_by_split(n, l) ? n.bounds : g.bounds).count(l) > 0;
-    if (!known) continue;
-    const std::vector<std::string>& loops = n.loops;  // innermost first
+namespace {
+
+// The first read of a URE of `g` that runs before the value is computed when the nest's loops
+// run in `loops` (innermost first), as a diagnostic with an example.
+std::optional<Diagnostic> split_order_violation(const Program& p, const Group& g, const LoopNest& n,
+                                                const std::vector<std::string>& loops) {
+  {
     std::vector<std::string> outer_first(loops.rbegin(), loops.rend());
     // Two iterations: the reader's loops x0, x1, ... (outermost first) and the writer's y0, ...,
     // and for each the values of the Func's arguments (a_x..., a_y...).
@@ -279,7 +276,8 @@ void check_split_order(const Program& p, const Plan& plan) {
       same = same && y == x;
     }
     // Every read of a URE of the group, under the select conditions that guard it.
-    for (size_t r = 0; r < g.members.size(); ++r) {
+    std::optional<Diagnostic> found;
+    for (size_t r = 0; r < g.members.size() && !found; ++r) {
       const Func& reader = *p.find_func(g.members[r]);
       std::vector<poly::Cond> guards;
       std::function<void(const Expr&)> walk = [&](const Expr& e) {
@@ -308,8 +306,8 @@ void check_split_order(const Program& p, const Plan& plan) {
         const bool writer_first = static_cast<size_t>(w - g.members.begin()) < r;
         bad.where(!(*y_first || (same && poly::Cond::always(writer_first))));
         auto witness = poly::sample(bad);
-        if (!witness) return;
-        throw Diagnostic(
+        if (!witness || found) return;
+        found = Diagnostic(
             e->loc.valid() ? e->loc : reader.loc,
             "'" + reader.name + "' reads '" + print_expr(e) +
                 "' before it is computed in the order the loops run after split (" +
@@ -321,6 +319,54 @@ void check_split_order(const Program& p, const Plan& plan) {
       };
       if (reader.definition) walk(reader.definition);
     }
+    return found;
+  }
+}
+
+// The loops of `n` with every split applied to the Func's arguments and no reorder: a split
+// loop at the place of the loop it splits, inner innermost.
+std::vector<std::string> unreordered_loops(const LoopNest& n, const Func& rep) {
+  std::vector<std::string> loops = rep.args;
+  for (const Split& s : n.splits) {
+    auto at = std::find(loops.begin(), loops.end(), s.var);
+    if (at == loops.end()) return n.loops;
+    *at = s.outer;
+    loops.insert(at, s.inner);
+  }
+  return loops;
+}
+
+}  // namespace
+
+void check_split_order(const Program& p, Plan& plan) {
+  for (auto& [rep, n] : plan.nests) {
+    if (n.splits.empty()) continue;
+    Group& g = plan.groups[plan.group_of.at(rep)];
+    if (!g.copies.empty()) continue;
+    bool known = true;  // else merge-bounds is reported later
+    for (const std::string& l : n.loops)
+      known &= (made_by_split(n, l) ? n.bounds : g.bounds).count(l) > 0;
+    if (!known) continue;
+    std::optional<Diagnostic> broken = split_order_violation(p, g, n, n.loops);
+    if (!broken) continue;
+    // As check_distances does for other nests: before a space_time_transform the nest runs in
+    // an order that respects every dependence (the splits without the reorders, else the first
+    // permutation that does), and t2s-stt gets the directives' order (Kernel::pending_order).
+    if (!transformed_after(p, rep, g.reorder)) throw *broken;
+    std::vector<std::string> legal = unreordered_loops(n, *p.find_func(rep));
+    bool found = legal.size() == n.loops.size() && !split_order_violation(p, g, n, legal);
+    if (!found && n.loops.size() <= 7) {  // 7! orders at most
+      std::vector<size_t> perm(n.loops.size());
+      for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+      while (!found && std::next_permutation(perm.begin(), perm.end())) {
+        legal.clear();
+        for (size_t i : perm) legal.push_back(n.loops[i]);
+        found = !split_order_violation(p, g, n, legal);
+      }
+    }
+    if (!found) throw *broken;
+    g.pending_order = n.loops;
+    n.loops = legal;
   }
 }
 
