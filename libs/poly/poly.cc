@@ -268,8 +268,14 @@ class Renderer {
         return paren(aff(n.ops[0])) + " + " + paren(aff(n.ops[1]));
       case N::kSub:
         return paren(aff(n.ops[0])) + " - " + paren(aff(n.ops[1]));
-      case N::kMul:
+      case N::kMul: {
+        // isl's parser takes a literal factor ("-1 * (x)"), not a parenthesized one ("(-1) * x").
+        const N& l = *n.ops[0].node_;
+        const N& r = *n.ops[1].node_;
+        if (l.kind == N::kConst) return std::to_string(l.value) + " * " + paren(aff(n.ops[1]));
+        if (r.kind == N::kConst) return std::to_string(r.value) + " * " + paren(aff(n.ops[0]));
         return paren(aff(n.ops[0])) + " * " + paren(aff(n.ops[1]));
+      }
       case N::kFloorDiv:
         return "floor(" + paren(aff(n.ops[0])) + " / " + std::to_string(n.value) + ")";
       case N::kMod:

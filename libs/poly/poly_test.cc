@@ -48,7 +48,13 @@ TEST(PolyTest, AffFromExprRendersTheOldText) {
     s.where(*Aff::from_expr(parse(e), kVars) == 0);
     return isl_text(s);
   };
-  EXPECT_EQ(text("i * 2 + and - 1"), "{ [v0, v1] : (((v0 * 2) + v1) - 1 = 0) }");
+  // A constant factor is printed first and bare: isl's parser refuses "(-1) * v0".
+  EXPECT_EQ(text("i * 2 + and - 1"), "{ [v0, v1] : (((2 * v0) + v1) - 1 = 0) }");
+  EXPECT_EQ(text("and - -1 * i"), "{ [v0, v1] : (v1 - (-1 * v0) = 0) }");
+  EXPECT_EQ(text("and - i * -3"), "{ [v0, v1] : (v1 - (-3 * v0) = 0) }");
+  Set negative({"a", "b"});  // isl parses it (a == 1, b == 1 is a point)
+  negative.where(*Aff::from_expr(parse("and - -1 * i"), kVars) == 2);
+  EXPECT_FALSE(is_empty(negative));
   EXPECT_EQ(text("(i + 3) / 2"), "{ [v0, v1] : (floor((v0 + 3) / 2) = 0) }");
   EXPECT_EQ(text("i % 4"), "{ [v0, v1] : (v0 mod 4 = 0) }");
   EXPECT_FALSE(Aff::from_expr(parse("i * and"), kVars));
