@@ -26,7 +26,11 @@ class KernelTransformer::ReadRewriter : public ExprMutator {
     const Storage& s = t_.storage_[t_.storage_index_.at({u.func, *d})];
     if (s.none) return t_.typed_zero(u.type);
     if (s.reg.kind == Register::kFifo) return make_var(s.value_name, u.type, e->loc);
-    const int64_t slot = t_.delta(*d, t_.current_stmt_, u.stmt) / (s.reg.period * t_.quantum_);
+    // A register of depth 1 is never shifted (each PE writes its one value, or overwrites it
+    // before the next read), so its value stays in slot 0 whatever the time distance.
+    const int64_t slot =
+        s.reg.depth == 1 ? 0
+                         : t_.delta(*d, t_.current_stmt_, u.stmt) / (s.reg.period * t_.quantum_);
     std::vector<Expr> args = t_.pe_args(*d);
     args.push_back(int_lit(slot));
     return make_call(s.reg.name, CallKind::kRegister, s.reg.type, args);
