@@ -223,7 +223,7 @@ void KernelTransformer::check_channel_order() {
   }
   if (channel.empty()) return;
   std::vector<std::string> ys;
-  poly::Set swapped = ordered_pairs(&ys);
+  poly::Set swapped = ordered_pairs(&ys, &input_order_);
   Aff g = time_;
   for (int64_t& c : g.coeff) c *= pes_;
   g.add(order_, 1);

@@ -30,6 +30,7 @@ void KernelTransformer::peel() {
   std::reverse(loops.begin(), loops.end());
   // A reorder the merged stage left to this pass (it is legal only in the transformed order):
   // the bounds are constants (checked below), so the loops of the box may be permuted.
+  const std::vector<const For*> input_loops = loops;
   if (!kernel_.pending_order.empty()) {
     std::vector<const For*> reordered;
     for (const std::string& v : kernel_.pending_order)
@@ -57,6 +58,9 @@ void KernelTransformer::peel() {
     used_.insert(l.var);
     if (l.loop_kind == LoopKind::kUnrolled) unrolled_.insert(l.var);
   }
+  for (const For* l : input_loops)
+    input_order_.push_back(
+        static_cast<size_t>(std::find(names_.begin(), names_.end(), l->var) - names_.begin()));
 }
 
 // The iteration domain over the dims isl_ (x0, x1, ...: the original loops).
@@ -69,7 +73,8 @@ poly::Set KernelTransformer::domain() const {
 
 // Pairs of iterations (x, y), x before y in the original loop order (outermost first); `ys`
 // receives the dim names of y.
-poly::Set KernelTransformer::ordered_pairs(std::vector<std::string>* ys) const {
+poly::Set KernelTransformer::ordered_pairs(std::vector<std::string>* ys,
+                                           const std::vector<size_t>* order) const {
   poly::Set pairs = domain();
   for (size_t v = 0; v < isl_.size(); ++v) {
     ys->push_back("y" + std::to_string(v));
@@ -77,7 +82,8 @@ poly::Set KernelTransformer::ordered_pairs(std::vector<std::string>* ys) const {
     pairs.where(poly::Cond::range(mins_[v], poly::Aff::dim(ys->back()), mins_[v] + extents_[v]));
   }
   std::optional<poly::Cond> before;
-  for (size_t v = 0; v < isl_.size(); ++v) {
+  for (size_t p = 0; p < isl_.size(); ++p) {
+    const size_t v = order ? (*order)[p] : p;
     const poly::Aff x = poly::Aff::dim(isl_[v]), y = poly::Aff::dim((*ys)[v]);
     before = before ? x < y || (x == y && *before) : x < y;
   }

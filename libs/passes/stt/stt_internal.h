@@ -133,7 +133,10 @@ class KernelTransformer {
   // schedule.cc: the loop nest, the transform steps, time bounds, index recovery.
   void peel();
   poly::Set domain() const;
-  poly::Set ordered_pairs(std::vector<std::string>* ys) const;
+  // Pairs (x, y) of iterations, x before y in the order of the original loops (innermost first;
+  // `order`: positions in names_, innermost first, for another order of them).
+  poly::Set ordered_pairs(std::vector<std::string>* ys,
+                          const std::vector<size_t>* order = nullptr) const;
   std::string loop_order() const;
   poly::Aff poly_of(const Aff& a) const;
   std::pair<int64_t, int64_t> range_of(const Aff& a);
@@ -192,6 +195,9 @@ class KernelTransformer {
   std::vector<StmtPtr> realizes_;
   StmtList body_;
   std::vector<std::string> names_, isl_;  // original loop variables, innermost first
+  // The loops as the input kernel nests them (positions in names_, innermost first): the order
+  // the other end of a channel runs in, which a pending order changes.
+  std::vector<size_t> input_order_;
   std::vector<int64_t> mins_, extents_;
   std::vector<Loop> loops_;         // the current loops, innermost first
   std::set<std::string> unrolled_;  // loops the merged kernel unrolls
