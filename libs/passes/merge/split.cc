@@ -350,20 +350,12 @@ void check_split_order(const Program& p, Plan& plan) {
     std::optional<Diagnostic> broken = split_order_violation(p, g, n, n.loops);
     if (!broken) continue;
     // As check_distances does for other nests: before a space_time_transform the nest runs in
-    // an order that respects every dependence (the splits without the reorders, else the first
-    // permutation that does), and t2s-stt gets the directives' order (Kernel::pending_order).
+    // an order that respects every dependence, here the splits without the reorders (each
+    // candidate costs isl questions, so no search over permutations), and t2s-stt gets the
+    // directives' order (Kernel::pending_order).
     if (!transformed_after(p, rep, g.reorder)) throw *broken;
     std::vector<std::string> legal = unreordered_loops(n, *p.find_func(rep));
-    bool found = legal.size() == n.loops.size() && !split_order_violation(p, g, n, legal);
-    if (!found && n.loops.size() <= 7) {  // 7! orders at most
-      std::vector<size_t> perm(n.loops.size());
-      for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
-      while (!found && std::next_permutation(perm.begin(), perm.end())) {
-        legal.clear();
-        for (size_t i : perm) legal.push_back(n.loops[i]);
-        found = !split_order_violation(p, g, n, legal);
-      }
-    }
+    const bool found = legal.size() == n.loops.size() && !split_order_violation(p, g, n, legal);
     if (!found) throw *broken;
     g.pending_order = n.loops;
     n.loops = legal;
