@@ -228,12 +228,15 @@ void KernelTransformer::check_channel_order() {
   for (int64_t& c : g.coeff) c *= pes_;
   g.add(order_, 1);
   swapped.where(poly::Aff::linear(g.coeff, ys) <= poly::Aff::linear(g.coeff, isl_));
-  if (!poly::is_empty(swapped))
+  if (!poly::is_empty(swapped)) {
+    std::string order;  // the input nest's loops, outermost first
+    for (size_t p = input_order_.size(); p-- > 0;)
+      order += names_[input_order_[p]] + (p ? ", " : "");
     fail("the schedule changes the order of the iterations, but the kernel uses channel '" +
-             channel +
-             "', whose other end runs in the original order; transforming both ends of a "
-             "channel is not supported yet",
+             channel + "', whose other end runs in the loop order the kernel has before t2s-stt (" +
+             order + ", outermost first); transforming both ends of a channel is not supported yet",
          "stt-channel-order");
+  }
 }
 
 }  // namespace t2s::stt_internal
