@@ -26,6 +26,7 @@ class Verifier {
         fail("directives[" + std::to_string(i) + "]",
              d.name + " names Func '" + d.func + "', which the program does not have",
              "ir-unknown-func", d.loc);
+      directive_funcs(i);
     }
     for (size_t i = 0; i < p_.buffers.size(); ++i) buffer(i);
     for (size_t i = 0; i < p_.channels.size(); ++i) channel(i);
@@ -95,9 +96,35 @@ class Verifier {
            "ir-stage", {});
   }
 
+  // The arguments of a directive that name Funcs (merged, isolated, gathered) name Funcs of the
+  // program: the passes look them up.
+  void directive_funcs(size_t i) {
+    const Directive& d = p_.directives[i];
+    size_t first = 0, last = 0;  // the Func arguments: [first, last)
+    if (d.name == "merge_ures" || d.name == "isolate_consumer" ||
+        d.name == "isolate_consumer_chain") {
+      last = d.args.size();
+    } else if (d.name == "isolate_producer_chain") {
+      first = 1;
+      last = d.args.size();
+    } else if (d.name == "gather" || d.name == "scatter" || d.name == "buffer") {
+      last = std::min<size_t>(1, d.args.size());
+    }
+    for (size_t a = first; a < last; ++a) {
+      const DirectiveArg& arg = d.args[a];
+      if (arg.kind != DirectiveArg::kExpr || !p_.find_func(arg.text))
+        fail("directives[" + std::to_string(i) + "]",
+             d.name + " of '" + d.func + "': argument " + std::to_string(a + 1) + " (" +
+                 (arg.kind == DirectiveArg::kExpr ? "'" + arg.text + "'" : "a list") +
+                 ") names no Func of the program",
+             "ir-unknown-func", d.loc);
+    }
+  }
+
   void output() {
     const Output& o = p_.output;
-    if (o.func.empty()) return;
+    if (o.func.empty())
+      fail("output", "the output names no Func (every program realizes one)", "ir-output", o.loc);
     const Func* f = p_.find_func(o.func);
     if (!f)
       fail("output", "the output names Func '" + o.func + "', which the program does not have",

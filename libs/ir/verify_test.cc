@@ -134,6 +134,27 @@ TEST(Verify, Output) {
          "output: the output Func 'c' has no buffer", "22:3");
   expect(broken("gemm", "merged", [](Json& d) { d["output"]["extents"].push_back("2"); }),
          "ir-output", "output: the output has 3 extents, but Func 'c' has 2 arguments", "22:3");
+  // t2s-merge crashed on this (a program that realizes nothing).
+  expect(broken("gemm", "parsed", [](Json& d) { d["output"]["func"] = ""; }), "ir-output",
+         "output: the output names no Func (every program realizes one)", "22:3");
+}
+
+TEST(Verify, DirectiveArgumentsNameFuncs) {
+  // t2s-merge crashed on an isolation naming no Func.
+  expect(
+      broken("isolate_consumer", "parsed",
+             [](Json& d) {
+               for (Json& dir : d["directives"])
+                 if (dir["name"] == "isolate_consumer_chain" || dir["name"] == "isolate_consumer")
+                   dir["args"][0] = "zz";
+             }),
+      "ir-unknown-func",
+      "directives[4]: isolate_consumer_chain of 'c': argument 1 ('zz') names no Func of the "
+      "program",
+      "38:3");
+  expect(broken("gemm", "parsed", [](Json& d) { d["directives"][0]["args"][0] = "a"; }),
+         "ir-unknown-func",
+         "directives[0]: merge_ures of 'A': argument 1 ('a') names no Func of the program", "18:3");
 }
 
 TEST(Verify, Unbound) {
