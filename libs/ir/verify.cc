@@ -20,6 +20,7 @@ class Verifier {
     names();
     stage();
     output();
+    definition_types();
     for (size_t i = 0; i < p_.directives.size(); ++i) {
       const Directive& d = p_.directives[i];
       if (!p_.find_func(d.func))
@@ -134,8 +135,33 @@ class Verifier {
            "the output has " + std::to_string(o.extents.size()) + " extents, but Func '" + o.func +
                "' has " + std::to_string(f->args.size()) + " arguments",
            "ir-output", o.loc);
-    if (p_.stage != Stage::kParsed && !p_.find_buffer(o.func))
-      fail("output", "the output Func '" + o.func + "' has no buffer", "ir-output", o.loc);
+    if (p_.stage == Stage::kParsed) return;
+    const Buffer* b = p_.find_buffer(o.func);
+    if (!b) fail("output", "the output Func '" + o.func + "' has no buffer", "ir-output", o.loc);
+    // The output's buffer is its realize region, [0, extent) in every dimension.
+    bool region = b->mins.size() == o.extents.size() && b->extents.size() == o.extents.size();
+    for (size_t d = 0; region && d < o.extents.size(); ++d)
+      region = b->mins[d]->kind == ExprKind::kIntImm && b->mins[d]->int_value == 0 &&
+               b->extents[d]->kind == ExprKind::kIntImm && b->extents[d]->int_value == o.extents[d];
+    if (!region)
+      fail("output",
+           "the buffer of the output Func '" + o.func +
+               "' is not its realize region ([0, extent) in every dimension)",
+           "ir-output", o.loc);
+  }
+
+  // Parsed stage: each definition has its Func's declared type (the front end makes it so;
+  // the passes rely on it).
+  void definition_types() {
+    for (size_t i = 0; i < p_.funcs.size(); ++i) {
+      const Func& f = p_.funcs[i];
+      if (!f.definition || !f.type.known() || !f.definition->type.known()) continue;
+      if (f.definition->type != f.type)
+        fail("funcs[" + std::to_string(i) + "]",
+             "the definition of '" + f.name + "' has type " + f.definition->type.name() +
+                 ", but the Func is declared " + f.type.name(),
+             "ir-type", f.loc);
+    }
   }
 
   void buffer(size_t i) {

@@ -139,6 +139,32 @@ TEST(Verify, Output) {
          "output: the output names no Func (every program realizes one)", "22:3");
 }
 
+TEST(Verify, OutputBufferIsTheRealizeRegion) {
+  // t2s-emit stopped with an internal error on this.
+  expect(
+      broken("gemm", "merged",
+             [](Json& d) {
+               for (Json& b : d["buffers"])
+                 if (b["name"] == "c") b["bounds"][0][0] = "1";
+             }),
+      "ir-output",
+      "output: the buffer of the output Func 'c' is not its realize region ([0, extent) in every "
+      "dimension)",
+      "22:3");
+}
+
+TEST(Verify, DefinitionHasTheDeclaredType) {
+  // t2s-merge produced ill-formed IR (an internal error) from this.
+  expect(broken("gemm", "parsed",
+                [](Json& d) {
+                  for (Json& f : d["funcs"])
+                    if (f["name"] == "A") f["type"] = "int32";
+                }),
+         "ir-type",
+         "funcs[0]: the definition of 'A' has type float32, but the Func is declared int32",
+         "13:1");
+}
+
 TEST(Verify, DirectiveArgumentsNameFuncs) {
   // t2s-merge crashed on an isolation naming no Func.
   expect(
