@@ -171,7 +171,13 @@ class Verifier {
       fail(where, "buffer of Func '" + b.name + "', which the program does not have",
            "ir-unknown-func", b.loc);
     for (const Expr& e : b.mins) integer(e, where, "a bound of buffer '" + b.name + "'");
-    for (const Expr& e : b.extents) integer(e, where, "a bound of buffer '" + b.name + "'");
+    for (const Expr& e : b.extents) {
+      integer(e, where, "a bound of buffer '" + b.name + "'");
+      if (e->kind == ExprKind::kIntImm && e->int_value < 0)
+        fail(where,
+             "buffer '" + b.name + "' has the negative extent " + std::to_string(e->int_value),
+             "ir-storage", b.loc);
+    }
   }
 
   // A pending order (merged stage only) permutes the loops of the kernel's single loop nest.
@@ -283,6 +289,12 @@ class Verifier {
              "ir-unknown-func", loc_);
       indices(realize->mins, "the bounds of the realize of '" + realize->func + "'");
       indices(realize->extents, "the bounds of the realize of '" + realize->func + "'");
+      for (const Expr& e : realize->extents)
+        if (e->kind == ExprKind::kIntImm && e->int_value < 0)
+          fail(where,
+               "the realize of '" + realize->func + "' has the negative extent " +
+                   std::to_string(e->int_value),
+               "ir-storage", loc_);
       realizes_.push_back({realize->func, {realize->type, realize->mins.size()}});
       stmts(realize->body, where + ".body");
       realizes_.pop_back();

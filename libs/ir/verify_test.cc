@@ -153,6 +153,13 @@ TEST(Verify, OutputBufferIsTheRealizeRegion) {
       "22:3");
 }
 
+TEST(Verify, NegativeStorageExtent) {
+  // t2s-run stopped with an internal error on this.
+  expect(broken("seed000_2d", "merged",
+                [](Json& d) { d["kernels"][0]["body"][0]["bounds"][0][1] = "-1"; }),
+         "ir-storage", "kernels[0].body[0]: the realize of 'A' has the negative extent -1", "13:1");
+}
+
 TEST(Verify, DefinitionHasTheDeclaredType) {
   // t2s-merge produced ill-formed IR (an internal error) from this.
   expect(broken("gemm", "parsed",
