@@ -2,6 +2,7 @@
 // step (the new loops, their exact bounds, how to recover the original loop variables), the
 // flattened time and the guard around the PE body.
 #include <algorithm>
+#include <cctype>
 
 #include "libs/ir/expr_printer.h"
 #include "libs/passes/stt/stt_internal.h"
@@ -145,7 +146,67 @@ std::vector<std::string> KernelTransformer::names_of(const DirectiveArg& list) {
 
 int64_t KernelTransformer::int_of(const DirectiveArg& a) { return std::stoll(a.text); }
 
+// The normal forms of docs/ir.md, checked before they are trusted (IR may be written by hand):
+//   simple:  [{space vars}, {one integer per space var} or {}, check]
+//   general: [{src vars}, {dst vars}, {{one integer per src var} per dst var},
+//             {{var, expr}...}, check]
+void KernelTransformer::check_form(const Directive& d) {
+  auto is_identifier = [](const std::string& t) {
+    if (t.empty() || !(std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_')) return false;
+    for (char c : t)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return true;
+  };
+  auto bad = [&](const std::string& what) {
+    fail("the directive is not in its normal form (docs/ir.md): " + what, "directive-args");
+  };
+  auto is_list = [](const DirectiveArg& a) { return a.kind == DirectiveArg::kList; };
+  auto names = [&](const DirectiveArg& a, const char* what) {
+    if (!is_list(a) || a.items.empty()) bad(std::string(what) + " must be a non-empty list");
+    for (const DirectiveArg& v : a.items)
+      if (v.kind != DirectiveArg::kExpr || !is_identifier(v.text))
+        bad(std::string(what) + " must name loops");
+  };
+  auto integers = [&](const DirectiveArg& a, size_t n, const char* what) {
+    if (!is_list(a) || a.items.size() != n)
+      bad(std::string(what) + " must be a list of " + std::to_string(n) + " integers");
+    for (const DirectiveArg& c : a.items) {
+      size_t used = 0;
+      bool ok = c.kind == DirectiveArg::kExpr && !c.text.empty();
+      try {
+        if (ok) std::stoll(c.text, &used);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      if (!ok || used != c.text.size()) bad(std::string(what) + " must hold integer constants");
+    }
+  };
+  if (d.args.size() != 3 && d.args.size() != 5) bad("3 or 5 arguments");
+  if (d.args.back().kind != DirectiveArg::kEnum ||
+      (d.args.back().text != "SpaceTimeTransform::CheckTime" &&
+       d.args.back().text != "SpaceTimeTransform::NoCheckTime"))
+    bad("the last argument must be SpaceTimeTransform::CheckTime or ::NoCheckTime");
+  names(d.args[0], d.args.size() == 3 ? "the space loops" : "the source loops");
+  if (d.args.size() == 3) {
+    if (!d.args[1].items.empty() || !is_list(d.args[1]))
+      integers(d.args[1], d.args[0].items.size(), "the scheduling vector");
+    return;
+  }
+  names(d.args[1], "the destination loops");
+  const size_t src = d.args[0].items.size(), dst = d.args[1].items.size();
+  if (dst > src) bad("more destination loops than source loops");
+  if (!is_list(d.args[2]) || d.args[2].items.size() != dst)
+    bad("the matrix must have one row per destination loop");
+  for (const DirectiveArg& row : d.args[2].items) integers(row, src, "each row of the matrix");
+  if (!is_list(d.args[3])) bad("the reverse mapping must be a list");
+  for (const DirectiveArg& pair : d.args[3].items)
+    if (!is_list(pair) || pair.items.size() != 2 || pair.items[0].kind != DirectiveArg::kExpr ||
+        !is_identifier(pair.items[0].text) || pair.items[1].kind != DirectiveArg::kExpr)
+      bad("the reverse mapping must be a list of {var, expression} pairs");
+}
+
 void KernelTransformer::apply(const Directive& d) {
+  check_form(d);
   const bool check = d.args.back().text == "SpaceTimeTransform::CheckTime";
   check_time_ = check_time_ || check;
   if (d.args.size() == 3)

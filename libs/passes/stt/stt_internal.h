@@ -144,6 +144,7 @@ class KernelTransformer {
   void check_innermost(const std::vector<std::string>& vars, const std::string& what);
   static std::vector<std::string> names_of(const DirectiveArg& list);
   static int64_t int_of(const DirectiveArg& a);
+  void check_form(const Directive& d);
   void apply(const Directive& d);
   void apply_simple(const std::vector<std::string>& space, const DirectiveArg& vector, bool check);
   void apply_general(const Directive& d, bool check);

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 
@@ -241,6 +242,33 @@ TEST(SttTest, RefusesAStageOtherThanMerged) {
   Program merged = merged_of({"testdata/specs/gemm.t2s", {}});
   Program stt = stt_pass(merged);
   EXPECT_THROW(stt_pass(stt), Diagnostic);
+}
+
+TEST(SttTest, RefusesADirectiveOutOfItsNormalForm) {
+  // Hand-written IR: t2s-stt trusted these forms and stopped with an internal error (stoll) or
+  // read past a matrix row.
+  auto refusal = [](const std::function<void(Directive&)>& edit) {
+    Program merged = merged_of({"testdata/specs/gemm_projection.t2s", {}});
+    for (Directive& d : merged.directives)
+      if (d.name == "space_time_transform") edit(d);
+    try {
+      stt_pass(merged);
+    } catch (const Diagnostic& d) {
+      return d.rule() + ": " + d.message();
+    }
+    return std::string("accepted");
+  };
+  const std::string prefix =
+      "directive-args: space_time_transform of 'A': the directive is not in its normal form "
+      "(docs/ir.md): ";
+  EXPECT_EQ(refusal([](Directive& d) { d.args[2].items[1].items[1].text = "zz"; }),
+            prefix + "each row of the matrix must hold integer constants");
+  EXPECT_EQ(refusal([](Directive& d) { d.args[2].items[1].items.pop_back(); }),
+            prefix + "each row of the matrix must be a list of 3 integers");
+  EXPECT_EQ(refusal([](Directive& d) { d.args.back().text = "X"; }),
+            prefix + "the last argument must be SpaceTimeTransform::CheckTime or ::NoCheckTime");
+  EXPECT_EQ(refusal([](Directive& d) { d.args[3].items[0].items.pop_back(); }),
+            prefix + "the reverse mapping must be a list of {var, expression} pairs");
 }
 
 TEST(SttTest, ReportListsTheArrayAndEveryRegister) {
