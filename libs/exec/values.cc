@@ -231,6 +231,11 @@ Value Exec::eval(const Node* n) {
     case Op::kRoundF64:
       r.d = nearbyint(eval(n->a).d);
       return r;
+    case Op::kExtract: {
+      Value lanes[kMaxLanes];
+      eval_vec(n->a, lanes);
+      return lanes[n->slot];
+    }
     default:
       break;
   }
