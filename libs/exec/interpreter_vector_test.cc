@@ -2,6 +2,10 @@
 // programs give exactly the values of their scalar (loop) versions.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "libs/exec/interpreter_testing.h"
 
 namespace t2s {
@@ -131,6 +135,32 @@ TEST(Vectors, VectorShiftRegisterMatchesScalar) {
   verify_program(vector, "test.json");
   const NdArray expected = run_program(scalar, {{"a", sequence(8)}});
   EXPECT_EQ(compare_arrays(expected, run_program(vector, {{"a", sequence(8)}})), std::nullopt);
+}
+
+// testdata/ir/vector_dot.json (the hand-written vectorized-stage program of the IR tests)
+// against its scalar version: c(i) = sum over l of +-x(4i + l) * y(4i + 3 - l) (lane 2 negated
+// where i >= 2), e(i) = c(i) * 2 + i.
+TEST(Vectors, VectorDotDocumentMatchesScalar) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  std::ifstream in(std::string(srcdir ? srcdir : ".") + "/t2s/testdata/ir/vector_dot.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  Program vector = read_program(text.str(), "vector_dot.json");
+  verify_program(vector, "vector_dot.json");
+  Program scalar = parse(
+      document(kInputsXY, "[" + func("c", "float32", 1) + ", " + func("e", "float32", 1) + "]",
+               R"j({"func": "e", "extents": ["4"], "loc": "20:1"})j",
+               R"j([{"name": "c", "type": "float32", "bounds": [["0", "4"]], "loc": "9:1"},
+           {"name": "e", "type": "float32", "bounds": [["0", "4"]], "loc": "9:1"}])j",
+               R"j([{"name": "K", "place": "host", "loc": "4:1", "body": [
+    {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+      {"provide": "c", "args": ["i"], "value":
+       "x(i * 4) * y(i * 4 + 3) + x(i * 4 + 1) * y(i * 4 + 2) + select(i < 2, x(i * 4 + 2) * y(i * 4 + 1), -(x(i * 4 + 2) * y(i * 4 + 1))) + x(i * 4 + 3) * y(i * 4)"},
+      {"provide": "e", "args": ["i"], "value": "c(i) * 2.0f + cast(Float(32), i)"}]}]}])j"));
+  const NdArray expected = run_program(scalar, xy_data());
+  const NdArray got = run_program(vector, xy_data());
+  EXPECT_EQ(compare_arrays(expected, got), std::nullopt);
+  EXPECT_EQ(elements<float>(got), elements<float>(expected));
 }
 
 // A gather reads every lane's element; an out-of-bounds lane is located.
