@@ -356,6 +356,8 @@ class Exec {
 
   // Halide's arithmetic on values (values.cc).
   Value eval(const Node* n);
+  // kExtract: one lane of a vector (vector.cc).
+  Value extract(const Node* n);
   // A vector expression (n->lanes > 1) into out[0 .. n->lanes) (vector.cc).
   void eval_vec(const Node* n, Value* out);
 

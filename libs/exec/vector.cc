@@ -11,6 +11,12 @@
 namespace t2s {
 namespace interp {
 
+__attribute__((noinline)) Value Exec::extract(const Node* n) {
+  Value lanes[kMaxLanes];
+  eval_vec(n->a, lanes);
+  return lanes[n->slot];
+}
+
 void Exec::eval_vec(const Node* n, Value* out) {
   const int lanes = n->lanes;
   switch (n->op) {
