@@ -6,6 +6,8 @@
 // checked is what verified IR may hold that the interpreter does not run (vector types, alloc,
 // read_channel in a buffer bound, ...). A lookup that finds nothing (unverified IR) is an
 // InternalError rather than undefined behaviour.
+#include <algorithm>
+
 #include "libs/exec/interpreter_internal.h"
 
 namespace t2s {
@@ -37,6 +39,7 @@ class Compiler {
   const Node* expr(const Expr& e) {
     if (!e) fail("a missing expression");
     check_type(e->type);
+    if (e->type.lanes != 1) return vector_expr(e);
     Node& n = node();
     const Type t = e->type;
     set_int_result(n, t);
@@ -106,9 +109,94 @@ class Compiler {
   }
 
   void check_type(Type t) {
-    if (t.known() && t.lanes != 1)
-      fail("vector type " + t.name() + " is not supported yet (only scalar code)");
-    if (!supported_scalar(t)) fail("unsupported type " + (t.known() ? t.name() : "<unknown>"));
+    if (!supported_scalar(t.element_of()) || t.lanes < 1 || t.lanes > kMaxLanes)
+      fail("unsupported type " + (t.known() ? t.name() : "<unknown>"));
+  }
+
+  // ---- vector expressions (libs/exec/vector.cc evaluates them) ----
+
+  const Node* vector_expr(const Expr& e) {
+    Node& n = node();
+    n.lanes = e->type.lanes;
+    switch (e->kind) {
+      case ExprKind::kVar:
+        n.op = Op::kVVar;
+        n.slot = lookup_var(e->name);
+        return &n;
+      case ExprKind::kCall:
+        if (e->call_kind == CallKind::kIntrinsic && is_vector_op(e->name)) {
+          vector_op(n, e);
+          return &n;
+        }
+        if (e->call_kind == CallKind::kIntrinsic) break;  // elementwise: a map
+        call(n, e);  // the scalar access, then made a vector one
+        switch (n.op) {
+          case Op::kLoadFunc:
+          case Op::kLoadImage:
+            for (const Node* a : n.args)
+              if (a->lanes != 1 && a->lanes != n.lanes) fail("a gather with mismatched lanes");
+            if (e->operands.empty() || std::all_of(n.args.begin(), n.args.end(),
+                                                   [](const Node* a) { return a->lanes == 1; }))
+              fail("storage of vector type " + e->type.name() + " is not supported yet");
+            n.op = n.op == Op::kLoadFunc ? Op::kVLoadFunc : Op::kVLoadImage;
+            return &n;
+          case Op::kReadChannel:
+            n.op = Op::kVReadChannel;
+            return &n;
+          case Op::kLoadRegister:
+            n.op = Op::kVLoadRegister;
+            return &n;
+          case Op::kPop:
+            n.op = Op::kVPop;
+            return &n;
+          default:
+            fail("a vector call of '" + e->name + "'");
+        }
+      case ExprKind::kIntImm:
+      case ExprKind::kFloatImm:
+        fail("a literal of vector type " + e->type.name());
+      default:
+        break;
+    }
+    // An elementwise operation: the scalar operation on one lane, whose operands are variables
+    // set to lane l of each operand.
+    n.op = Op::kVMap;
+    if (e->operands.size() > 3) fail("an elementwise operation of more than 3 operands");
+    for (const Expr& o : e->operands) {
+      if (o->type.lanes != n.lanes) fail("an elementwise operand of type " + o->type.name());
+      n.args.push_back(expr(o));
+    }
+    auto lane = std::make_shared<ExprNode>(*e);
+    lane->type = e->type.element_of();
+    n.slot = out_.num_vars;
+    for (size_t k = 0; k < e->operands.size(); ++k) {
+      const std::string name = "$lane" + std::to_string(k);
+      lane->operands[k] = make_var(name, e->operands[k]->type.element_of(), e->loc);
+      bind(name);
+    }
+    n.lane = expr(lane);
+    for (size_t k = 0; k < e->operands.size(); ++k) vars_.pop_back();
+    return &n;
+  }
+
+  void vector_op(Node& n, const Expr& e) {
+    const std::string& name = e->name;
+    const std::vector<Expr>& o = e->operands;
+    if (name == "ramp") {
+      n.op = Op::kVRamp;
+      n.a = expr(o.at(0));
+      n.b = expr(o.at(1));
+    } else if (name == "broadcast") {
+      n.op = Op::kVBroadcast;
+      n.a = expr(o.at(0));
+    } else if (name == "slice") {
+      n.op = Op::kVSlice;
+      n.a = expr(o.at(0));
+      n.slot = static_cast<int>(o.at(1)->int_value);
+    } else {
+      n.op = Op::kVConcat;
+      for (const Expr& part : o) n.args.push_back(expr(part));
+    }
   }
 
   void expect_type(const Expr& e, Type t) {
@@ -212,6 +300,12 @@ class Compiler {
 
   void intrinsic(Node& n, const Expr& e) {
     const std::string& name = e->name;
+    if (name == "slice") {  // one lane of a vector: a scalar
+      n.op = Op::kExtract;
+      n.a = expr(e->operands.at(0));
+      n.slot = static_cast<int>(e->operands.at(1)->int_value);
+      return;
+    }
     const size_t arity = static_cast<size_t>(intrinsic_arity(name));
     if (arity == 0) fail("unknown intrinsic '" + name + "'");
     const Type at = e->operands[0]->type;
@@ -370,8 +464,10 @@ class Compiler {
       n.body = stmts(loop->body);
       vars_.pop_back();
     } else if (const LetStmt* let = s.as<LetStmt>()) {
-      n.a = expr(let->value);  // checks that its type is a supported scalar
+      n.a = expr(let->value);  // checks that its type is supported
+      n.lanes = n.a->lanes;
       n.slot = bind(let->var);
+      out_.num_vars += n.lanes - 1;  // a vector: slots slot .. slot + lanes - 1
       n.body = stmts(let->body);
       vars_.pop_back();
     } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
@@ -412,10 +508,16 @@ class Compiler {
     n.slot = lookup_storage(s.func, true);
     n.args = index_args(s.args, 0, "Func '" + s.func + "'");
     n.a = expr(s.value);
+    for (const Node* a : n.args) n.lanes = std::max(n.lanes, a->lanes);  // a scatter
+    if (n.lanes != n.a->lanes) fail("a provide to '" + s.func + "' with mismatched lanes");
   }
 
   void compile_realize(const Realize& s, SNode& n) {
     check_type(s.type);
+    if (s.type.lanes != 1)
+      fail("storage of vector type " + s.type.name() +
+           " is not supported yet (Func storage holds scalars; vectors live in lets, registers "
+           "and channels)");
     if (s.mins.size() > kMaxDims) fail("realize of '" + s.func + "' with bad bounds");
     for (size_t d = 0; d < s.mins.size(); ++d) {
       n.args.push_back(expr(s.mins[d]));
@@ -461,10 +563,7 @@ void compile_kernel(const Program& program, CompiledKernel& out) {
 void check_registers(const Program& program) {
   for (const Register& r : program.registers) {
     const std::string what = "interpreter: register '" + r.name + "'";
-    if (r.type.known() && r.type.lanes != 1)
-      throw InternalError(what + " has vector type " + r.type.name() +
-                          ", which is not supported yet (only scalar code)");
-    if (!supported_scalar(r.type))
+    if (!supported_scalar(r.type.element_of()) || r.type.lanes > kMaxLanes)
       throw InternalError(what + " has unsupported type " +
                           (r.type.known() ? r.type.name() : "<unknown>"));
     if (r.shape.size() + 1 > kMaxDims) throw InternalError(what + " has too many dimensions");

@@ -50,7 +50,10 @@ void Exec::exec(const SNode* s) {
       break;
     }
     case Stmt::kLet:
-      vars_[s->slot] = eval(s->a);
+      if (s->lanes > 1)
+        eval_vec(s->a, &vars_[s->slot]);  // fresh slots: the value cannot read them
+      else
+        vars_[s->slot] = eval(s->a);
       run(s->body);
       break;
     case Stmt::kIf:
@@ -59,6 +62,10 @@ void Exec::exec(const SNode* s) {
     case Stmt::kProvide: {
       if (s->to_register) {
         provide_register(s);
+        break;
+      }
+      if (s->lanes > 1) {
+        scatter(s);
         break;
       }
       Storage& st = *storage_[s->slot];
@@ -139,6 +146,7 @@ Value Exec::read_channel(const Node* n) {
 }
 
 void Exec::write_channel(const SNode* s) {
+  if (s->a->lanes > 1) return write_channel_vec(s);
   ChannelState& c = run_.channels[s->slot];
   const int64_t fi = fifo_index(c, s->args, 0);
   const Value v = eval(s->a);

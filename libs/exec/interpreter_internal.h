@@ -102,6 +102,7 @@ enum class Op : uint8_t {
   kCeilF64,
   kRoundF32,
   kRoundF64,
+  kExtract,  // slice(v, begin, 1) of a vector `a`: its lane `slot`
   // Binary operations: both operands are evaluated first, left to right.
   kFirstBinary,
   kAddS = kFirstBinary,
@@ -156,6 +157,20 @@ enum class Op : uint8_t {
   kMaxF64,
   kPowF32,
   kPowF64,
+  // Vector operations (Node::lanes > 1), evaluated by Exec::eval_vec into `lanes` values; never
+  // by eval. Lane l of each is docs/ir.md's ("Vector values").
+  kVVar,           // vars_[slot + l]
+  kVBroadcast,     // a
+  kVRamp,          // a + l * b (int32)
+  kVSlice,         // lane slot + l of vector a
+  kVConcat,        // the lanes of args[0], then args[1], ...
+  kVMap,           // an elementwise operation: `lane` (a scalar node) with vars_[slot + k] set to
+                   // lane l of args[k]
+  kVLoadFunc,      // a gather: args as kLoadFunc, each a scalar or a vector of `lanes`
+  kVLoadImage,     // a gather from an input
+  kVReadChannel,   // one vector element of a channel (lanes values)
+  kVLoadRegister,  // one vector element of a shift register
+  kVPop,           // one vector element of a FIFO register
 };
 
 // A compiled expression: variables are slots, storage and inputs are indices, the operation is
@@ -170,8 +185,11 @@ struct Node {
   const Node* a = nullptr;
   const Node* b = nullptr;
   const Node* c = nullptr;
-  int slot = 0;  // kVar: variable; kLoadFunc: storage; kLoadImage: input; kReadChannel: channel;
-                 // kLoadRegister, kPop: the kernel's register
+  int slot = 0;   // kVar: variable; kLoadFunc: storage; kLoadImage: input; kReadChannel: channel;
+                  // kLoadRegister, kPop: the kernel's register; kVSlice, kExtract: first lane;
+                  // kVMap: the first of its lane variables
+  int lanes = 1;  // the result's lanes: > 1 for the vector operations
+  const Node* lane = nullptr;      // kVMap: the scalar operation on one lane
   std::vector<const Node*> args;   // loads and channel reads: the index; kLoadRegister: the PE
                                    // index, then the slot; kPop: the PE index
   const SourceLoc* loc = &kNoLoc;  // the enclosing statement, for diagnostics
@@ -183,8 +201,10 @@ struct SNode {
   int slot = 0;  // for, let: variable; realize, provide: storage; write_channel: channel;
                  // shift, push, provide to a register: the kernel's register
   bool to_register = false;  // provide: writes a slot of a shift register
-  const Node* a = nullptr;   // for: min; let, provide, write_channel, push: value; if: condition
-  const Node* b = nullptr;   // for: extent
+  int lanes = 1;  // let: the value's lanes (> 1: slots slot .. slot + lanes - 1); provide: the
+                  // lanes of a scatter (vector indices)
+  const Node* a = nullptr;  // for: min; let, provide, write_channel, push: value; if: condition
+  const Node* b = nullptr;  // for: extent
   std::vector<const Node*> args;     // provide, write_channel: index; realize: mins; shift,
                                      // push: the PE index (provide to a register: then the slot)
   std::vector<const Node*> extents;  // realize
@@ -243,9 +263,11 @@ struct ValueLife {
 struct RegisterState {
   const Register* reg = nullptr;
   int64_t pes = 1;    // product(shape)
+  int64_t lanes = 1;  // values per element (a vector register: its type's lanes)
   int64_t depth = 1;  // slots (shift) or capacity (fifo) per PE
   // Shift: the slots of PE p are data[p * depth, (p + 1) * depth), a ring whose slot 0 is at
-  // head[p] (a shift moves the head instead of the values).
+  // head[p] (a shift moves the head instead of the values); a vector register holds the lanes
+  // of position x at data[x * lanes, (x + 1) * lanes). A FIFO holds `lanes` values per element.
   std::vector<Value> data;
   std::vector<uint8_t> written;
   std::vector<int64_t> head;
@@ -312,6 +334,7 @@ class Exec {
         RegisterState state;
         state.reg = r;
         state.depth = r->depth;
+        state.lanes = r->type.lanes;
         for (int64_t d : r->shape) state.pes *= d;  // bounded by check_registers
         regs_.push_back(std::move(state));
       }
@@ -333,6 +356,10 @@ class Exec {
 
   // Halide's arithmetic on values (values.cc).
   Value eval(const Node* n);
+  // kExtract: one lane of a vector (vector.cc).
+  Value extract(const Node* n);
+  // A vector expression (n->lanes > 1) into out[0 .. n->lanes) (vector.cc).
+  void eval_vec(const Node* n, Value* out);
 
  private:
   void exec(const SNode* s);
@@ -365,6 +392,21 @@ class Exec {
   }
   [[noreturn]] void uncomputed(const Storage& s, int64_t linear, const SourceLoc* loc);
   Value load_image(const Node* n);
+  // Vector statements (vector.cc): a scatter, and a vector let.
+  void scatter(const SNode* s);
+  // Evaluates the index `args` of a gather or scatter of `lanes` lanes into index[l][d].
+  void gather_index(const std::vector<const Node*>& args, int lanes, int64_t (*index)[kMaxDims]);
+  // The linear position of the element at `index` (dims values) of `s`.
+  int64_t element_at(Storage& s, const int64_t* index, bool write, const SourceLoc* loc);
+  Value load_image_at(const InputView& in, const int64_t* index, size_t dims, const SourceLoc* loc);
+
+  // Vector elements of channels and registers (vector.cc): `lanes` values each.
+  void write_channel_vec(const SNode* s);
+  void read_channel_vec(const Node* n, Value* out);
+  void load_register_vec(const Node* n, Value* out);
+  void provide_register_vec(const SNode* s);
+  void push_vec(const SNode* s);
+  void pop_vec(const Node* n, Value* out);
 
   // Channels (execution.cc).
   int64_t fifo_index(const ChannelState& c, const std::vector<const Node*>& args, size_t first);

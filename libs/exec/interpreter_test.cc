@@ -285,7 +285,7 @@ TEST(Limits, MalformedIrIsAnInternalError) {
           "body": []}])j"),
                     inputs);
       },
-      "vector type float32x4 is not supported yet");
+      "storage of vector type float32x4 is not supported yet");
   expect_verifier_error(
       one_kernel(R"j([{"provide": "c", "args": ["0"], "value": "q"}])j"),
       "kernels[0].body[0]: variable 'q' is used outside any loop or let that binds it",

@@ -77,8 +77,15 @@ void RegisterState::allocate(bool track) {
                              " slots) is too large for the interpreter (more than 2^32 "
                              "elements)",
                          "run-storage-size");
+      if (depth > kMaxStorageElements / pes / lanes)
+        throw Diagnostic(reg->loc,
+                         "storage of shift register '" + name + "' (" + std::to_string(pes) +
+                             " PEs x " + std::to_string(depth) + " slots x " +
+                             std::to_string(lanes) +
+                             " lanes) is too large for the interpreter (more than 2^32 values)",
+                         "run-storage-size");
       const size_t size = static_cast<size_t>(pes * depth);
-      data.assign(size, Value{});
+      data.assign(size * static_cast<size_t>(lanes), Value{});
       written.assign(size, 0);
       head.assign(static_cast<size_t>(pes), 0);
       if (track) ids.assign(size, -1);
@@ -214,6 +221,7 @@ Value Exec::load_register(const Node* n) {
 }
 
 void Exec::provide_register(const SNode* s) {
+  if (s->a->lanes > 1) return provide_register_vec(s);
   RegisterState& r = regs_[s->slot];
   int64_t slot = 0;
   const int64_t pe = register_pe(r, s->args, &slot, "write of shift register", s->loc);
@@ -234,12 +242,16 @@ void Exec::shift(const SNode* s) {
   const int64_t from = r.position(pe, 0);
   head = head == 0 ? r.depth - 1 : head - 1;
   const int64_t to = r.position(pe, 0);
-  r.data[to] = r.data[from];
+  if (r.lanes == 1)
+    r.data[to] = r.data[from];
+  else
+    for (int64_t l = 0; l < r.lanes; ++l) r.data[to * r.lanes + l] = r.data[from * r.lanes + l];
   r.written[to] = r.written[from];
   if (track_) r.ids[to] = r.ids[from];
 }
 
 void Exec::push(const SNode* s) {
+  if (s->a->lanes > 1) return push_vec(s);
   RegisterState& r = regs_[s->slot];
   const int64_t pe = register_pe(r, s->args, nullptr, "push to FIFO", s->loc);
   const Value v = eval(s->a);

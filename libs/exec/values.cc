@@ -231,6 +231,8 @@ Value Exec::eval(const Node* n) {
     case Op::kRoundF64:
       r.d = nearbyint(eval(n->a).d);
       return r;
+    case Op::kExtract:  // out of line: keeps the lane array off eval's (recursive) frame
+      return extract(n);
     default:
       break;
   }

@@ -155,6 +155,10 @@ int intrinsic_arity(const std::string& name) {
   return 0;
 }
 
+bool is_vector_op(const std::string& name) {
+  return name == "ramp" || name == "broadcast" || name == "slice" || name == "concat";
+}
+
 bool equal(const Expr& a, const Expr& b) {
   if (a == b) return true;
   if (!a || !b) return false;

@@ -78,6 +78,11 @@ bool is_comparison(BinaryOp op);
 const char* binary_op_spelling(BinaryOp op);
 // Intrinsic functions and their argument counts; 0 when `name` is not an intrinsic.
 int intrinsic_arity(const std::string& name);
+// Whether `name` is a vector operation (ramp, broadcast, slice, concat): calls of kind
+// kIntrinsic in IR of the vectorized stage, never in a spec (docs/ir.md, "Vector values").
+bool is_vector_op(const std::string& name);
+// The most lanes a vector type has (Type::valid, the parser's Float(32, lanes)).
+constexpr int kMaxLanes = 64;
 
 // Structural equality (types and values; locations ignored).
 bool equal(const Expr& a, const Expr& b);

@@ -70,6 +70,12 @@ class ProgramResolver : public NameResolver {
     throw Diagnostic(loc, "read_channel of unknown channel '" + name + "'", "ir");
   }
 
+  // IR may hold vector operations, unless the program has a Func, input or register of that
+  // name (a spec may define a Func `ramp`).
+  bool vector_op(const std::string& name) override {
+    return !program_.find_func(name) && !program_.find_input(name) && !program_.find_register(name);
+  }
+
   std::optional<Type> fifo(const std::string& name) override {
     const Register* r = program_.find_register(name);
     if (r && r->kind == Register::kFifo) return r->type;

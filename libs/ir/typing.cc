@@ -18,6 +18,11 @@ bool is_coercible_literal(const Expr& e) {
 }
 
 Expr literal_as(const Expr& lit, Type t, const SourceLoc& loc) {
+  if (t.lanes != 1)
+    type_error(loc, "integer constant " + std::to_string(lit->int_value) +
+                        " cannot be implicitly converted to vector type " + t.spec_name() +
+                        " (write broadcast(" + std::to_string(lit->int_value) + ", " +
+                        std::to_string(t.lanes) + "))");
   Expr e = coerce_literal_to(lit, t);
   if (!e)
     type_error(loc, "integer constant " + std::to_string(lit->int_value) +
@@ -166,6 +171,10 @@ class Typer {
       case ExprKind::kSelect:
         return select(e);
       case ExprKind::kCall:
+        if (is_vector_op(e->name) &&
+            (e->call_kind == CallKind::kIntrinsic ||
+             (e->call_kind == CallKind::kUnresolved && resolver_.vector_op(e->name))))
+          return vector_op(e);
         if (e->call_kind == CallKind::kIntrinsic) return intrinsic(e);
         if (e->name == "read_channel") return read_channel(e);
         if (e->name == "pop" && !e->operands.empty() && e->operands[0]->kind == ExprKind::kVar)
@@ -217,9 +226,12 @@ class Typer {
       type_error(c->loc.valid() ? c->loc : e->loc,
                  "condition of select must be Bool, not " + c->type.spec_name());
     Expr t = visit(e->operands[1]);
-    if (e->operands.size() == 2) return make_select(c, t, nullptr, t->type, e->loc);
-    Expr f = visit(e->operands[2]);
-    match_types(t, f, e->loc);
+    Expr f = e->operands.size() == 2 ? nullptr : visit(e->operands[2]);
+    if (f) match_types(t, f, e->loc);
+    if (c->type.lanes != t->type.lanes)
+      type_error(e->loc, "condition of select has type " + c->type.spec_name() +
+                             ", but its values have " + std::to_string(t->type.lanes) + " lane" +
+                             (t->type.lanes == 1 ? "" : "s") + " (" + t->type.spec_name() + ")");
     return make_select(c, t, f, t->type, e->loc);
   }
 
@@ -242,6 +254,76 @@ class Typer {
       if (args.size() == 2) match_types(args[0], args[1], e->loc);
     }
     return make_call(name, CallKind::kIntrinsic, args[0]->type, args, e->loc);
+  }
+
+  // ---- vector operations (IR only; docs/ir.md, "Vector values") ----
+
+  // Operand `i` of vector operation `e`: an int32 literal of at least `min` (and `max`).
+  int64_t literal_arg(const Expr& e, const std::vector<Expr>& args, size_t i, const char* what,
+                      int64_t min, int64_t max) {
+    const Expr& a = args[i];
+    if (a->kind != ExprKind::kIntImm || a->type != Type::Int(32))
+      type_error(e->loc, std::string("the ") + what + " of '" + e->name +
+                             "' must be an integer literal, not '" + print_expr(a) + "'");
+    if (a->int_value < min || a->int_value > max)
+      type_error(e->loc, std::string("the ") + what + " of '" + e->name + "' is " +
+                             std::to_string(a->int_value) + "; it must be in [" +
+                             std::to_string(min) + ", " + std::to_string(max) + "]");
+    return a->int_value;
+  }
+
+  Expr vector_op(const Expr& e) {
+    const std::string& name = e->name;
+    std::vector<Expr> args;
+    for (const Expr& a : e->operands) args.push_back(visit(a));
+    auto arity = [&](size_t n) {
+      if (args.size() != n)
+        type_error(e->loc, "'" + name + "' takes " + std::to_string(n) + " arguments, got " +
+                               std::to_string(args.size()));
+    };
+    Type result;
+    if (name == "ramp") {
+      arity(3);
+      for (size_t i = 0; i < 2; ++i) {
+        if (args[i]->type.lanes != 1 || !args[i]->type.is_integer())
+          type_error(e->loc, std::string("the ") + (i == 0 ? "base" : "stride") +
+                                 " of 'ramp' must be a scalar integer, not " +
+                                 args[i]->type.spec_name());
+        args[i] = cast_to(Type::Int(32), args[i]);
+      }
+      result = Type::Int(32, static_cast<int>(literal_arg(e, args, 2, "lane count", 2, kMaxLanes)));
+    } else if (name == "broadcast") {
+      arity(2);
+      if (args[0]->type.lanes != 1)
+        type_error(e->loc,
+                   "the value of 'broadcast' must be a scalar, not " + args[0]->type.spec_name());
+      result = args[0]->type.with_lanes(
+          static_cast<int>(literal_arg(e, args, 1, "lane count", 2, kMaxLanes)));
+    } else if (name == "slice") {
+      arity(3);
+      const Type vt = args[0]->type;
+      if (vt.lanes < 2)
+        type_error(e->loc, "the operand of 'slice' must be a vector, not " + vt.spec_name());
+      const int64_t begin = literal_arg(e, args, 1, "first lane", 0, vt.lanes - 1);
+      const int64_t lanes = literal_arg(e, args, 2, "lane count", 1, vt.lanes - begin);
+      result = vt.with_lanes(static_cast<int>(lanes));
+    } else {  // concat
+      if (args.size() < 2)
+        type_error(e->loc,
+                   "'concat' takes at least 2 arguments, got " + std::to_string(args.size()));
+      int lanes = 0;
+      for (const Expr& a : args) {
+        if (a->type.element_of() != args[0]->type.element_of())
+          type_error(e->loc, "the operands of 'concat' must have one element type, not " +
+                                 args[0]->type.spec_name() + " and " + a->type.spec_name());
+        lanes += a->type.lanes;
+      }
+      if (lanes > kMaxLanes)
+        type_error(e->loc, "'concat' gives " + std::to_string(lanes) +
+                               " lanes; a vector has at most " + std::to_string(kMaxLanes));
+      result = args[0]->type.with_lanes(lanes);
+    }
+    return make_call(name, CallKind::kIntrinsic, result, args, e->loc);
   }
 
   Expr read_channel(const Expr& e) {
@@ -268,11 +350,34 @@ class Typer {
     return cast_to(Type::Int(32), a);
   }
 
+  // A read of a Func, an input or a shift register. Indices that are int32 vectors of N lanes
+  // (all of one N; the others scalar) make it a gather of N lanes.
   Expr call(const Expr& e) {
     CallTarget target = resolver_.call(e->name, e->operands.size(), e->loc);
     std::vector<Expr> args;
-    for (size_t i = 0; i < e->operands.size(); ++i) args.push_back(int_arg(e, i));
-    return make_call(e->name, target.kind, target.type, args, e->loc);
+    int lanes = 1;
+    for (size_t i = 0; i < e->operands.size(); ++i) {
+      Expr a = visit(e->operands[i]);
+      if (!a->type.is_integer())
+        type_error(a->loc.valid() ? a->loc : e->loc, "argument " + std::to_string(i + 1) + " of '" +
+                                                         e->name + "' must be an integer, not " +
+                                                         a->type.spec_name());
+      if (a->type.lanes != 1) {
+        if (lanes != 1 && lanes != a->type.lanes)
+          type_error(e->loc, "the indices of '" + e->name + "' have different lane counts (" +
+                                 std::to_string(lanes) + " and " + std::to_string(a->type.lanes) +
+                                 ")");
+        lanes = a->type.lanes;
+      }
+      args.push_back(cast_to(Type::Int(32, a->type.lanes), a));
+    }
+    if (lanes != 1 && target.kind == CallKind::kRegister)
+      type_error(e->loc, "the indices of register '" + e->name + "' must be scalars");
+    if (lanes != 1 && target.type.lanes != 1)
+      type_error(e->loc, "a gather (vector indices) from '" + e->name + "', whose elements are " +
+                             target.type.spec_name() + " (vectors)");
+    return make_call(e->name, target.kind, target.type.with_lanes(target.type.lanes * lanes), args,
+                     e->loc);
   }
 
   NameResolver& resolver_;

@@ -29,6 +29,10 @@ class NameResolver {
   // The element type of FIFO `name` when `pop(name, ...)` pops a FIFO register (stt stage on);
   // nullopt when `name` is no FIFO, and `pop(...)` is an ordinary call.
   virtual std::optional<Type> fifo(const std::string& name) { return std::nullopt; }
+  // Whether `name(...)` is one of the vector operations ramp, broadcast, slice and concat
+  // (docs/ir.md, "Vector values"). Only IR has them: the default (specs) says no, so a spec that
+  // calls `ramp(...)` gets the error of any unknown Func.
+  virtual bool vector_op(const std::string& name) { return false; }
 };
 
 // Resolves every name in `e`, gives every node its type, inserts the implicit casts of Halide's

@@ -267,7 +267,7 @@ class Verifier {
       vars_.pop_back();
     } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
       expr(branch->condition);
-      if (!branch->condition->type.is_bool())
+      if (branch->condition->type != Type::Bool())
         fail(where, "an if condition of type " + type_text(branch->condition->type), "ir-type",
              loc_);
       stmts(branch->then_body, where + ".then");
@@ -280,8 +280,11 @@ class Verifier {
       } else {
         auto [type, dims] = storage(provide->func, "provide");
         arity(provide->args.size(), dims, "provide of '" + provide->func + "'", "ir-storage");
-        indices(provide->args, "Func '" + provide->func + "'");
-        same_type(provide->value, type, "the value provided to '" + provide->func + "'");
+        const int lanes = gather_indices(provide->args, "Func '" + provide->func + "'", type);
+        same_type(provide->value, type.with_lanes(type.lanes * lanes),
+                  lanes == 1 ? "the value provided to '" + provide->func + "'"
+                             : "the value scattered to '" + provide->func + "' (" +
+                                   std::to_string(lanes) + "-lane indices)");
       }
     } else if (const Realize* realize = s.as<Realize>()) {
       if (!p_.find_func(realize->func))
@@ -380,9 +383,38 @@ class Verifier {
   void integer(const Expr& e, const std::string& where, const std::string& what) {
     where_ = where;
     expr(e);
-    if (!e->type.is_integer())
-      fail(where, what + " has type " + type_text(e->type) + ", not an integer type", "ir-type",
-           loc_);
+    if (!e->type.is_integer() || e->type.lanes != 1)
+      fail(where, what + " has type " + type_text(e->type) + ", not a scalar integer type",
+           "ir-type", loc_);
+  }
+
+  // The index of a Func or input access: integers, each a scalar or an int32 vector of one lane
+  // count N (a gather or scatter of N lanes); returns N (1 when every index is scalar). Storage
+  // of a vector type is not gathered from.
+  int gather_indices(const std::vector<Expr>& index, const std::string& what, Type element) {
+    int lanes = 1;
+    for (const Expr& e : index) {
+      expr(e);
+      const Type t = e->type;
+      if (!t.is_integer() || (t.lanes != 1 && t != Type::Int(32, t.lanes)))
+        fail(where_,
+             "an index of " + what + " has type " + type_text(t) +
+                 ", not an integer type or an int32 vector",
+             "ir-type", loc_);
+      if (t.lanes == 1) continue;
+      if (lanes != 1 && lanes != t.lanes)
+        fail(where_,
+             "the indices of " + what + " have different lane counts (" + std::to_string(lanes) +
+                 " and " + std::to_string(t.lanes) + ")",
+             "ir-type", loc_);
+      lanes = t.lanes;
+    }
+    if (lanes != 1 && element.lanes != 1)
+      fail(where_,
+           "a gather or scatter (vector indices) of " + what + " of vector type " +
+               type_text(element),
+           "ir-type", loc_);
+    return lanes;
   }
 
   void indices(const std::vector<Expr>& index, const std::string& what) {
@@ -413,7 +445,8 @@ class Verifier {
           bool_operand(e->operands[0], e);
           bool_operand(e->operands[1], e);
         } else if (e->operands[0]->type != e->operands[1]->type ||
-                   t != (is_comparison(e->binary_op) ? Type::Bool() : e->operands[0]->type)) {
+                   t != (is_comparison(e->binary_op) ? Type::Bool(e->operands[0]->type.lanes)
+                                                     : e->operands[0]->type)) {
           fail(where_,
                std::string("operator ") + binary_op_spelling(e->binary_op) + " on " +
                    type_text(e->operands[0]->type) + " and " + type_text(e->operands[1]->type) +
@@ -426,8 +459,25 @@ class Verifier {
           fail(where_, "a select without a false value in a kernel (t2s-merge makes it an if)",
                "ir-type", loc_);
         bool_operand(e->operands[0], e);
+        if (e->operands[0]->type.lanes != t.lanes)
+          fail(where_,
+               "a select whose condition has type " + type_text(e->operands[0]->type) +
+                   " and whose values have type " + type_text(t) + " (lane counts differ)",
+               "ir-type", loc_);
         same_type(e->operands[1], t, "the true value of a select");
         same_type(e->operands[2], t, "the false value of a select");
+        return;
+      case ExprKind::kUnary:
+        same_type(
+            e->operands[0], e->unary_op == UnaryOp::kNot ? Type::Bool(t.lanes) : t,
+            std::string("the operand of '") + (e->unary_op == UnaryOp::kNot ? "!" : "-") + "'");
+        return;
+      case ExprKind::kCast:
+        if (e->operands[0]->type.lanes != t.lanes)
+          fail(where_,
+               "a cast of " + type_text(e->operands[0]->type) + " to " + type_text(t) +
+                   " (lane counts differ)",
+               "ir-type", loc_);
         return;
       default:
         return;
@@ -462,8 +512,8 @@ class Verifier {
       case CallKind::kFunc: {
         auto [type, dims] = storage(e->name, "read");
         arity(args.size(), dims, "read of '" + e->name + "'", "ir-storage");
-        indices(args, "Func '" + e->name + "'");
-        same_type(e, type, "the read of '" + e->name + "'");
+        const int lanes = gather_indices(args, "Func '" + e->name + "'", type);
+        same_type(e, type.with_lanes(type.lanes * lanes), "the read of '" + e->name + "'");
         return;
       }
       case CallKind::kImage: {
@@ -471,8 +521,9 @@ class Verifier {
         if (!in) fail(where_, "read of unknown input '" + e->name + "'", "ir-input", loc_);
         arity(args.size(), static_cast<size_t>(in->dims), "read of input '" + e->name + "'",
               "ir-input");
-        indices(args, "input '" + e->name + "'");
-        same_type(e, in->type, "the read of input '" + e->name + "'");
+        const int lanes = gather_indices(args, "input '" + e->name + "'", in->type);
+        same_type(e, in->type.with_lanes(in->type.lanes * lanes),
+                  "the read of input '" + e->name + "'");
         return;
       }
       case CallKind::kChannel: {
@@ -496,6 +547,7 @@ class Verifier {
         return;
       }
       case CallKind::kIntrinsic:
+        if (is_vector_op(e->name)) return vector_op(e);
         if (static_cast<size_t>(intrinsic_arity(e->name)) != args.size())
           fail(where_,
                "intrinsic '" + e->name + "' with " + std::to_string(args.size()) + " operands",
@@ -503,6 +555,50 @@ class Verifier {
         return;
       case CallKind::kUnresolved:
         fail(where_, "an unresolved call of '" + e->name + "'", "ir-type", loc_);
+    }
+  }
+
+  // ramp, broadcast, slice and concat (docs/ir.md, "Vector values").
+  void vector_op(const Expr& e) {
+    const std::vector<Expr>& args = e->operands;
+    const std::string& name = e->name;
+    const Type t = e->type;
+    auto bad = [&](const std::string& why) {
+      fail(where_, "'" + name + "' of type " + type_text(t) + ": " + why, "ir-type", loc_);
+    };
+    auto literal = [&](size_t i, const char* what) {
+      if (args[i]->kind != ExprKind::kIntImm || args[i]->type != Type::Int(32))
+        bad(std::string("its ") + what + " is not an int32 literal");
+      return args[i]->int_value;
+    };
+    const size_t arity = name == "broadcast" ? 2 : name == "concat" ? args.size() : 3;
+    if (args.size() != arity || args.size() < 2)
+      bad("it has " + std::to_string(args.size()) + " operands");
+    if (name == "ramp") {
+      if (args[0]->type != Type::Int(32) || args[1]->type != Type::Int(32))
+        bad("its base and stride must be int32 scalars");
+      if (t != Type::Int(32, static_cast<int>(literal(2, "lane count"))) || t.lanes < 2)
+        bad("the type must be int32 with its lane count (at least 2)");
+    } else if (name == "broadcast") {
+      if (args[0]->type.lanes != 1) bad("its value is not a scalar");
+      if (t != args[0]->type.with_lanes(static_cast<int>(literal(1, "lane count"))) || t.lanes < 2)
+        bad("the type must be the value's with its lane count (at least 2)");
+    } else if (name == "slice") {
+      const Type v = args[0]->type;
+      const int64_t begin = literal(1, "first lane"), lanes = literal(2, "lane count");
+      if (begin < 0 || lanes < 1 || begin + lanes > v.lanes)
+        bad("lanes [" + std::to_string(begin) + ", " + std::to_string(begin + lanes) +
+            ") are outside its operand's " + std::to_string(v.lanes));
+      if (t != v.with_lanes(static_cast<int>(lanes)))
+        bad("the type must be the operand's element type with its lane count");
+    } else {
+      int lanes = 0;
+      for (const Expr& a : args) {
+        if (a->type.element_of() != t.element_of())
+          bad("an operand of type " + type_text(a->type) + " (another element type)");
+        lanes += a->type.lanes;
+      }
+      if (lanes != t.lanes) bad("its operands have " + std::to_string(lanes) + " lanes in all");
     }
   }
 

@@ -1,0 +1,252 @@
+// Vector values (docs/ir.md, "Vector values (the vectorized stage)"): a vector expression of N
+// lanes evaluates to N scalar values, lane l of each operation computed by the scalar
+// operations of values.cc, so vector code gives the bits of its scalar version. Every operand
+// of a vector operation is evaluated once, as a whole vector, left to right (a vector select
+// evaluates both values, as a blend does); let-bound vector values, vector register elements
+// and vector channel elements hold N values.
+#include <mutex>
+
+#include "libs/exec/interpreter_internal.h"
+
+namespace t2s {
+namespace interp {
+
+__attribute__((noinline)) Value Exec::extract(const Node* n) {
+  Value lanes[kMaxLanes];
+  eval_vec(n->a, lanes);
+  return lanes[n->slot];
+}
+
+void Exec::eval_vec(const Node* n, Value* out) {
+  const int lanes = n->lanes;
+  switch (n->op) {
+    case Op::kVVar:
+      for (int l = 0; l < lanes; ++l) out[l] = vars_[static_cast<size_t>(n->slot + l)];
+      return;
+    case Op::kVBroadcast: {
+      const Value v = eval(n->a);
+      for (int l = 0; l < lanes; ++l) out[l] = v;
+      return;
+    }
+    case Op::kVRamp: {
+      // int32 arithmetic, wrapping as kAddS and kMulS do: base + l * stride.
+      const uint64_t base = eval(n->a).u, stride = eval(n->b).u;
+      for (int l = 0; l < lanes; ++l)
+        out[l].i = wrap_s(base + static_cast<uint64_t>(l) * stride, 32);
+      return;
+    }
+    case Op::kVSlice: {
+      Value v[kMaxLanes];
+      eval_vec(n->a, v);
+      for (int l = 0; l < lanes; ++l) out[l] = v[n->slot + l];
+      return;
+    }
+    case Op::kVConcat: {
+      int at = 0;
+      for (const Node* part : n->args) {
+        if (part->lanes == 1)
+          out[at] = eval(part);
+        else
+          eval_vec(part, out + at);
+        at += part->lanes;
+      }
+      return;
+    }
+    case Op::kVMap: {
+      Value v[3][kMaxLanes];
+      const size_t k = n->args.size();
+      for (size_t i = 0; i < k; ++i) eval_vec(n->args[i], v[i]);
+      for (int l = 0; l < lanes; ++l) {
+        for (size_t i = 0; i < k; ++i) vars_[static_cast<size_t>(n->slot) + i] = v[i][l];
+        out[l] = eval(n->lane);
+      }
+      return;
+    }
+    case Op::kVLoadFunc: {
+      int64_t index[kMaxLanes][kMaxDims];
+      gather_index(n->args, lanes, index);
+      Storage& s = *storage_[n->slot];
+      for (int l = 0; l < lanes; ++l) {
+        const int64_t i = element_at(s, index[l], false, n->loc);
+        if (!s.written[i]) uncomputed(s, i, n->loc);
+        out[l] = s.data[i];
+      }
+      return;
+    }
+    case Op::kVLoadImage: {
+      int64_t index[kMaxLanes][kMaxDims];
+      gather_index(n->args, lanes, index);
+      const InputView& in = run_.inputs[n->slot];
+      for (int l = 0; l < lanes; ++l) out[l] = load_image_at(in, index[l], n->args.size(), n->loc);
+      return;
+    }
+    case Op::kVReadChannel:
+      return read_channel_vec(n, out);
+    case Op::kVLoadRegister:
+      return load_register_vec(n, out);
+    case Op::kVPop:
+      return pop_vec(n, out);
+    default:
+      throw InternalError("interpreter: a scalar operation evaluated as a vector");
+  }
+}
+
+void Exec::gather_index(const std::vector<const Node*>& args, int lanes,
+                        int64_t (*index)[kMaxDims]) {
+  for (size_t d = 0; d < args.size(); ++d) {
+    if (args[d]->lanes == 1) {
+      const int64_t v = eval(args[d]).i;
+      for (int l = 0; l < lanes; ++l) index[l][d] = v;
+    } else {
+      Value v[kMaxLanes];
+      eval_vec(args[d], v);
+      for (int l = 0; l < lanes; ++l) index[l][d] = v[l].i;
+    }
+  }
+}
+
+int64_t Exec::element_at(Storage& s, const int64_t* index, bool write, const SourceLoc* loc) {
+  const size_t n = s.dims();
+  int64_t linear = 0;
+  for (size_t d = 0; d < n; ++d) {
+    const int64_t offset = index[d] - s.mins[d];
+    if (offset < 0 || offset >= s.extents[d])
+      throw Diagnostic(*loc,
+                       std::string(write ? "write" : "read") + " of '" + s.name + "' at " +
+                           format_index(std::vector<int64_t>(index, index + n)) +
+                           " is outside its bounds " + s.bounds_text(),
+                       "run-func-bounds");
+    linear += offset * s.strides[d];
+  }
+  return linear;
+}
+
+Value Exec::load_image_at(const InputView& in, const int64_t* index, size_t dims,
+                          const SourceLoc* loc) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < dims; ++d) {
+    if (index[d] < 0 || index[d] >= in.shape[d])
+      throw Diagnostic(*loc,
+                       "read of input '" + in.name + "' at " +
+                           format_index(std::vector<int64_t>(index, index + dims)) +
+                           " is outside its extents " + format_index(in.shape),
+                       "run-input-bounds");
+    linear += index[d] * in.strides[d];
+  }
+  return load_element(in.elem, in.data + static_cast<size_t>(linear) * in.element_size);
+}
+
+// A provide with vector indices: the index, then the value, are evaluated; lane 0 is stored
+// first, so where two lanes name one element the last lane's value stays.
+void Exec::scatter(const SNode* s) {
+  const int lanes = s->lanes;
+  int64_t index[kMaxLanes][kMaxDims];
+  gather_index(s->args, lanes, index);
+  Value v[kMaxLanes];
+  eval_vec(s->a, v);
+  Storage& st = *storage_[s->slot];
+  for (int l = 0; l < lanes; ++l) {
+    const int64_t i = element_at(st, index[l], true, s->loc);
+    st.data[i] = v[l];
+    st.written[i] = 1;
+  }
+}
+
+void Exec::write_channel_vec(const SNode* s) {
+  ChannelState& c = run_.channels[s->slot];
+  const int64_t fi = fifo_index(c, s->args, 0);
+  const int lanes = s->a->lanes;
+  Value v[kMaxLanes];
+  eval_vec(s->a, v);
+  Fifo& f = c.fifos[fi];
+  std::unique_lock<std::mutex> lock(group_->mutex);
+  // The FIFO holds `lanes` values per element (capacity depth * lanes); a writer that finds it
+  // full waits as for a scalar, and the reader of a partial element waits for the rest.
+  for (int l = 0; l < lanes; ++l) {
+    while (f.count >= c.capacity) group_->wait(lock, member_, c, fi, true, s->loc);
+    f.push(v[l]);
+    if (f.waiting_reader >= 0) {
+      group_->wake(f.waiting_reader);
+      f.waiting_reader = -1;
+    }
+  }
+}
+
+void Exec::read_channel_vec(const Node* n, Value* out) {
+  ChannelState& c = run_.channels[n->slot];
+  const int64_t fi = fifo_index(c, n->args, 1);
+  Fifo& f = c.fifos[fi];
+  std::unique_lock<std::mutex> lock(group_->mutex);
+  for (int l = 0; l < n->lanes; ++l) {
+    while (f.count == 0) group_->wait(lock, member_, c, fi, false, n->loc);
+    out[l] = f.pop();
+    if (f.waiting_writer >= 0) {
+      group_->wake(f.waiting_writer);
+      f.waiting_writer = -1;
+    }
+  }
+}
+
+void Exec::load_register_vec(const Node* n, Value* out) {
+  RegisterState& r = regs_[n->slot];
+  int64_t slot = 0;
+  const int64_t pe = register_pe(r, n->args, &slot, "read of shift register", n->loc);
+  const int64_t at = r.position(pe, slot);
+  if (!r.written[at])
+    throw Diagnostic(*n->loc,
+                     "read of slot " + std::to_string(slot) + " of shift register '" + r.reg->name +
+                         "' of PE " + format_index(pe_index(r.reg->shape, pe)) +
+                         " before any value reached it",
+                     "run-register-unwritten");
+  if (track_) read_value(r, r.ids[at]);
+  for (int64_t l = 0; l < r.lanes; ++l) out[l] = r.data[at * r.lanes + l];
+}
+
+void Exec::provide_register_vec(const SNode* s) {
+  RegisterState& r = regs_[s->slot];
+  int64_t slot = 0;
+  const int64_t pe = register_pe(r, s->args, &slot, "write of shift register", s->loc);
+  Value v[kMaxLanes];
+  eval_vec(s->a, v);  // into a temporary: the value may read the slot it replaces
+  const int64_t at = r.position(pe, slot);
+  for (int64_t l = 0; l < r.lanes; ++l) r.data[at * r.lanes + l] = v[l];
+  r.written[at] = 1;
+  if (track_) r.ids[at] = new_value(r, pe);
+}
+
+void Exec::push_vec(const SNode* s) {
+  RegisterState& r = regs_[s->slot];
+  const int64_t pe = register_pe(r, s->args, nullptr, "push to FIFO", s->loc);
+  Value v[kMaxLanes];
+  eval_vec(s->a, v);
+  Fifo& f = r.fifos[static_cast<size_t>(pe)];
+  if (static_cast<int64_t>(f.count) >= r.depth * r.lanes)
+    throw Diagnostic(*s->loc,
+                     "FIFO '" + r.reg->name + "' of PE " +
+                         format_index(pe_index(r.reg->shape, pe)) +
+                         " overflows: it already holds its depth of " + std::to_string(r.depth) +
+                         " value" + (r.depth == 1 ? "" : "s"),
+                     "run-fifo-overflow");
+  for (int64_t l = 0; l < r.lanes; ++l) f.push(v[l]);
+  if (track_) {
+    Value id;
+    id.i = new_value(r, pe);
+    r.id_fifos[static_cast<size_t>(pe)].push(id);
+  }
+}
+
+void Exec::pop_vec(const Node* n, Value* out) {
+  RegisterState& r = regs_[n->slot];
+  const int64_t pe = register_pe(r, n->args, nullptr, "pop from FIFO", n->loc);
+  Fifo& f = r.fifos[static_cast<size_t>(pe)];
+  if (f.count == 0)
+    throw Diagnostic(*n->loc,
+                     "pop from FIFO '" + r.reg->name + "' of PE " +
+                         format_index(pe_index(r.reg->shape, pe)) + ", which is empty",
+                     "run-fifo-empty");
+  if (track_) read_value(r, r.id_fifos[static_cast<size_t>(pe)].pop().i);
+  for (int64_t l = 0; l < r.lanes; ++l) out[l] = f.pop();
+}
+
+}  // namespace interp
+}  // namespace t2s
