@@ -122,6 +122,16 @@ class Verifier {
     }
   }
 
+  bool defined_by_isolation(const std::string& func) const {
+    for (const Directive& d : p_.directives) {
+      const bool consumer = d.name == "isolate_consumer" || d.name == "isolate_consumer_chain";
+      if (!consumer && d.name != "isolate_producer_chain") continue;
+      for (size_t a = consumer ? 0 : 1; a < d.args.size(); ++a)
+        if (d.args[a].kind == DirectiveArg::kExpr && d.args[a].text == func) return true;
+    }
+    return false;
+  }
+
   void output() {
     const Output& o = p_.output;
     if (o.func.empty())
@@ -130,6 +140,11 @@ class Verifier {
     if (!f)
       fail("output", "the output names Func '" + o.func + "', which the program does not have",
            "ir-unknown-func", o.loc);
+    if (!f->definition && !defined_by_isolation(o.func))
+      fail("output",
+           "the output Func '" + o.func +
+               "' is never defined (it has no definition and no isolation directive defines it)",
+           "ir-output", o.loc);
     if (f->definition && f->args.size() != o.extents.size())
       fail("output",
            "the output has " + std::to_string(o.extents.size()) + " extents, but Func '" + o.func +

@@ -172,6 +172,19 @@ TEST(Verify, DefinitionHasTheDeclaredType) {
          "13:1");
 }
 
+TEST(Verify, OutputIsDefined) {
+  // t2s-merge stopped with an internal error on this (the chain no longer defines unloader).
+  expect(broken("gemm_tiled", "parsed",
+                [](Json& d) {
+                  for (Json& dir : d["directives"])
+                    if (dir["name"] == "isolate_consumer_chain") dir["args"].erase(2);
+                }),
+         "ir-output",
+         "output: the output Func 'unloader' is never defined (it has no definition and no "
+         "isolation directive defines it)",
+         "76:10");
+}
+
 TEST(Verify, DirectiveArgumentsNameFuncs) {
   // t2s-merge crashed on an isolation naming no Func.
   expect(
