@@ -29,7 +29,9 @@ int main(int argc, char** argv) {
                  "sequential (the row-major linear index, as T2S's tests) or random")
       ->check(CLI::IsMember({"sequential", "random"}))
       ->default_str("sequential");
-  app.add_option("--seed", seed, "Seed of --fill random")->default_str("0");
+  app.add_option("--seed", seed, "Seed of --fill random (an unsigned 64-bit integer)")
+      ->default_str("0")
+      ->check(t2s::unsigned_64_validator());
   app.add_flag("--print", print,
                "Print every output element as NAME(x0, x1, ...) = VALUE, last index fastest (the "
                "default when there is no -o)");
@@ -53,7 +55,9 @@ int main(int argc, char** argv) {
       std::cerr << "t2s-run: " << t2s::check_against_reference(program, expected, result) << "\n";
     }
     if (tool.output_path() != "-") tool.write_output(t2s::write_npy(result));
-    if (print || tool.output_path() == "-")
+    if (print || tool.output_path() == "-") {
       t2s::print_array(program.output.func, result, std::cout);
+      if (!std::cout.flush()) throw t2s::IoError("cannot write to standard output");
+    }
   });
 }

@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -239,6 +241,20 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
               << " (this is a bug in the t2s toolchain; please report it with the input)\n";
     return kExitInternal;
   }
+}
+
+CLI::Validator unsigned_64_validator() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        std::strtoull(value.c_str(), &end, 10);
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
+            errno == ERANGE || *end != '\0')
+          return "'" + value + "' is not an unsigned 64-bit integer";
+        return "";
+      },
+      "");
 }
 
 }  // namespace t2s

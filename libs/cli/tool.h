@@ -37,6 +37,10 @@ std::string read_file_or_stdin(const std::string& path);
 // output. Throws IoError.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+// A CLI11 check for an unsigned 64-bit decimal integer (digits only, in range), refused as the
+// emulations refuse it: CLI11's own conversion takes "-1" as 2^64 - 1.
+CLI::Validator unsigned_64_validator();
+
 class Tool {
  public:
   // `stage` names the tool's stage in internal-error messages ("parse", "merge", ...).

@@ -147,6 +147,27 @@ rc=$?
 "$RUN" "$TMP/good_merged.json" --fill random --seed 3 > "$TMP/ref.txt" || fail "t2s-run --print"
 "$prog" --fill random --seed 3 > "$TMP/out.txt" || fail "emulation --print"
 cmp -s "$TMP/ref.txt" "$TMP/out.txt" || fail "the printed output differs from t2s-run's"
+# t2s-run and the emulation refuse the same seeds (exit 2) and report a failed write of the
+# printed output (exit 1), instead of going on silently.
+for seed in -1 18446744073709551616 1x; do
+  "$RUN" "$TMP/good_merged.json" --fill random --seed "$seed" > /dev/null 2> "$TMP/seed.err"
+  rc=$?
+  [[ $rc == 2 ]] || fail "t2s-run --seed $seed: exit status $rc, not 2"
+  grep -qF -- "--seed: '$seed' is not an unsigned 64-bit integer" "$TMP/seed.err" ||
+    fail "t2s-run --seed $seed: stderr is '$(cat "$TMP/seed.err")'"
+  "$prog" --fill random --seed "$seed" > /dev/null 2> "$TMP/seed.err"
+  rc=$?
+  [[ $rc == 2 ]] || fail "emulation --seed $seed: exit status $rc, not 2"
+done
+"$RUN" "$TMP/good_merged.json" --seed 18446744073709551615 --fill random > /dev/null ||
+  fail "t2s-run --seed 2^64 - 1"
+if [[ -w /dev/full ]]; then
+  "$RUN" "$TMP/good_merged.json" --print > /dev/full 2> "$TMP/full.err"
+  rc=$?
+  [[ $rc == 1 ]] || fail "t2s-run --print > /dev/full: exit status $rc, not 1"
+  [[ "$(cat "$TMP/full.err")" == "t2s-run: error: cannot write to standard output" ]] ||
+    fail "t2s-run --print > /dev/full: stderr is '$(cat "$TMP/full.err")'"
+fi
 
 if ((failures > 0)); then
   echo "$failures failure(s)" >&2
