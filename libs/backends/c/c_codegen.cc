@@ -1,6 +1,7 @@
 #include "libs/backends/c/c_codegen.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <unordered_set>
@@ -391,15 +392,33 @@ void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
     if (loop->loop_kind == LoopKind::kUnrolled) lines(storage_.before_unrolled_loop(), indent, out);
     const std::string var = c_identifier(loop->var);
     const std::string min = expr(loop->min);
-    int64_t min_value = 0;
-    const bool zero_min = constant_int(loop->min, &min_value) && min_value == 0;
+    int64_t min_value = 0, extent_value = 0;
+    const bool const_min = constant_int(loop->min, &min_value);
+    const bool const_extent = constant_int(loop->extent, &extent_value);
+    const bool zero_min = const_min && min_value == 0;
     const Printed extent = print(loop->extent);
-    const std::string end =
-        zero_min ? extent.text
-                 : min + " + " + parenthesize_above(extent.text, extent.precedence, 5);
     const std::string type = c_type_name(Type::Int(32), dialect_);
-    *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " + var +
-            "++) {\n";
+    if (const_min && const_extent && min_value + extent_value <= INT32_MAX) {
+      const std::string end =
+          zero_min ? extent.text
+                   : min + " + " + parenthesize_above(extent.text, extent.precedence, 5);
+      *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
+              var + "++) {\n";
+      block(loop->body, indent + 1);
+      *out += pad + "}\n";
+      return;
+    }
+    // The end does not fit in 32 bits (a loop up to 2^31 - 1), or is computed: a 64-bit
+    // counter, so neither `min + extent` nor the last increment overflows where the IR's
+    // arithmetic (64-bit loop bounds) does not; the body sees the 32-bit loop variable.
+    const std::string wide = c_type_name(Type::Int(64), dialect_);
+    const std::string counter = var + "_t2s_i64";
+    const std::string end = const_min && const_extent ? std::to_string(min_value + extent_value)
+                                                      : "(" + wide + ")(" + min + ") + (" + wide +
+                                                            ")(" + extent.text + ")";
+    *out += pad + "for (" + wide + " " + counter + " = " + min + "; " + counter + " < " + end +
+            "; " + counter + "++) {\n";
+    *out += pad + "  const " + type + " " + var + " = (" + type + ")" + counter + ";\n";
     block(loop->body, indent + 1);
     *out += pad + "}\n";
     return;
