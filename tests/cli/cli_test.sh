@@ -201,6 +201,43 @@ check "t2s-stt --spec: names the spec file" \
   "$(t grep -qE "^$STT_BAD:[0-9]+:[0-9]+: error: .*\[stt-space-loops\]\$" <(head -n 1 "$TMP/err"))" \
   "got: $(head -n 1 "$TMP/err")"
 
+# -o respects what is already at the path (all inside $TMP): a FIFO is written through and
+# stays a FIFO, a symbolic link is followed (the link stays, its target gets the output), a
+# read-only file, a directory and a dangling link are refused (exit 1) and left as they were,
+# and a replaced file keeps its permissions.
+W="$TMP/outputs" && rm -rf "$W" && mkdir "$W"
+mkfifo "$W/fifo"
+cat "$W/fifo" >"$W/fifo.out" &
+reader=$!
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$W/fifo"
+wait "$reader"
+check "-o FIFO exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "-o FIFO: still a FIFO" "$(t test -p "$W/fifo")"
+check "-o FIFO: the output went through it" "$(t cmp -s "$W/fifo.out" "$TMP/stdout.json")"
+echo old >"$W/target.json"
+ln -s target.json "$W/link"
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$W/link"
+check "-o symlink exits 0" "$(t test "$rc" -eq 0)" "status $rc"
+check "-o symlink: still a link" "$(t test -L "$W/link")"
+check "-o symlink: its target has the output" "$(t cmp -s "$W/target.json" "$TMP/stdout.json")"
+echo ro >"$W/ro.json" && chmod 444 "$W/ro.json"
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$W/ro.json"
+check "-o read-only file exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "-o read-only file: the message" \
+  "$(t grep -qxF "t2s-parse: error: cannot write '$W/ro.json': it is read-only" "$TMP/err")" \
+  "got: $(cat "$TMP/err")"
+check "-o read-only file: left as it was" "$(t test "$(cat "$W/ro.json")" = ro)"
+mkdir "$W/dir"
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$W/dir"
+check "-o directory exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+ln -s missing "$W/dangling"
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$W/dangling"
+check "-o dangling link exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "-o dangling link: still dangling" "$(t test -L "$W/dangling" -a ! -e "$W/dangling")"
+echo x >"$W/rw.json" && chmod 640 "$W/rw.json"
+run_tool "$TMP/out" "$TMP/err" "$SPEC" -o "$W/rw.json"
+check "-o existing file keeps its permissions" "$(t test "$(stat -c %a "$W/rw.json")" = 640)"
+
 # t2s-vec and t2s-gather: the whole pipe passes a program without vectorize / gather through
 # (only the stage changes); a vectorize directive is refused with a located diagnostic.
 T2S_VEC="$(dirname "$T2S_STT")/t2s-vec"

@@ -161,6 +161,15 @@ for seed in -1 18446744073709551616 1x; do
 done
 "$RUN" "$TMP/good_merged.json" --seed 18446744073709551615 --fill random > /dev/null ||
   fail "t2s-run --seed 2^64 - 1"
+# The emulation's -o respects what is at the path as the tools' -o does (libs/backends/runtime/
+# file.h): a read-only file is refused and left as it was.
+echo ro > "$TMP/ro.npy" && chmod 444 "$TMP/ro.npy"
+"$prog" -o "$TMP/ro.npy" > /dev/null 2> "$TMP/ro.err"
+rc=$?
+[[ $rc == 1 ]] || fail "emulation -o read-only file: exit status $rc, not 1"
+[[ "$(cat "$TMP/ro.npy")" == ro ]] || fail "emulation -o read-only file: the file changed"
+grep -qF "cannot write '$TMP/ro.npy': it is read-only" "$TMP/ro.err" ||
+  fail "emulation -o read-only file: stderr is '$(cat "$TMP/ro.err")'"
 if [[ -w /dev/full ]]; then
   "$RUN" "$TMP/good_merged.json" --print > /dev/full 2> "$TMP/full.err"
   rc=$?

@@ -36,33 +36,66 @@ inline std::string read_file(const std::string& path, std::string* bytes) {
   return "";
 }
 
-// Writes `bytes` to `path` through a temporary file in the same directory renamed into place;
-// returns the error ("cannot write 'PATH': ...") or "" on success, leaving no partial file.
-// t2s tools write their outputs with it too (libs/cli).
-inline std::string write_file_atomically(const std::string& path, const std::string& bytes) {
-  std::string temp = path + ".tmp.XXXXXX";
-  int fd = mkstemp(&temp[0]);
-  if (fd < 0) return "cannot write '" + path + "': " + std::strerror(errno);
+// Writes `bytes` to the file descriptor `fd` whole; returns errno's text or "".
+inline std::string write_all(int fd, const std::string& bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      std::string reason = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return "cannot write '" + path + "': " + reason;
+      return std::strerror(errno);
     }
     done += static_cast<size_t>(n);
   }
-  // mkstemp creates 0600; outputs are ordinary files, readable as the umask allows.
+  return "";
+}
+
+// Writes `bytes` to `path` through a temporary file in the same directory renamed into place;
+// returns the error ("cannot write 'PATH': ...") or "" on success, leaving no partial file.
+// What is already at `path` is respected: a symbolic link is followed (its target is written),
+// a device, FIFO or socket is written through (never replaced by a regular file), a directory
+// or a read-only file is refused, and a replaced file keeps its permissions.
+// t2s tools write their outputs with it too (libs/cli).
+inline std::string write_file_atomically(const std::string& given, const std::string& bytes) {
+  std::string path = given;
+  struct stat info;
+  bool exists = lstat(path.c_str(), &info) == 0;
+  if (exists && S_ISLNK(info.st_mode)) {
+    char* target = realpath(given.c_str(), nullptr);
+    if (target == nullptr)
+      return "cannot write '" + given + "': it is a symbolic link to a missing file";
+    path = target;
+    std::free(target);
+    exists = lstat(path.c_str(), &info) == 0;
+  }
+  if (exists && S_ISDIR(info.st_mode)) return "cannot write '" + given + "': it is a directory";
+  if (exists && !S_ISREG(info.st_mode)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY);
+    if (fd < 0) return "cannot write '" + given + "': " + std::strerror(errno);
+    std::string reason = write_all(fd, bytes);
+    if (::close(fd) != 0 && reason.empty()) reason = std::strerror(errno);
+    return reason.empty() ? "" : "cannot write '" + given + "': " + reason;
+  }
+  if (exists && (info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0)
+    return "cannot write '" + given + "': it is read-only";
+  std::string temp = path + ".tmp.XXXXXX";
+  int fd = mkstemp(&temp[0]);
+  if (fd < 0) return "cannot write '" + given + "': " + std::strerror(errno);
+  std::string reason = write_all(fd, bytes);
+  if (!reason.empty()) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return "cannot write '" + given + "': " + reason;
+  }
+  // mkstemp creates 0600: a new output is an ordinary file, readable as the umask allows; a
+  // replaced one keeps its permissions.
   mode_t mask = umask(0);
   umask(mask);
-  fchmod(fd, 0666 & ~mask);
+  fchmod(fd, exists ? (info.st_mode & 07777) : (0666 & ~mask));
   if (::close(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::string reason = std::strerror(errno);
+    reason = std::strerror(errno);
     ::unlink(temp.c_str());
-    return "cannot write '" + path + "': " + reason;
+    return "cannot write '" + given + "': " + reason;
   }
   return "";
 }
