@@ -41,7 +41,10 @@ int main(int argc, char** argv) {
       program = t2s::lower_to(program, t2s::Stage::kGathered);
     const t2s::EmitTarget& target = *t2s::find_emit_target(target_name);
     std::string code = target.emit(program);
-    if (!host.empty()) tool.write_output_to(host, target.emit_host(program));
-    tool.write_output(code);
+    // Both files or neither.
+    if (host.empty())
+      tool.write_output(code);
+    else
+      tool.write_outputs({{tool.output_path(), code}, {host, target.emit_host(program)}});
   });
 }

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
@@ -169,11 +170,62 @@ Program Tool::read_input_program_or_spec(const std::function<bool(Stage)>& accep
 void Tool::write_output(const std::string& text) { write_output_to(output_, text); }
 
 void Tool::write_output_to(const std::string& path, const std::string& text) {
-  struct stat in, out;
-  if (input_ != "-" && path != "-" && stat(input_.c_str(), &in) == 0 &&
-      stat(path.c_str(), &out) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-    throw IoError("the output '" + path + "' is the input file; refusing to overwrite it");
-  write_file_atomically(path, text);
+  write_outputs({{path, text}});
+}
+
+namespace {
+
+// The file `path` names, as (device, inode) of its own or, for a file that does not exist yet,
+// of its directory plus its name; "" when neither can be found.
+std::string file_identity(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0)
+    return std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino);
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (stat(dir.c_str(), &info) != 0) return "";
+  return std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino) + "/" +
+         path.substr(slash == std::string::npos ? 0 : slash + 1);
+}
+
+}  // namespace
+
+void Tool::write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  const std::string input = input_ == "-" ? "" : file_identity(input_);
+  std::vector<std::string> seen;
+  for (const auto& [path, text] : outputs) {
+    if (path == "-") continue;
+    const std::string id = file_identity(path);
+    if (!input.empty() && id == input)
+      throw IoError("the output '" + path + "' is the input file; refusing to overwrite it");
+    if (!id.empty() && std::find(seen.begin(), seen.end(), id) != seen.end())
+      throw IoError("'" + path + "' is given for two outputs of one run; refusing to write either");
+    seen.push_back(id);
+  }
+  std::vector<t2s_rt::detail::PreparedWrite> prepared(outputs.size());
+  auto discard = [&] {
+    for (auto& w : prepared) t2s_rt::detail::discard_write(w);
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].first == "-") continue;
+    std::string error =
+        t2s_rt::detail::prepare_write(outputs[i].first, outputs[i].second, &prepared[i]);
+    if (!error.empty()) {
+      discard();
+      throw IoError(error);
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].first == "-") {
+      write_file_atomically("-", outputs[i].second);
+      continue;
+    }
+    std::string error = t2s_rt::detail::commit_write(prepared[i]);
+    if (!error.empty()) {
+      discard();
+      throw IoError(error);
+    }
+  }
 }
 
 namespace {

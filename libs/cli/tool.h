@@ -8,6 +8,8 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "libs/frontend/frontend.h"
 #include "libs/ir/diagnostic.h"
@@ -73,6 +75,10 @@ class Tool {
   void write_output(const std::string& text);
   // Writes a second output file (`path`, "-" = standard output) the same way.
   void write_output_to(const std::string& path, const std::string& text);
+  // Writes several outputs (path, text) of one run: all of them or none (each is prepared in a
+  // temporary file first, then all are renamed into place); two outputs at one path, or an
+  // output at the input file, are refused (IoError). At most one may be "-".
+  void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
   // Parses the command line and runs `body`, mapping every outcome to an exit code.
   int run(int argc, char** argv, const std::function<void()>& body);

@@ -201,6 +201,24 @@ check "t2s-stt --spec: names the spec file" \
   "$(t grep -qE "^$STT_BAD:[0-9]+:[0-9]+: error: .*\[stt-space-loops\]\$" <(head -n 1 "$TMP/err"))" \
   "got: $(head -n 1 "$TMP/err")"
 
+# t2s-emit --host: both outputs or neither.
+T2S_EMIT_BIN="$(dirname "$T2S_STT")/t2s-emit"
+E="$TMP/emit_outputs" && rm -rf "$E" && mkdir "$E"
+rc=0
+"$T2S_EMIT_BIN" --target opencl "$SPEC" -o "$E/nodir/k.cl" --host "$E/h.cpp" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit -o into a missing directory exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-emit: the failed -o leaves no --host file" "$(t test ! -e "$E/h.cpp")"
+rc=0
+"$T2S_EMIT_BIN" --target opencl "$SPEC" -o "$E/x" --host "$E/./x" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit -o and --host at one path exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-emit -o and --host at one path: the message" \
+  "$(t grep -qxF "t2s-emit: error: '$E/./x' is given for two outputs of one run; refusing to write either" "$TMP/err")" \
+  "got: $(cat "$TMP/err")"
+check "t2s-emit -o and --host at one path: nothing written" "$(t test -z "$(ls -A "$E")")"
+rc=0
+"$T2S_EMIT_BIN" --target opencl "$SPEC" -o "$E/k.cl" --host "$E/h.cpp" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit -o and --host: both written" "$(t test "$rc" -eq 0 -a -s "$E/k.cl" -a -s "$E/h.cpp")"
+
 # -o respects what is already at the path (all inside $TMP): a FIFO is written through and
 # stays a FIFO, a symbolic link is followed (the link stays, its target gets the output), a
 # read-only file, a directory and a dangling link are refused (exit 1) and left as they were,

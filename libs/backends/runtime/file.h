@@ -50,54 +50,94 @@ inline std::string write_all(int fd, const std::string& bytes) {
   return "";
 }
 
-// Writes `bytes` to `path` through a temporary file in the same directory renamed into place;
-// returns the error ("cannot write 'PATH': ...") or "" on success, leaving no partial file.
-// What is already at `path` is respected: a symbolic link is followed (its target is written),
-// a device, FIFO or socket is written through (never replaced by a regular file), a directory
-// or a read-only file is refused, and a replaced file keeps its permissions.
-// t2s tools write their outputs with it too (libs/cli).
-inline std::string write_file_atomically(const std::string& given, const std::string& bytes) {
-  std::string path = given;
+// One output of a run, written in two steps so that several outputs succeed or fail together:
+// prepare_write puts the bytes in a temporary file next to the destination (or, for a device or
+// FIFO, only checks it can be opened), commit_write renames it into place (or writes through),
+// discard_write removes what prepare_write made.
+struct PreparedWrite {
+  std::string given;  // the path as given (messages)
+  std::string path;   // the destination (a symbolic link's target)
+  std::string temp;   // the temporary file; empty when writing through
+  std::string bytes;  // kept for a write-through
+};
+
+inline void discard_write(PreparedWrite& w) {
+  if (!w.temp.empty()) ::unlink(w.temp.c_str());
+  w.temp.clear();
+}
+
+// Respects what is already at `given`: a symbolic link is followed (its target is written), a
+// device, FIFO or socket is written through (never replaced by a regular file), a directory, a
+// read-only file or a dangling link is refused, and a replaced file keeps its permissions.
+// Returns the error ("cannot write 'PATH': ...") or "".
+inline std::string prepare_write(const std::string& given, const std::string& bytes,
+                                 PreparedWrite* w) {
+  w->given = given;
+  w->path = given;
+  w->temp.clear();
+  w->bytes.clear();
   struct stat info;
-  bool exists = lstat(path.c_str(), &info) == 0;
+  bool exists = lstat(w->path.c_str(), &info) == 0;
   if (exists && S_ISLNK(info.st_mode)) {
     char* target = realpath(given.c_str(), nullptr);
     if (target == nullptr)
       return "cannot write '" + given + "': it is a symbolic link to a missing file";
-    path = target;
+    w->path = target;
     std::free(target);
-    exists = lstat(path.c_str(), &info) == 0;
+    exists = lstat(w->path.c_str(), &info) == 0;
   }
   if (exists && S_ISDIR(info.st_mode)) return "cannot write '" + given + "': it is a directory";
   if (exists && !S_ISREG(info.st_mode)) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY);
-    if (fd < 0) return "cannot write '" + given + "': " + std::strerror(errno);
-    std::string reason = write_all(fd, bytes);
-    if (::close(fd) != 0 && reason.empty()) reason = std::strerror(errno);
-    return reason.empty() ? "" : "cannot write '" + given + "': " + reason;
+    if (::access(w->path.c_str(), W_OK) != 0)
+      return "cannot write '" + given + "': " + std::strerror(errno);
+    w->bytes = bytes;
+    return "";
   }
   if (exists && (info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0)
     return "cannot write '" + given + "': it is read-only";
-  std::string temp = path + ".tmp.XXXXXX";
+  std::string temp = w->path + ".tmp.XXXXXX";
   int fd = mkstemp(&temp[0]);
   if (fd < 0) return "cannot write '" + given + "': " + std::strerror(errno);
   std::string reason = write_all(fd, bytes);
-  if (!reason.empty()) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    return "cannot write '" + given + "': " + reason;
-  }
   // mkstemp creates 0600: a new output is an ordinary file, readable as the umask allows; a
   // replaced one keeps its permissions.
   mode_t mask = umask(0);
   umask(mask);
   fchmod(fd, exists ? (info.st_mode & 07777) : (0666 & ~mask));
-  if (::close(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
-    reason = std::strerror(errno);
+  if (::close(fd) != 0 && reason.empty()) reason = std::strerror(errno);
+  if (!reason.empty()) {
     ::unlink(temp.c_str());
     return "cannot write '" + given + "': " + reason;
   }
+  w->temp = temp;
   return "";
+}
+
+inline std::string commit_write(PreparedWrite& w) {
+  if (w.temp.empty()) {  // a device or FIFO: write through
+    int fd = ::open(w.path.c_str(), O_WRONLY | O_NOCTTY);
+    if (fd < 0) return "cannot write '" + w.given + "': " + std::strerror(errno);
+    std::string reason = write_all(fd, w.bytes);
+    if (::close(fd) != 0 && reason.empty()) reason = std::strerror(errno);
+    return reason.empty() ? "" : "cannot write '" + w.given + "': " + reason;
+  }
+  if (std::rename(w.temp.c_str(), w.path.c_str()) != 0) {
+    std::string reason = std::strerror(errno);
+    discard_write(w);
+    return "cannot write '" + w.given + "': " + reason;
+  }
+  w.temp.clear();
+  return "";
+}
+
+// Writes `bytes` to `path` through a temporary file in the same directory renamed into place
+// (prepare_write, commit_write); returns the error or "" on success, leaving no partial file.
+// t2s tools write their outputs with it too (libs/cli).
+inline std::string write_file_atomically(const std::string& path, const std::string& bytes) {
+  PreparedWrite w;
+  std::string error = prepare_write(path, bytes, &w);
+  if (error.empty()) error = commit_write(w);
+  return error;
 }
 
 }  // namespace detail
