@@ -2,6 +2,9 @@
 // IRVisitor / IRMutator: override the node kinds a pass cares about, call the base for the rest.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "libs/ir/expr.h"
 #include "libs/ir/program.h"
 
@@ -50,6 +53,22 @@ class StmtMutator : public ExprMutator {
  public:
   virtual StmtList mutate_stmts(const StmtList& stmts);
   virtual StmtPtr mutate_stmt(const StmtPtr& s);
+};
+
+// Replaces Vars by name, in expressions and (mutate_stmts) statement trees. Binders (loop and
+// let variables) are not renamed: substitute only names that nothing rebinds.
+class VarSubstituter : public StmtMutator {
+ public:
+  explicit VarSubstituter(const std::map<std::string, Expr>& with) : with_(with) {}
+
+ protected:
+  Expr mutate_var(const Expr& e) override {
+    auto it = with_.find(e->name);
+    return it == with_.end() ? e : it->second;
+  }
+
+ private:
+  const std::map<std::string, Expr>& with_;
 };
 
 // Calls `f` on every expression node of `e`, parents before children.

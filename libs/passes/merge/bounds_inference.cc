@@ -18,20 +18,6 @@ namespace t2s::merge_internal {
 
 namespace {
 
-class VarReplacer : public ExprMutator {
- public:
-  explicit VarReplacer(const std::map<std::string, Expr>& with) : with_(with) {}
-
- protected:
-  Expr mutate_var(const Expr& e) override {
-    auto it = with_.find(e->name);
-    return it == with_.end() ? e : it->second;
-  }
-
- private:
-  const std::map<std::string, Expr>& with_;
-};
-
 // What the reads of one producer group tell about its loops.
 struct ReadRanges {
   std::map<std::string, poly::Interval> range;  // loop var -> hull of the ranges read
@@ -98,7 +84,7 @@ class ReadFinder {
       std::map<std::string, Expr> with;
       for (size_t i = 0; i < f->args.size() && i < e->operands.size(); ++i)
         with[f->args[i]] = e->operands[i];
-      VarReplacer r(with);
+      VarSubstituter r(with);
       expr(r.mutate(f->definition));
       return;
     }

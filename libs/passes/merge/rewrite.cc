@@ -10,11 +10,6 @@ Expr CallInliner::mutate_call(const Expr& e) {
 
 Expr NodeReplacer::mutate(const Expr& e) { return e == target_ ? with_ : ExprMutator::mutate(e); }
 
-Expr VarSubstituter::mutate_var(const Expr& e) {
-  auto it = with_.find(e->name);
-  return it == with_.end() ? e : it->second;
-}
-
 Expr substitute_args(const Func& f, const std::vector<Expr>& args) {
   std::map<std::string, Expr> with;
   for (size_t i = 0; i < f.args.size(); ++i) with[f.args[i]] = args[i];

@@ -36,18 +36,6 @@ class NodeReplacer : public ExprMutator {
   Expr target_, with_;
 };
 
-// Replaces Vars by name.
-class VarSubstituter : public ExprMutator {
- public:
-  explicit VarSubstituter(const std::map<std::string, Expr>& with) : with_(with) {}
-
- protected:
-  Expr mutate_var(const Expr& e) override;
-
- private:
-  const std::map<std::string, Expr>& with_;
-};
-
 // The definition of `f` with `args` in place of its arguments.
 Expr substitute_args(const Func& f, const std::vector<Expr>& args);
 // A Var expression per name.

@@ -169,20 +169,6 @@ std::map<std::string, T> split_values(const LoopNest& n, const Group& g, Dim dim
   return value;
 }
 
-class SubstituteVars : public StmtMutator {
- public:
-  explicit SubstituteVars(const std::map<std::string, Expr>& with) : with_(with) {}
-
- protected:
-  Expr mutate_var(const Expr& e) override {
-    auto it = with_.find(e->name);
-    return it == with_.end() ? e : it->second;
-  }
-
- private:
-  const std::map<std::string, Expr>& with_;
-};
-
 std::string point_text(const std::vector<std::string>& outer_first,
                        const std::vector<int64_t>& values, size_t offset) {
   std::string s = "(";
@@ -475,7 +461,7 @@ StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner) {
       else
         ++it;
     }
-    SubstituteVars substitute(with);
+    VarSubstituter substitute(with);
     body = substitute.mutate_stmts(body);
   }
   const std::vector<std::string>& loops = real_loops(plan, g);

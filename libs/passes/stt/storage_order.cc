@@ -15,20 +15,6 @@ namespace t2s::stt_internal {
 
 namespace {
 
-class LetSubstituter : public ExprMutator {
- public:
-  explicit LetSubstituter(const std::map<std::string, Expr>& with) : with_(with) {}
-
- protected:
-  Expr mutate_var(const Expr& e) override {
-    auto it = with_.find(e->name);
-    return it == with_.end() ? e : it->second;
-  }
-
- private:
-  const std::map<std::string, Expr>& with_;
-};
-
 // A provide or a read of a Func, with its arguments over the original loop variables.
 struct Access {
   std::string func;
@@ -49,7 +35,7 @@ void KernelTransformer::check_storage_order() {
     if (!e) return;
     if (e->kind == ExprKind::kSelect) {
       expr(e->operands[0]);
-      LetSubstituter s(lets);
+      VarSubstituter s(lets);
       const Expr c = s.mutate(e->operands[0]);
       for (size_t b = 1; b < e->operands.size(); ++b) {
         conditions.push_back(b == 1 ? c : make_unary(UnaryOp::kNot, c, Type::Bool()));
@@ -60,7 +46,7 @@ void KernelTransformer::check_storage_order() {
     }
     for (const Expr& o : e->operands) expr(o);
     if (e->kind != ExprKind::kCall || e->call_kind != CallKind::kFunc) return;
-    LetSubstituter s(lets);
+    VarSubstituter s(lets);
     Access a{e->name, {}, position, conditions, e};
     for (const Expr& arg : e->operands) a.args.push_back(s.mutate(arg));
     reads.push_back(a);
@@ -69,18 +55,18 @@ void KernelTransformer::check_storage_order() {
     ++position;
     for (const Expr* e : s->exprs()) expr(*e);
     if (const Provide* p = s->as<Provide>(); p && out_.find_func(p->func)) {
-      LetSubstituter sub(lets);
+      VarSubstituter sub(lets);
       Access w{p->func, {}, position, {}, nullptr};
       for (const Expr& arg : p->args) w.args.push_back(sub.mutate(arg));
       writes.push_back(w);
     }
     const LetStmt* let = s->as<LetStmt>();
     if (let && let->value->type.is_int()) {
-      LetSubstituter sub(lets);
+      VarSubstituter sub(lets);
       lets[let->var] = sub.mutate(let->value);
     }
     if (const IfThenElse* i = s->as<IfThenElse>()) {
-      LetSubstituter sub(lets);
+      VarSubstituter sub(lets);
       const Expr c = sub.mutate(i->condition);
       conditions.push_back(c);
       for (const StmtPtr& b : i->then_body) stmt(b);
