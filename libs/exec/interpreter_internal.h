@@ -377,6 +377,12 @@ class Exec {
     int64_t index[kMaxDims];
     const size_t n = args.size();
     for (size_t d = 0; d < n; ++d) index[d] = eval(args[d]).i;
+    return element_at(s, index, write, loc);
+  }
+  // The linear position of the element at `index` (s.dims() values) of `s`; run-func-bounds
+  // when outside. Shared by scalar accesses and the lanes of gathers and scatters.
+  int64_t element_at(Storage& s, const int64_t* index, bool write, const SourceLoc* loc) {
+    const size_t n = s.dims();
     int64_t linear = 0;
     for (size_t d = 0; d < n; ++d) {
       const int64_t offset = index[d] - s.mins[d];
@@ -396,8 +402,6 @@ class Exec {
   void scatter(const SNode* s);
   // Evaluates the index `args` of a gather or scatter of `lanes` lanes into index[l][d].
   void gather_index(const std::vector<const Node*>& args, int lanes, int64_t (*index)[kMaxDims]);
-  // The linear position of the element at `index` (dims values) of `s`.
-  int64_t element_at(Storage& s, const int64_t* index, bool write, const SourceLoc* loc);
   Value load_image_at(const InputView& in, const int64_t* index, size_t dims, const SourceLoc* loc);
 
   // Vector elements of channels and registers (vector.cc): `lanes` values each.
@@ -421,6 +425,11 @@ class Exec {
   // Tracking: a new value written to PE `pe` of `r`; returns its id.
   int64_t new_value(RegisterState& r, int64_t pe);
   void read_value(RegisterState& r, int64_t id);
+  int64_t register_read_at(const Node* n, RegisterState& r);
+  void register_written(RegisterState& r, int64_t at, int64_t pe);
+  void check_room(const SNode* s, const RegisterState& r, const Fifo& f, int64_t pe);
+  void pushed(RegisterState& r, int64_t pe);
+  Fifo& fifo_to_pop(const Node* n, RegisterState& r);
   Value load_register(const Node* n);
   void provide_register(const SNode* s);
   void shift(const SNode* s);

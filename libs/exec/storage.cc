@@ -145,15 +145,14 @@ void Exec::uncomputed(const Storage& s, int64_t linear, const SourceLoc* loc) {
                    "run-uncomputed");
 }
 
-Value Exec::load_image(const Node* n) {
-  const InputView& in = run_.inputs[n->slot];
-  int64_t index[kMaxDims];
-  const size_t dims = n->args.size();
-  for (size_t d = 0; d < dims; ++d) index[d] = eval(n->args[d]).i;
+// The element of input `in` at `index` (dims values); run-input-bounds when outside. Shared by
+// scalar reads and the lanes of gathers.
+Value Exec::load_image_at(const InputView& in, const int64_t* index, size_t dims,
+                          const SourceLoc* loc) {
   int64_t linear = 0;
   for (size_t d = 0; d < dims; ++d) {
     if (index[d] < 0 || index[d] >= in.shape[d])
-      throw Diagnostic(*n->loc,
+      throw Diagnostic(*loc,
                        "read of input '" + in.name + "' at " +
                            format_index(std::vector<int64_t>(index, index + dims)) +
                            " is outside its extents " + format_index(in.shape),
@@ -161,6 +160,14 @@ Value Exec::load_image(const Node* n) {
     linear += index[d] * in.strides[d];
   }
   return load_element(in.elem, in.data + static_cast<size_t>(linear) * in.element_size);
+}
+
+Value Exec::load_image(const Node* n) {
+  const InputView& in = run_.inputs[n->slot];
+  int64_t index[kMaxDims];
+  const size_t dims = n->args.size();
+  for (size_t d = 0; d < dims; ++d) index[d] = eval(n->args[d]).i;
+  return load_image_at(in, index, dims, n->loc);
 }
 
 // Evaluates the PE index in `args` (then the slot into `*slot`, unless `slot` is null) of
@@ -205,8 +212,9 @@ void Exec::read_value(RegisterState& r, int64_t id) {
   r.lives[static_cast<size_t>(id)].last_read = ++events_;
 }
 
-Value Exec::load_register(const Node* n) {
-  RegisterState& r = regs_[n->slot];
+// The position of the shift-register slot the read `n` names, refused while nothing has
+// reached it; tracks the read. (Scalar and vector reads.)
+int64_t Exec::register_read_at(const Node* n, RegisterState& r) {
   int64_t slot = 0;
   const int64_t pe = register_pe(r, n->args, &slot, "read of shift register", n->loc);
   const int64_t at = r.position(pe, slot);
@@ -217,7 +225,18 @@ Value Exec::load_register(const Node* n) {
                          " before any value reached it",
                      "run-register-unwritten");
   if (track_) read_value(r, r.ids[at]);
-  return r.data[at];
+  return at;
+}
+
+// After a value was stored in slot position `at` of PE `pe`.
+void Exec::register_written(RegisterState& r, int64_t at, int64_t pe) {
+  r.written[at] = 1;
+  if (track_) r.ids[at] = new_value(r, pe);
+}
+
+Value Exec::load_register(const Node* n) {
+  RegisterState& r = regs_[n->slot];
+  return r.data[register_read_at(n, r)];
 }
 
 void Exec::provide_register(const SNode* s) {
@@ -228,8 +247,7 @@ void Exec::provide_register(const SNode* s) {
   const Value v = eval(s->a);
   const int64_t at = r.position(pe, slot);
   r.data[at] = v;
-  r.written[at] = 1;
-  if (track_) r.ids[at] = new_value(r, pe);
+  register_written(r, at, pe);
 }
 
 void Exec::shift(const SNode* s) {
@@ -250,29 +268,27 @@ void Exec::shift(const SNode* s) {
   if (track_) r.ids[to] = r.ids[from];
 }
 
-void Exec::push(const SNode* s) {
-  if (s->a->lanes > 1) return push_vec(s);
-  RegisterState& r = regs_[s->slot];
-  const int64_t pe = register_pe(r, s->args, nullptr, "push to FIFO", s->loc);
-  const Value v = eval(s->a);
-  Fifo& f = r.fifos[static_cast<size_t>(pe)];
-  if (static_cast<int64_t>(f.count) >= r.depth)
+// Refuses a push to FIFO `f` of PE `pe` when it holds its depth (of r.lanes-value vectors).
+void Exec::check_room(const SNode* s, const RegisterState& r, const Fifo& f, int64_t pe) {
+  if (static_cast<int64_t>(f.count) >= r.depth * r.lanes)
     throw Diagnostic(*s->loc,
                      "FIFO '" + r.reg->name + "' of PE " +
                          format_index(pe_index(r.reg->shape, pe)) +
                          " overflows: it already holds its depth of " + std::to_string(r.depth) +
                          " value" + (r.depth == 1 ? "" : "s"),
                      "run-fifo-overflow");
-  f.push(v);
-  if (track_) {
-    Value id;
-    id.i = new_value(r, pe);
-    r.id_fifos[static_cast<size_t>(pe)].push(id);
-  }
 }
 
-Value Exec::pop(const Node* n) {
-  RegisterState& r = regs_[n->slot];
+// After a push to PE `pe`'s FIFO.
+void Exec::pushed(RegisterState& r, int64_t pe) {
+  if (!track_) return;
+  Value id;
+  id.i = new_value(r, pe);
+  r.id_fifos[static_cast<size_t>(pe)].push(id);
+}
+
+// The FIFO the pop `n` reads, refused when empty; tracks the read.
+Fifo& Exec::fifo_to_pop(const Node* n, RegisterState& r) {
   const int64_t pe = register_pe(r, n->args, nullptr, "pop from FIFO", n->loc);
   Fifo& f = r.fifos[static_cast<size_t>(pe)];
   if (f.count == 0)
@@ -281,7 +297,23 @@ Value Exec::pop(const Node* n) {
                          format_index(pe_index(r.reg->shape, pe)) + ", which is empty",
                      "run-fifo-empty");
   if (track_) read_value(r, r.id_fifos[static_cast<size_t>(pe)].pop().i);
-  return f.pop();
+  return f;
+}
+
+void Exec::push(const SNode* s) {
+  if (s->a->lanes > 1) return push_vec(s);
+  RegisterState& r = regs_[s->slot];
+  const int64_t pe = register_pe(r, s->args, nullptr, "push to FIFO", s->loc);
+  const Value v = eval(s->a);
+  Fifo& f = r.fifos[static_cast<size_t>(pe)];
+  check_room(s, r, f, pe);
+  f.push(v);
+  pushed(r, pe);
+}
+
+Value Exec::pop(const Node* n) {
+  RegisterState& r = regs_[n->slot];
+  return fifo_to_pop(n, r).pop();
 }
 
 }  // namespace interp

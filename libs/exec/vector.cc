@@ -105,37 +105,6 @@ void Exec::gather_index(const std::vector<const Node*>& args, int lanes,
   }
 }
 
-int64_t Exec::element_at(Storage& s, const int64_t* index, bool write, const SourceLoc* loc) {
-  const size_t n = s.dims();
-  int64_t linear = 0;
-  for (size_t d = 0; d < n; ++d) {
-    const int64_t offset = index[d] - s.mins[d];
-    if (offset < 0 || offset >= s.extents[d])
-      throw Diagnostic(*loc,
-                       std::string(write ? "write" : "read") + " of '" + s.name + "' at " +
-                           format_index(std::vector<int64_t>(index, index + n)) +
-                           " is outside its bounds " + s.bounds_text(),
-                       "run-func-bounds");
-    linear += offset * s.strides[d];
-  }
-  return linear;
-}
-
-Value Exec::load_image_at(const InputView& in, const int64_t* index, size_t dims,
-                          const SourceLoc* loc) {
-  int64_t linear = 0;
-  for (size_t d = 0; d < dims; ++d) {
-    if (index[d] < 0 || index[d] >= in.shape[d])
-      throw Diagnostic(*loc,
-                       "read of input '" + in.name + "' at " +
-                           format_index(std::vector<int64_t>(index, index + dims)) +
-                           " is outside its extents " + format_index(in.shape),
-                       "run-input-bounds");
-    linear += index[d] * in.strides[d];
-  }
-  return load_element(in.elem, in.data + static_cast<size_t>(linear) * in.element_size);
-}
-
 // A provide with vector indices: the index, then the value, are evaluated; lane 0 is stored
 // first, so where two lanes name one element the last lane's value stays.
 void Exec::scatter(const SNode* s) {
@@ -189,16 +158,7 @@ void Exec::read_channel_vec(const Node* n, Value* out) {
 
 void Exec::load_register_vec(const Node* n, Value* out) {
   RegisterState& r = regs_[n->slot];
-  int64_t slot = 0;
-  const int64_t pe = register_pe(r, n->args, &slot, "read of shift register", n->loc);
-  const int64_t at = r.position(pe, slot);
-  if (!r.written[at])
-    throw Diagnostic(*n->loc,
-                     "read of slot " + std::to_string(slot) + " of shift register '" + r.reg->name +
-                         "' of PE " + format_index(pe_index(r.reg->shape, pe)) +
-                         " before any value reached it",
-                     "run-register-unwritten");
-  if (track_) read_value(r, r.ids[at]);
+  const int64_t at = register_read_at(n, r);
   for (int64_t l = 0; l < r.lanes; ++l) out[l] = r.data[at * r.lanes + l];
 }
 
@@ -210,8 +170,7 @@ void Exec::provide_register_vec(const SNode* s) {
   eval_vec(s->a, v);  // into a temporary: the value may read the slot it replaces
   const int64_t at = r.position(pe, slot);
   for (int64_t l = 0; l < r.lanes; ++l) r.data[at * r.lanes + l] = v[l];
-  r.written[at] = 1;
-  if (track_) r.ids[at] = new_value(r, pe);
+  register_written(r, at, pe);
 }
 
 void Exec::push_vec(const SNode* s) {
@@ -220,31 +179,14 @@ void Exec::push_vec(const SNode* s) {
   Value v[kMaxLanes];
   eval_vec(s->a, v);
   Fifo& f = r.fifos[static_cast<size_t>(pe)];
-  if (static_cast<int64_t>(f.count) >= r.depth * r.lanes)
-    throw Diagnostic(*s->loc,
-                     "FIFO '" + r.reg->name + "' of PE " +
-                         format_index(pe_index(r.reg->shape, pe)) +
-                         " overflows: it already holds its depth of " + std::to_string(r.depth) +
-                         " value" + (r.depth == 1 ? "" : "s"),
-                     "run-fifo-overflow");
+  check_room(s, r, f, pe);
   for (int64_t l = 0; l < r.lanes; ++l) f.push(v[l]);
-  if (track_) {
-    Value id;
-    id.i = new_value(r, pe);
-    r.id_fifos[static_cast<size_t>(pe)].push(id);
-  }
+  pushed(r, pe);
 }
 
 void Exec::pop_vec(const Node* n, Value* out) {
   RegisterState& r = regs_[n->slot];
-  const int64_t pe = register_pe(r, n->args, nullptr, "pop from FIFO", n->loc);
-  Fifo& f = r.fifos[static_cast<size_t>(pe)];
-  if (f.count == 0)
-    throw Diagnostic(*n->loc,
-                     "pop from FIFO '" + r.reg->name + "' of PE " +
-                         format_index(pe_index(r.reg->shape, pe)) + ", which is empty",
-                     "run-fifo-empty");
-  if (track_) read_value(r, r.id_fifos[static_cast<size_t>(pe)].pop().i);
+  Fifo& f = fifo_to_pop(n, r);
   for (int64_t l = 0; l < r.lanes; ++l) out[l] = f.pop();
 }
 
