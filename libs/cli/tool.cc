@@ -4,12 +4,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
 #include "libs/backends/runtime/file.h"
+#include "libs/backends/runtime/options.h"
 #include "libs/ir/ir_json.h"
 #include "libs/ir/verify.h"
 
@@ -298,13 +297,10 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
 CLI::Validator unsigned_64_validator() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        std::strtoull(value.c_str(), &end, 10);
-        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
-            errno == ERANGE || *end != '\0')
-          return "'" + value + "' is not an unsigned 64-bit integer";
-        return "";
+        uint64_t parsed = 0;
+        return t2s_rt::detail::parse_uint64(value, &parsed)
+                   ? ""
+                   : "'" + value + "' is not an unsigned 64-bit integer";
       },
       "");
 }

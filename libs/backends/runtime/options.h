@@ -33,6 +33,18 @@ struct Options {
 
 namespace detail {
 
+// An unsigned 64-bit decimal integer: digits only, in range (strtoull alone takes "-1" and
+// " 7"). The t2s tools check --seed with it too (libs/cli).
+inline bool parse_uint64(const std::string& text, uint64_t* value) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0') return false;
+  *value = static_cast<uint64_t>(v);
+  return true;
+}
+
 [[noreturn]] inline void usage_error(const std::string& message) {
   std::cerr << program_name() << ": error: " << message << "\n"
             << "Run '" << program_name() << " --help' for the options.\n";
@@ -151,13 +163,8 @@ inline Options parse_options(int argc, char** argv, const std::string& descripti
     } else if (take_value(i, arg, "--seed", &value)) {
       if (seed_given) detail::usage_error("--seed is given more than once");
       seed_given = true;
-      errno = 0;
-      char* end = nullptr;
-      unsigned long long seed = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos ||
-          errno == ERANGE || *end != '\0')
+      if (!detail::parse_uint64(value, &options.seed))
         detail::usage_error("--seed: '" + value + "' is not an unsigned 64-bit integer");
-      options.seed = static_cast<uint64_t>(seed);
     } else {
       detail::usage_error("unknown option '" + arg + "'");
     }
