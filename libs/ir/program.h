@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -70,6 +71,12 @@ struct Directive {
   std::string name;
   std::vector<DirectiveArg> args;
   SourceLoc loc;
+
+  // The arguments that name Funcs, as [first, last) indices into args: the merged UREs, the
+  // isolated consumers or producers, the gathered (scattered, buffered) Func; empty otherwise.
+  std::pair<size_t, size_t> func_args() const;
+  // The Funcs this directive defines (isolate_consumer(_chain), isolate_producer_chain).
+  std::vector<std::string> defined_funcs() const;
 };
 
 struct Output {

@@ -101,16 +101,7 @@ class Verifier {
   // program: the passes look them up.
   void directive_funcs(size_t i) {
     const Directive& d = p_.directives[i];
-    size_t first = 0, last = 0;  // the Func arguments: [first, last)
-    if (d.name == "merge_ures" || d.name == "isolate_consumer" ||
-        d.name == "isolate_consumer_chain") {
-      last = d.args.size();
-    } else if (d.name == "isolate_producer_chain") {
-      first = 1;
-      last = d.args.size();
-    } else if (d.name == "gather" || d.name == "scatter" || d.name == "buffer") {
-      last = std::min<size_t>(1, d.args.size());
-    }
+    const auto [first, last] = d.func_args();
     for (size_t a = first; a < last; ++a) {
       const DirectiveArg& arg = d.args[a];
       if (arg.kind != DirectiveArg::kExpr || !p_.find_func(arg.text))
@@ -123,12 +114,9 @@ class Verifier {
   }
 
   bool defined_by_isolation(const std::string& func) const {
-    for (const Directive& d : p_.directives) {
-      const bool consumer = d.name == "isolate_consumer" || d.name == "isolate_consumer_chain";
-      if (!consumer && d.name != "isolate_producer_chain") continue;
-      for (size_t a = consumer ? 0 : 1; a < d.args.size(); ++a)
-        if (d.args[a].kind == DirectiveArg::kExpr && d.args[a].text == func) return true;
-    }
+    for (const Directive& d : p_.directives)
+      for (const std::string& f : d.defined_funcs())
+        if (f == func) return true;
     return false;
   }
 

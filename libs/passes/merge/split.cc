@@ -383,12 +383,8 @@ void finish_splits(Plan& plan) {
 
 std::set<std::string> compute_root_funcs(const Program& p, const Plan& plan) {
   std::set<std::string> targets;  // Funcs an isolation directive defines
-  for (const Directive& d : p.directives) {
-    if (d.name == "isolate_consumer" || d.name == "isolate_consumer_chain")
-      for (const DirectiveArg& a : d.args) targets.insert(a.text);
-    if (d.name == "isolate_producer_chain")
-      for (size_t i = 1; i < d.args.size(); ++i) targets.insert(d.args[i].text);
-  }
+  for (const Directive& d : p.directives)
+    for (const std::string& f : d.defined_funcs()) targets.insert(f);
   std::set<std::string> out;
   for (const Directive& d : p.directives) {
     if (d.name != "compute_root") continue;
