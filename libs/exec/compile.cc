@@ -158,6 +158,14 @@ class Compiler {
       default:
         break;
     }
+    if (e->kind == ExprKind::kSelect && e->operands[0]->type.lanes == 1) {
+      // A scalar condition: only the branch it picks is evaluated, as for scalars.
+      if (e->operands.size() != 3) fail("a vector select without a false value");
+      n.op = Op::kVSelect;
+      n.a = expr(e->operands[0]);
+      n.args = {expr(e->operands[1]), expr(e->operands[2])};
+      return &n;
+    }
     // An elementwise operation: the scalar operation on one lane, whose operands are variables
     // set to lane l of each operand.
     n.op = Op::kVMap;

@@ -164,6 +164,7 @@ enum class Op : uint8_t {
   kVRamp,          // a + l * b (int32)
   kVSlice,         // lane slot + l of vector a
   kVConcat,        // the lanes of args[0], then args[1], ...
+  kVSelect,        // select(a, args[0], args[1]) with a scalar condition: lazy
   kVMap,           // an elementwise operation: `lane` (a scalar node) with vars_[slot + k] set to
                    // lane l of args[k]
   kVLoadFunc,      // a gather: args as kLoadFunc, each a scalar or a vector of `lanes`

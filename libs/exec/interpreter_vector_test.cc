@@ -98,6 +98,19 @@ TEST(Vectors, ScatterOrderRampWrapAndCasts) {
   EXPECT_EQ(elements<int32_t>(got), (std::vector<int32_t>{0, 8, 647, 352, 10, 40, 6, 0}));
 }
 
+// A select with a scalar condition and vector values is lazy: the untaken gather would read
+// a(8) .. a(11), outside the input (sequence(8) is 1, 11, 21, ...).
+TEST(Vectors, ScalarConditionSelectIsLazy) {
+  Program p = one_kernel(R"j([
+    {"provide": "c", "args": ["ramp(0, 1, 4)"],
+     "value": "select(1 < 2, a(ramp(0, 1, 4)), a(ramp(8, 1, 4)))"},
+    {"provide": "c", "args": ["ramp(4, 1, 4)"],
+     "value": "select(2 < 1, a(ramp(8, 1, 4)), a(ramp(1, 1, 4)) * broadcast(2, 4))"}])j");
+  verify_program(p, "test.json");
+  const NdArray got = run_program(p, {{"a", sequence(8)}});
+  EXPECT_EQ(elements<int32_t>(got), (std::vector<int32_t>{1, 11, 21, 31, 22, 42, 62, 82}));
+}
+
 // A vector shift register: lanes (a(t) + p, a(t) * p) travel together; the scalar version uses
 // two registers.
 const char kVectorShift[] = R"j([

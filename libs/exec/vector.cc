@@ -52,6 +52,8 @@ void Exec::eval_vec(const Node* n, Value* out) {
       }
       return;
     }
+    case Op::kVSelect:
+      return eval_vec(n->args[eval(n->a).u ? 0 : 1], out);
     case Op::kVMap: {
       Value v[3][kMaxLanes];
       const size_t k = n->args.size();

@@ -228,7 +228,9 @@ class Typer {
     Expr t = visit(e->operands[1]);
     Expr f = e->operands.size() == 2 ? nullptr : visit(e->operands[2]);
     if (f) match_types(t, f, e->loc);
-    if (c->type.lanes != t->type.lanes)
+    // A scalar condition with vector values is Halide's lazy select (only the branch the
+    // condition picks is evaluated); a vector condition is a blend of equal lanes.
+    if (c->type.lanes != 1 && c->type.lanes != t->type.lanes)
       type_error(e->loc, "condition of select has type " + c->type.spec_name() +
                              ", but its values have " + std::to_string(t->type.lanes) + " lane" +
                              (t->type.lanes == 1 ? "" : "s") + " (" + t->type.spec_name() + ")");

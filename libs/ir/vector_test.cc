@@ -102,9 +102,10 @@ TEST(VectorIr, TypeErrors) {
             "(write broadcast(1, 4))");
   EXPECT_EQ(canonical("select(b4, x, x)"),
             "type: condition of select has type Bool(4), but its values have 1 lane (Float(32))");
-  EXPECT_EQ(canonical("select(i < 2, f4, f4)"),
-            "type: condition of select has type Bool(), but its values have 4 lanes (Float(32, "
-            "4))");
+  // A scalar condition with vector values is a lazy select.
+  EXPECT_EQ(canonical("select(i < 2, f4, f4)"), "float32x4 select(i < 2, f4, f4)");
+  EXPECT_EQ(canonical("select(b4, f4, slice(f4, 0, 2))"),
+            "type: operands have different lane counts (Float(32, 4) and Float(32, 2))");
   EXPECT_EQ(canonical("cast(Float(32), v4)"),
             "type: cannot cast Int(32, 4) to Float(32): lane counts differ");
   EXPECT_EQ(canonical("f(v4, slice(v4, 0, 2))"),

@@ -464,7 +464,7 @@ class Verifier {
           fail(where_, "a select without a false value in a kernel (t2s-merge makes it an if)",
                "ir-type", loc_);
         bool_operand(e->operands[0], e);
-        if (e->operands[0]->type.lanes != t.lanes)
+        if (e->operands[0]->type.lanes != 1 && e->operands[0]->type.lanes != t.lanes)
           fail(where_,
                "a select whose condition has type " + type_text(e->operands[0]->type) +
                    " and whose values have type " + type_text(t) + " (lane counts differ)",
@@ -478,7 +478,7 @@ class Verifier {
             std::string("the operand of '") + (e->unary_op == UnaryOp::kNot ? "!" : "-") + "'");
         return;
       case ExprKind::kCast:
-        if (e->operands[0]->type.lanes != t.lanes)
+        if (e->operands[0]->type.lanes != 1 && e->operands[0]->type.lanes != t.lanes)
           fail(where_,
                "a cast of " + type_text(e->operands[0]->type) + " to " + type_text(t) +
                    " (lane counts differ)",
