@@ -39,8 +39,8 @@ TEST(GoldenIr, MissingGoldenNamesItsPath) {
               std::string::npos)
         << e.what();
   }
-  // vectorize_gather is lowered through stt only.
-  EXPECT_THROW(load_golden_ir("vectorize_gather", "vectorized"), std::runtime_error);
+  // vectorize_gather is lowered through t2s-vec only.
+  EXPECT_THROW(load_golden_ir("vectorize_gather", "gathered"), std::runtime_error);
 }
 
 TEST(GoldenIr, ListsSpecsByStage) {

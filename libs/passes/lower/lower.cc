@@ -25,8 +25,8 @@ const PassRow kPasses[] = {
     {Stage::kVectorized, "gather", gather_pass},
 };
 
-// A pass that produces ill-formed IR has a bug: the verifier's finding is an internal error
-// (exit 3), not the user's.
+}  // namespace
+
 void verify_pass_output(const Program& out, const char* pass) {
   try {
     verify_program(out, std::string("the output of the ") + pass + " pass");
@@ -35,8 +35,6 @@ void verify_pass_output(const Program& out, const char* pass) {
                         " pass produced ill-formed IR: " + d.message() + " [" + d.rule() + "]");
   }
 }
-
-}  // namespace
 
 Program lower_to(Program program, Stage target) {
   if (static_cast<int>(program.stage) > static_cast<int>(target)) {

@@ -13,4 +13,8 @@ namespace t2s {
 // program is already past `target`: no pass goes back.
 Program lower_to(Program program, Stage target);
 
+// A pass that produces ill-formed IR has a bug: the verifier's finding is an internal error
+// (exit 3), not the user's. For a tool that runs a pass itself (t2s-vec --report).
+void verify_pass_output(const Program& out, const char* pass);
+
 }  // namespace t2s

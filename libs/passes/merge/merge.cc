@@ -103,7 +103,7 @@ class Merger {
         }
         plan_.groups.push_back(g);
       } else if (d.name == "set_bounds" || d.name == "reorder" || d.name == "split" ||
-                 d.name == "unroll") {
+                 d.name == "unroll" || d.name == "vectorize") {
         loop_directives_.push_back(&d);
       } else if (d.name == "isolate_consumer" || d.name == "isolate_consumer_chain") {
         std::string from = d.func;
@@ -300,6 +300,13 @@ class Merger {
       if (d->name == "reorder") {  // the last reorder, and the order before the first
         if (g.reorder < 0) g.defined_order = g.loop_vars;
         g.reorder = static_cast<int>(d - in_.directives.data());
+      }
+      if (d->name == "vectorize") {
+        if (d->args.size() != 1)
+          throw Diagnostic(d->loc, "vectorize: expected (v) in the IR's normal form (docs/ir.md)",
+                           "directive-args");
+        plan_.vectorized[g.rep].emplace(arg_name(d->args[0]), d->loc);
+        continue;
       }
       if (apply_loop_directive(plan_, g, *d)) continue;
       auto check_var = [&](const std::string& v) {
@@ -755,6 +762,8 @@ class Merger {
                        make_int(Type::Int(32), g.bounds.at(v).extent), LoopKind::kSerial, body)};
     }
     if (plan_.nests.count(g.rep)) body = nest_loops(plan_, g, inner);
+    if (auto v = plan_.vectorized.find(g.rep); v != plan_.vectorized.end())
+      mark_vectorized(g.rep, v->second, &body);
     // Local storage for Funcs read inside this kernel only.
     for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
       if (!local_reads.count(*it) || need_buffer_.count(*it)) continue;
@@ -765,6 +774,39 @@ class Merger {
     }
     k.body = body;
     return k;
+  }
+
+  // Vectorize: the loops of the nest `body` named by the vectorize directives of `rep` run as
+  // vectorized loops (still in order in this stage; t2s-stt makes them the lanes of each PE
+  // and t2s-vec turns them into vector operations).
+  void mark_vectorized(const std::string& rep, const std::map<std::string, SourceLoc>& vars,
+                       StmtList* body) {
+    std::vector<std::string> loops;
+    for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
+      For* f = (*list)[0]->as<For>();
+      loops.insert(loops.begin(), f->var);
+      list = &f->body;
+    }
+    for (const auto& [v, at] : vars) {
+      if (std::find(loops.begin(), loops.end(), v) == loops.end())
+        throw Diagnostic(at,
+                         "vectorize: '" + v + "' is not a loop of '" + rep +
+                             "' (its loops: " + join(loops) + ", innermost first)",
+                         "vectorize-var");
+      for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
+        const For& f = *(*list)[0]->as<For>();
+        if (f.var == v) {
+          if (f.loop_kind == LoopKind::kUnrolled)
+            throw Diagnostic(at, "vectorize: loop '" + v + "' of '" + rep + "' is also unrolled",
+                             "vectorize-var");
+          For marked = f;
+          marked.loop_kind = LoopKind::kVectorized;
+          (*list)[0] = with_node(*(*list)[0], marked);
+          break;
+        }
+        list = &(*list)[0]->as<For>()->body;
+      }
+    }
   }
 
   // The statements computing one value of Func `m` per iteration.

@@ -315,7 +315,7 @@ TEST(MergeTest, VectorizeAndUnrollWithAFactorSplit) {
   EXPECT_EQ(loop_names(p, "P"), "x x_ui_1 x_vi") << ir;
   ASSERT_NE(find_loop(p, "P", "x_ui_1"), nullptr);
   EXPECT_EQ(find_loop(p, "P", "x_ui_1")->loop_kind, LoopKind::kUnrolled);
-  EXPECT_EQ(find_loop(p, "P", "x_vi")->loop_kind, LoopKind::kSerial);  // t2s-vec's business
+  EXPECT_EQ(find_loop(p, "P", "x_vi")->loop_kind, LoopKind::kVectorized);
   EXPECT_NE(ir.find("(x * 2 + x_ui_1) * 4 + x_vi"), std::string::npos) << ir;
   std::string directives;
   for (const Directive& d : p.directives) {

@@ -72,6 +72,8 @@ struct Plan {
   std::vector<Isolation> isolations;         // in directive order
   std::map<std::string, int64_t> min_depth;  // Func -> min_depth of the channel into it
   std::map<std::string, LoopNest> nests;     // representative -> its split or unrolled loops
+  // representative -> its loops to vectorize -> the vectorize directive (marked by make_kernel)
+  std::map<std::string, std::map<std::string, SourceLoc>> vectorized;
 };
 
 // The Funcs that `e` calls (kFunc calls), each once, in first-call order.

@@ -204,7 +204,10 @@ void KernelTransformer::rebuild() {
   // Loops, innermost first.
   for (const Loop& l : loops_) {
     pe_body = {make_for(l.name, make_int(Type::Int(32), l.min), make_int(Type::Int(32), l.extent),
-                        l.space ? LoopKind::kUnrolled : LoopKind::kSerial, pe_body)};
+                        vectorized_.count(l.name) ? LoopKind::kVectorized
+                        : l.space                 ? LoopKind::kUnrolled
+                                                  : LoopKind::kSerial,
+                        pe_body)};
   }
   // Realizes of the Funcs that keep their storage.
   for (auto it = realizes_.rbegin(); it != realizes_.rend(); ++it) {

@@ -58,6 +58,7 @@ void KernelTransformer::peel() {
     loops_.push_back(Loop{l.var, Aff::var(n, v), l.min->int_value, l.extent->int_value, false});
     used_.insert(l.var);
     if (l.loop_kind == LoopKind::kUnrolled) unrolled_.insert(l.var);
+    if (l.loop_kind == LoopKind::kVectorized) vectorized_.insert(l.var);
   }
   for (const For* l : input_loops)
     input_order_.push_back(
@@ -379,6 +380,51 @@ void KernelTransformer::invert(const std::vector<std::string>& src,
     }
     step->recover.emplace_back(src[c], linear(row, dst, 0));
   }
+}
+
+// A vectorized loop that no transform names is not part of the schedule (as in T2S): the
+// transforms see the nest without it, and place_lanes puts it inside the PEs.
+void KernelTransformer::set_aside_lanes() {
+  std::set<std::string> named;
+  for (const Directive* d : directives_)
+    if (!d->args.empty())
+      for (const DirectiveArg& a : d->args[0].items) named.insert(a.text);
+  for (auto it = loops_.begin(); it != loops_.end();) {
+    if (vectorized_.count(it->name) && !named.count(it->name)) {
+      lanes_.push_back(*it);
+      it = loops_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (loops_.empty())
+    fail("every loop is vectorized; a transform needs a loop that is not", "stt-vectorize");
+}
+
+// The vectorized loops become the innermost loops of each PE (its lanes, in the order they had,
+// innermost first): the set-aside ones innermost, then vectorized space loops. Dependences are
+// then judged with the lanes of a PE running in order inside each time step, which is the order
+// t2s-vec keeps (or serialises) when it turns the lanes into vector operations.
+void KernelTransformer::place_lanes() {
+  std::vector<Loop> lanes = lanes_, others;
+  for (const std::string& v : vectorized_) {
+    const size_t p = position(v);
+    bool aside = false;
+    for (const Loop& l : lanes_) aside |= l.name == v;
+    if (aside) continue;
+    if (p == loops_.size())
+      fail("loop '" + v +
+               "' is vectorized, but the transform replaces it by its time and space loops; "
+               "vectorize a loop the transform keeps",
+           "stt-vectorize");
+    if (!loops_[p].space)
+      fail("loop '" + v + "' is vectorized, but the transform makes it a time loop",
+           "stt-vectorize");
+  }
+  for (const Loop& l : loops_) (vectorized_.count(l.name) ? lanes : others).push_back(l);
+  for (Loop& l : lanes) l.space = true;
+  lanes.insert(lanes.end(), others.begin(), others.end());
+  loops_ = lanes;
 }
 
 void KernelTransformer::finish_loops() {

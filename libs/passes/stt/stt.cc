@@ -13,11 +13,13 @@ namespace stt_internal {
 void KernelTransformer::run() {
   at_ = directives_.back()->loc;
   peel();
+  set_aside_lanes();
   for (const Directive* d : directives_) {
     at_ = d->loc;
     apply(*d);
   }
   at_ = directives_.back()->loc;
+  place_lanes();
   finish_loops();
   check_unrolled();
   guard();

@@ -151,6 +151,8 @@ class KernelTransformer {
   static __int128 determinant(const std::vector<std::vector<int64_t>>& m);
   void invert(const std::vector<std::string>& src, const std::vector<std::string>& dst,
               const std::vector<std::vector<int64_t>>& m, TransformStep* step);
+  void set_aside_lanes();
+  void place_lanes();
   void finish_loops();
   void check_unrolled();
   poly::Set final_box() const;
@@ -202,6 +204,10 @@ class KernelTransformer {
   std::vector<int64_t> mins_, extents_;
   std::vector<Loop> loops_;         // the current loops, innermost first
   std::set<std::string> unrolled_;  // loops the merged kernel unrolls
+  // Loops the merged kernel vectorizes (vectorize): lanes of each PE, placed inside the space
+  // loops by finish_loops; `lanes_` holds those no transform names, set aside until then.
+  std::set<std::string> vectorized_;
+  std::vector<Loop> lanes_;
   std::vector<TransformStep> steps_;
   int time_vars_ = 0;
   bool check_time_ = false;
