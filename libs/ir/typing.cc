@@ -403,4 +403,23 @@ Type NameResolver::channel(const std::string& name, const SourceLoc& loc) {
 
 Expr resolve_types(const Expr& e, NameResolver& resolver) { return Typer(resolver).visit(e); }
 
+namespace {
+
+class LiteralsOnly : public NameResolver {
+ public:
+  Expr identifier(const std::string& name, const SourceLoc&) override {
+    throw InternalError("fold_literals: name '" + name + "' in a constant expression");
+  }
+  CallTarget call(const std::string& name, size_t, const SourceLoc&) override {
+    throw InternalError("fold_literals: call to '" + name + "' in a constant expression");
+  }
+};
+
+}  // namespace
+
+Expr fold_literals(const Expr& e) {
+  LiteralsOnly literals;
+  return resolve_types(e, literals);
+}
+
 }  // namespace t2s

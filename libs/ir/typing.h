@@ -40,6 +40,11 @@ class NameResolver {
 // Diagnostic (rule "type") on an ill-typed expression. Idempotent on canonical trees.
 Expr resolve_types(const Expr& e, NameResolver& resolver);
 
+// `e`, whose leaves are literals only (a node of two literal operands, say), typed and folded as
+// resolve_types folds; a name in it is an InternalError. The passes' expression builders use it
+// so that what they fold is what the reader would make of the printed text.
+Expr fold_literals(const Expr& e);
+
 // Converts `e` to type `t` the way an assignment or a declared Func type does: an int32 literal
 // takes the type (if it fits), anything else must already have type `t`. Returns null when it
 // cannot.

@@ -7,21 +7,6 @@
 
 namespace t2s::stt_internal {
 
-namespace {
-
-// Literal operands only: resolve_types then just folds.
-class LiteralsOnly : public NameResolver {
- public:
-  Expr identifier(const std::string& name, const SourceLoc&) override {
-    throw InternalError("stt: name '" + name + "' in a constant expression");
-  }
-  CallTarget call(const std::string& name, size_t, const SourceLoc&) override {
-    throw InternalError("stt: call to '" + name + "' in a constant expression");
-  }
-};
-
-}  // namespace
-
 Expr int_lit(int64_t value) {
   // The reader takes a literal as int32 (no suffix) and refuses one that does not fit.
   if (!fits_in_type(value, Type::Int(32)))
@@ -37,8 +22,7 @@ Expr loop_var(const std::string& name) { return make_var(name); }
 Expr binop(BinaryOp op, const Expr& a, const Expr& b) {
   if (a->type != b->type) throw InternalError("stt: operands of different types");
   if (a->kind == ExprKind::kIntImm && b->kind == ExprKind::kIntImm) {
-    LiteralsOnly literals;
-    return resolve_types(make_binary(op, a, b, Type()), literals);
+    return fold_literals(make_binary(op, a, b, Type()));
   }
   return make_binary(op, a, b, is_comparison(op) ? Type::Bool(a->type.lanes) : a->type);
 }

@@ -1,0 +1,59 @@
+// Internal to libs/passes/vec: what the pass (vec.cc), the lane vectorizer
+// (lane_vectorizer.cc) and the expression helpers (lane_exprs.cc) share. vec.h is the interface.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "libs/ir/program.h"
+#include "libs/passes/vec/vec.h"
+
+namespace t2s::vec_internal {
+
+// Why a nest of vectorized loops runs lane after lane instead (reported, not an error).
+struct Serialise {
+  std::string why;
+};
+
+// The vectorized loops of one nest, innermost first, and the flat lane numbering: lane
+// l = sum((v_i - min_i) * stride_i).
+struct Lanes {
+  std::vector<std::string> vars;
+  std::vector<int64_t> mins, extents, strides;
+  int n = 1;
+
+  // Loop variable i's value in lane l.
+  int64_t value(size_t i, int l) const { return mins[i] + (l / strides[i]) % extents[i]; }
+  // The flat lane of per-dimension lane indices (each from 0), or -1 outside the lanes.
+  int flat(const std::vector<int64_t>& index) const {
+    int64_t l = 0;
+    for (size_t i = 0; i < index.size(); ++i) {
+      if (index[i] < 0 || index[i] >= extents[i]) return -1;
+      l += index[i] * strides[i];
+    }
+    return static_cast<int>(l);
+  }
+};
+
+// lane_exprs.cc: expression builders.
+Expr lit32(int64_t v);
+// 0 of scalar type t.
+Expr typed_zero(Type t);
+// Folds what substituting a lane's loop values makes constant (integer operations on literals,
+// selects, && and || with a literal condition, x + 0).
+Expr fold(const Expr& e);
+Expr broadcast(const Expr& x, int lanes);
+// Lane `lane` of vector v, as a scalar.
+Expr lane_of(const Expr& v, int lane);
+
+// lane_vectorizer.cc: the body of one nest of vectorized loops of kernel `kernel` as vector code
+// (statement after statement, each for all lanes). Throws Serialise when the lanes' order cannot
+// be kept; adds notes to `report`, takes new names from `used`, and adds to `vector_registers`
+// the registers whose lane dimensions became a vector type.
+StmtList vectorize_lanes(const Program& program, const std::string& kernel, const Lanes& lanes,
+                         const StmtList& body, std::set<std::string>& used, VecLoopReport& report,
+                         std::set<std::string>* vector_registers);
+
+}  // namespace t2s::vec_internal
