@@ -68,68 +68,60 @@ class LaneVectorizer {
   // ---- analysis: positions, register writes, Func stores, channel users ----
 
   void analyse(const StmtList& body) {
-    std::function<void(const StmtList&)> walk = [&](const StmtList& list) {
-      for (const StmtPtr& s : list) {
-        const int at = position_++;
-        positions_[s.get()] = at;
-        if (const Provide* p = s->as<Provide>()) {
-          if (lane_regs_.count(p->func)) {
-            RegisterWrite w;
-            w.pe.assign(p->args.begin() + static_cast<long>(k()), p->args.end() - 1);
-            if (p->value->kind == ExprKind::kVar) w.value = p->value->name;
-            w.position = at;
-            if (reg_writes_.count(p->func))
-              throw Serialise{"register '" + p->func + "' is written twice in the body"};
-            reg_writes_[p->func] = w;
-          } else if (program_.find_func(p->func)) {
-            if (stores_.count(p->func))
-              throw Serialise{"'" + p->func + "' is stored twice in the body"};
-            stores_[p->func] = p;
-          }
-        } else if (const WriteChannel* w = s->as<WriteChannel>()) {
-          note_channel(w->channel, at);
-        } else if (s->as<Realize>() || s->as<Alloc>()) {
-          throw Serialise{"the body allocates storage"};
+    for_each_stmt(body, [&](const Stmt& s) {
+      const int at = position_++;
+      positions_[&s] = at;
+      if (const Provide* p = s.as<Provide>()) {
+        if (lane_regs_.count(p->func)) {
+          RegisterWrite w;
+          w.pe.assign(p->args.begin() + static_cast<long>(k()), p->args.end() - 1);
+          if (p->value->kind == ExprKind::kVar) w.value = p->value->name;
+          w.position = at;
+          if (reg_writes_.count(p->func))
+            throw Serialise{"register '" + p->func + "' is written twice in the body"};
+          reg_writes_[p->func] = w;
+        } else if (program_.find_func(p->func)) {
+          if (stores_.count(p->func))
+            throw Serialise{"'" + p->func + "' is stored twice in the body"};
+          stores_[p->func] = p;
         }
-        for (const Expr* e : s->exprs())
-          for_each_expr(*e, [&](const Expr& x) {
-            if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
-              note_channel(x->operands[0]->name, at);
-          });
-        for (const StmtList* c : s->children()) walk(*c);
+      } else if (const WriteChannel* w = s.as<WriteChannel>()) {
+        note_channel(w->channel, at);
+      } else if (s.as<Realize>() || s.as<Alloc>()) {
+        throw Serialise{"the body allocates storage"};
       }
-    };
-    walk(body);
+      for (const Expr* e : s.exprs())
+        for_each_expr(*e, [&](const Expr& x) {
+          if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
+            note_channel(x->operands[0]->name, at);
+        });
+    });
     // A Func stored in the body may be read there only at the element the same lane stores
     // (any iteration), or by its own store at other lanes of the same iteration (a chain,
     // stored lane by lane); anything else may need another lane's later statement.
-    std::function<void(const StmtList&)> reads = [&](const StmtList& list) {
-      for (const StmtPtr& s : list) {
-        const Provide* own = s->as<Provide>();
-        for (const Expr* e : s->exprs())
-          for_each_expr(*e, [&](const Expr& x) {
-            if (x->kind != ExprKind::kCall || x->call_kind != CallKind::kFunc) return;
-            auto it = stores_.find(x->name);
-            if (it == stores_.end()) return;
-            const std::vector<Expr>& at = it->second->args;
-            bool same_lane = true, same_rest = true;
-            for (size_t d = 0; d < at.size() && d < x->operands.size(); ++d) {
-              const bool equal_index = equal(at[d], x->operands[d]);
-              (mentions_lane(at[d]) ? same_lane : same_rest) &= equal_index;
-            }
-            if (same_lane) return;
-            if (same_rest && own == it->second) {
-              chained_stores_.insert(x->name);
-              return;
-            }
-            throw Serialise{"'" + x->name +
-                            "' is read at another lane than the one that stores it, in another "
-                            "statement or iteration"};
-          });
-        for (const StmtList* c : s->children()) reads(*c);
-      }
-    };
-    reads(body);
+    for_each_stmt(body, [&](const Stmt& s) {
+      const Provide* own = s.as<Provide>();
+      for (const Expr* e : s.exprs())
+        for_each_expr(*e, [&](const Expr& x) {
+          if (x->kind != ExprKind::kCall || x->call_kind != CallKind::kFunc) return;
+          auto it = stores_.find(x->name);
+          if (it == stores_.end()) return;
+          const std::vector<Expr>& at = it->second->args;
+          bool same_lane = true, same_rest = true;
+          for (size_t d = 0; d < at.size() && d < x->operands.size(); ++d) {
+            const bool equal_index = equal(at[d], x->operands[d]);
+            (mentions_lane(at[d]) ? same_lane : same_rest) &= equal_index;
+          }
+          if (same_lane) return;
+          if (same_rest && own == it->second) {
+            chained_stores_.insert(x->name);
+            return;
+          }
+          throw Serialise{"'" + x->name +
+                          "' is read at another lane than the one that stores it, in another "
+                          "statement or iteration"};
+        });
+    });
   }
 
   void note_channel(const std::string& ch, int at) {

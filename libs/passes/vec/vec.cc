@@ -59,18 +59,12 @@ class VecPass {
   // lane, now a let) is written but never read: its writes, shifts and storage go.
   void drop_unread_registers() {
     std::set<std::string> read;
-    std::function<void(const StmtList&)> scan = [&](const StmtList& list) {
-      for (const StmtPtr& s : list) {
-        for (const Expr* e : s->exprs())
-          for_each_expr(*e, [&](const Expr& x) {
-            if (x->kind != ExprKind::kCall) return;
-            if (x->call_kind == CallKind::kRegister) read.insert(x->name);
-            if (x->call_kind == CallKind::kFifo) read.insert(x->operands[0]->name);
-          });
-        for (const StmtList* c : s->children()) scan(*c);
-      }
-    };
-    for (const Kernel& k : out_.kernels) scan(k.body);
+    for (const Kernel& k : out_.kernels)
+      for_each_stmt_expr(k.body, [&](const Expr& x) {
+        if (x->kind != ExprKind::kCall) return;
+        if (x->call_kind == CallKind::kRegister) read.insert(x->name);
+        if (x->call_kind == CallKind::kFifo) read.insert(x->operands[0]->name);
+      });
     std::set<std::string> unread;
     for (const auto& [name, dims] : vector_regs_)
       if (!read.count(name)) unread.insert(name);
@@ -204,19 +198,16 @@ class VecPass {
   // several reads, or writes its vector as several slices, which keeps the FIFO's order.
   void match_channels() {
     std::map<std::string, std::set<int>> read_lanes, write_lanes;
-    std::function<void(const StmtList&)> scan = [&](const StmtList& list) {
-      for (const StmtPtr& s : list) {
-        if (const WriteChannel* w = s->as<WriteChannel>())
+    for (const Kernel& k : out_.kernels) {
+      for_each_stmt(k.body, [&](const Stmt& s) {
+        if (const WriteChannel* w = s.as<WriteChannel>())
           write_lanes[w->channel].insert(w->value->type.lanes);
-        for (const Expr* e : s->exprs())
-          for_each_expr(*e, [&](const Expr& x) {
-            if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
-              read_lanes[x->operands[0]->name].insert(x->type.lanes);
-          });
-        for (const StmtList* c : s->children()) scan(*c);
-      }
-    };
-    for (const Kernel& k : out_.kernels) scan(k.body);
+      });
+      for_each_stmt_expr(k.body, [&](const Expr& x) {
+        if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
+          read_lanes[x->operands[0]->name].insert(x->type.lanes);
+      });
+    }
     std::map<std::string, int> width;
     for (Channel& c : out_.channels) {
       const std::set<int>& w = write_lanes[c.name];
