@@ -58,6 +58,25 @@ bool is_ramp(const Expr& e) {
   return e->kind == ExprKind::kCall && e->call_kind == CallKind::kIntrinsic && e->name == "ramp";
 }
 
+// Lane l of `ramp(base, stride, N)`: `base + l * stride`, with `l * stride` folded when the
+// stride is a literal (int32 arithmetic, as the ramp's).
+Expr ramp_lane(const Expr& ramp, int l) {
+  const Type i32 = Type::Int(32);
+  const Expr& base = ramp->operands.at(0);
+  const Expr& stride = ramp->operands.at(1);
+  if (l == 0) return base;
+  int64_t step = 0;
+  if (!constant_int(stride, &step))
+    return make_binary(BinaryOp::kAdd, base,
+                       l == 1 ? stride : make_binary(BinaryOp::kMul, make_int(i32, l), stride, i32),
+                       i32);
+  step = wrap_to_type(step * l, i32);
+  if (step == 0) return base;
+  const bool down = step < 0 && step != INT32_MIN;
+  return make_binary(down ? BinaryOp::kSub : BinaryOp::kAdd, base,
+                     make_int(i32, down ? -step : step), i32);
+}
+
 }  // namespace
 
 bool opencl_native_lanes(int lanes) {
@@ -363,8 +382,9 @@ CCodegen::Printed CCodegen::gather(const Expr& e) {
     }
     return {text + " return " + vector_literal(e->type, reads).text + "; }()", kPrecedenceAtom};
   }
-  // OpenCL C has no lambdas: each lane's read prints the index again. That is one evaluation
-  // for the index's meaning as long as it has no effect, which is refused.
+  // OpenCL C has no lambdas: each lane's read computes its own index (lane l of a ramp is
+  // `base + l * stride`), which is the same as evaluating the index once as long as the index
+  // has no effect; one that has is refused.
   std::vector<Printed> printed;
   for (const Expr& i : index) {
     if (has_effects(i))
@@ -373,13 +393,16 @@ CCodegen::Printed CCodegen::gather(const Expr& e) {
                            "' at indices that read a channel or pop a FIFO register (bind the "
                            "index to a let first)",
                        "emit-unsupported");
-    printed.push_back(print(i));
+    printed.push_back(is_ramp(i) ? Printed{} : print(i));
   }
   for (int l = 0; l < e->type.lanes; ++l) {
     std::vector<std::string> at;
-    for (size_t d = 0; d < index.size(); ++d)
-      at.push_back(index[d]->type.lanes == 1 ? printed[d].text
-                                             : lane(printed[d], index[d]->type, l));
+    for (size_t d = 0; d < index.size(); ++d) {
+      const Type t = index[d]->type;
+      at.push_back(is_ramp(index[d]) ? print(ramp_lane(index[d], l)).text
+                   : t.lanes == 1    ? printed[d].text
+                                     : lane(printed[d], t, l));
+    }
     reads.push_back(read(at));
   }
   return vector_literal(e->type, reads);
