@@ -119,12 +119,17 @@ bool opencl_vector_name(const std::string& name) {
   while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
   if (digits == name.size() || digits == 0) return false;
   std::string base = name.substr(0, digits);
-  if (base == "vload" || base == "vstore") return true;
-  if (base.size() > 4 && base.compare(base.size() - 4, 4, "_vec") == 0)
+  const std::string lanes = name.substr(digits);
+  const bool struct_type = base.size() > 4 && base.compare(base.size() - 4, 4, "_vec") == 0;
+  if (struct_type) {
     base.resize(base.size() - 4);
-  static const std::unordered_set<std::string> kElements = {
-      "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half"};
-  return kElements.count(base) > 0;
+  } else if (lanes != "2" && lanes != "3" && lanes != "4" && lanes != "8" && lanes != "16") {
+    return false;
+  }
+  static const std::unordered_set<std::string> kElements = {"char",  "uchar",  "short", "ushort",
+                                                            "int",   "uint",   "long",  "ulong",
+                                                            "float", "double", "half"};
+  return kElements.count(base) > 0 || (!struct_type && (base == "vload" || base == "vstore"));
 }
 
 }  // namespace
