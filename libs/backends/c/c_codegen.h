@@ -35,9 +35,11 @@
 //     does for scalar operands;
 //   - a select with a scalar condition stays the lazy `c ? a : b`; with a vector condition it
 //     is a blend (every operand evaluated);
-//   - gathers read element by element (OpenCL: vloadN for contiguous global reads, through
-//     CStorage); scatters are a block that evaluates the indices, then the value, then stores
-//     lane 0, lane 1, ... (OpenCL: vstoreN when contiguous).
+//   - gathers read element by element through CStorage (OpenCL: vloadN for contiguous global
+//     reads; each lane computes its own index, `base + l * stride` for a ramp, so an index that
+//     reads a channel or pops a FIFO is refused there, emit-unsupported); scatters are a block
+//     that evaluates the indices, then the value, then stores lane 0, lane 1, ... (a later lane
+//     wins; OpenCL: vstoreN when contiguous).
 #pragma once
 
 #include <cstdint>

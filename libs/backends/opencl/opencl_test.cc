@@ -519,6 +519,17 @@ TEST(OpenclDevice, MoreThan32LanesRefusedAtTheirStatement) {
   expect_host_accepted(emit_opencl_host(q), "wide_host");
 }
 
+TEST(OpenclDevice, GatherAtIndicesWithAnEffectRefused) {
+  // Each lane computes its index in OpenCL: an index that reads a channel cannot be repeated.
+  std::string json = kVectors;
+  const std::string read = "\"value\": \"read_channel(ch)\"";
+  json.replace(json.find(read), read.size(),
+               "\"value\": \"x(cast(Int(32, 4), read_channel(ch)))\"");
+  const Program p = load(json.c_str());
+  expect_diagnostic([&] { emit_opencl(p); }, "emit-unsupported", "8:1",
+                    "cannot gather from 'x' at indices that read a channel");
+}
+
 TEST(OpenclDevice, NonConstantExtentRefused) {
   Program p = load(kChannels);
   p.buffers[0].extents[1] = make_var("n");
