@@ -183,7 +183,7 @@ class CCodegen {
   std::string binary(const Expr& e, int* precedence);
   std::string call(const Expr& e);
   std::string cast(Type to, const Expr& value);
-  void stmt(const Stmt& s, int indent, std::string* out);
+  void stmt(const Stmt& s, int indent, std::string* out);  // tracks loc_, then stmt_at
   void stmt_at(const Stmt& s, int indent, std::string* out);
   void lines(const std::vector<std::string>& text, int indent, std::string* out);
 

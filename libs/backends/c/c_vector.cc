@@ -28,11 +28,36 @@ Type opencl_lane_type(Type t) { return t.is_bool() ? Type::Int(8) : t.element_of
 // The name of an elementwise operation in helper names (t2s_vdiv_i32x4).
 std::string operation_name(const Expr& e) {
   switch (e->kind) {
-    case ExprKind::kBinary: {
-      static const char* const kNames[] = {"add", "sub", "mul", "div", "mod", "eq", "ne",
-                                           "lt",  "le",  "gt",  "ge",  "and", "or"};
-      return kNames[static_cast<int>(e->binary_op)];
-    }
+    case ExprKind::kBinary:
+      switch (e->binary_op) {
+        case BinaryOp::kAdd:
+          return "add";
+        case BinaryOp::kSub:
+          return "sub";
+        case BinaryOp::kMul:
+          return "mul";
+        case BinaryOp::kDiv:
+          return "div";
+        case BinaryOp::kMod:
+          return "mod";
+        case BinaryOp::kEQ:
+          return "eq";
+        case BinaryOp::kNE:
+          return "ne";
+        case BinaryOp::kLT:
+          return "lt";
+        case BinaryOp::kLE:
+          return "le";
+        case BinaryOp::kGT:
+          return "gt";
+        case BinaryOp::kGE:
+          return "ge";
+        case BinaryOp::kAnd:
+          return "and";
+        case BinaryOp::kOr:
+          return "or";
+      }
+      break;
     case ExprKind::kUnary:
       return e->unary_op == UnaryOp::kNeg ? "neg" : "not";
     case ExprKind::kCast:
@@ -42,6 +67,7 @@ std::string operation_name(const Expr& e) {
     default:
       return e->name;  // an intrinsic: min, max, abs, sqrt, ...
   }
+  throw InternalError("emit: unknown binary operator");
 }
 
 // Whether evaluating `e` has an effect (reads a channel or pops a FIFO register).
