@@ -336,7 +336,8 @@ std::string emit_cpp(const Program& program) {
     input_shapes.push_back(in.extents);
   }
 
-  // Buffers, channels, registers: scalar, with what the emulation can lay out.
+  // Buffers (scalar), channels and registers (scalar or vector), with what the emulation can
+  // lay out.
   for (const Buffer& b : program.buffers) {
     check_name(b.name, "buffer", b.loc);
     if (b.type.known() && b.type.lanes != 1)
