@@ -1,14 +1,23 @@
 #include "libs/backends/c/c_codegen.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <unordered_set>
 
+#include "libs/backends/c/c_internal.h"
 #include "libs/ir/strings.h"
 
 namespace t2s {
+
+using c_internal::binary_precedence;
+using c_internal::kPrecedenceAtom;
+using c_internal::kPrecedenceTernary;
+using c_internal::kPrecedenceUnary;
+using c_internal::parenthesize_above;
+using c_internal::type_suffix;
 
 namespace {
 
@@ -39,16 +48,15 @@ const std::unordered_set<std::string>& reserved_words() {
   return words;
 }
 
-// The short name of a scalar type in helper names: i32, u8, f32, b.
-std::string type_suffix(Type t) {
-  if (t.is_bool()) return "b";
-  return std::string(t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits);
-}
+}  // namespace
 
-// C operator precedence, lower binds tighter (the standard's table, 1 = postfix).
-constexpr int kPrecedenceAtom = 0;
-constexpr int kPrecedenceUnary = 3;
-constexpr int kPrecedenceTernary = 16;
+namespace c_internal {
+
+std::string type_suffix(Type t) {
+  const std::string lanes = t.lanes == 1 ? "" : "x" + std::to_string(t.lanes);
+  if (t.is_bool()) return "b" + lanes;
+  return std::string(t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits) + lanes;
+}
 
 int binary_precedence(BinaryOp op) {
   switch (op) {
@@ -79,7 +87,7 @@ std::string parenthesize_above(const std::string& text, int precedence, int limi
   return precedence > limit ? "(" + text + ")" : text;
 }
 
-}  // namespace
+}  // namespace c_internal
 
 std::string c_type_name(Type type, CDialect dialect, const SourceLoc& loc) {
   if (type.lanes != 1) {
@@ -101,8 +109,34 @@ std::string c_type_name(Type type, CDialect dialect, const SourceLoc& loc) {
   throw Diagnostic(loc, "type " + type.name() + " has no C equivalent", "emit-type");
 }
 
+namespace {
+
+// OpenCL's vector type names (float4, uchar16) and the struct names of the other widths
+// (float_vec5), its vector loads and stores (vload4, vstore16) and conversions (convert_int4).
+bool opencl_vector_name(const std::string& name) {
+  if (name.rfind("convert_", 0) == 0) return true;
+  size_t digits = name.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+  if (digits == name.size() || digits == 0) return false;
+  std::string base = name.substr(0, digits);
+  const std::string lanes = name.substr(digits);
+  const bool struct_type = base.size() > 4 && base.compare(base.size() - 4, 4, "_vec") == 0;
+  if (struct_type) {
+    base.resize(base.size() - 4);
+  } else if (lanes != "2" && lanes != "3" && lanes != "4" && lanes != "8" && lanes != "16") {
+    return false;
+  }
+  static const std::unordered_set<std::string> kElements = {"char",  "uchar",  "short", "ushort",
+                                                            "int",   "uint",   "long",  "ulong",
+                                                            "float", "double", "half"};
+  return kElements.count(base) > 0 || (!struct_type && (base == "vload" || base == "vstore"));
+}
+
+}  // namespace
+
 std::string c_identifier(const std::string& name) {
-  if (reserved_words().count(name) || name.rfind("t2s_", 0) == 0) return name + "_";
+  if (reserved_words().count(name) || name.rfind("t2s_", 0) == 0 || opencl_vector_name(name))
+    return name + "_";
   return name;
 }
 
@@ -122,12 +156,6 @@ std::string brace_list(const std::vector<int64_t>& values) {
   return "{" + join_ints(values, ", ") + "}";
 }
 
-// One printed expression and the precedence of its outermost operator.
-struct CCodegen::Printed {
-  std::string text;
-  int precedence;
-};
-
 CCodegen::CCodegen(const Program& program, CDialect dialect, CStorage& storage)
     : program_(program), dialect_(dialect), storage_(storage) {
   scopes_.emplace_back();
@@ -142,6 +170,16 @@ std::string CCodegen::expr(const Expr& e) { return print(e).text; }
 
 CCodegen::Printed CCodegen::print(const Expr& e) {
   if (!e) throw InternalError("emit: missing expression");
+  if (e->type.lanes != 1) {
+    // A vector computed here (c_vector.cc); variables, whole values read from channels or
+    // registers and selects with a scalar condition print as scalars do.
+    const bool whole = e->kind == ExprKind::kVar ||
+                       (e->kind == ExprKind::kCall &&
+                        (e->call_kind == CallKind::kChannel ||
+                         e->call_kind == CallKind::kRegister || e->call_kind == CallKind::kFifo));
+    const bool lazy = e->kind == ExprKind::kSelect && e->operands.at(0)->type.lanes == 1;
+    if (!whole && !lazy) return vector(e);
+  }
   switch (e->kind) {
     case ExprKind::kIntImm: {
       const Type t = e->type;
@@ -194,6 +232,11 @@ CCodegen::Printed CCodegen::print(const Expr& e) {
       return {text, text[0] == '-' ? kPrecedenceUnary : kPrecedenceAtom};
     }
     case ExprKind::kVar:
+      if (e->name[0] == '$') {  // a lane of an operand (CCodegen::elementwise)
+        const size_t k = std::stoul(e->name.substr(1));
+        if (k >= lane_operands_.size()) throw InternalError("emit: lane operand out of range");
+        return {lane_operands_[k], kPrecedenceAtom};
+      }
       return {c_identifier(e->name), kPrecedenceAtom};
     case ExprKind::kCall:
       return {call(e), kPrecedenceAtom};
@@ -342,6 +385,9 @@ std::string CCodegen::call(const Expr& e) {
       const std::string& name = e->name;
       if (e->operands.empty()) throw InternalError("emit: intrinsic without operands");
       const Type t = e->operands[0]->type;
+      if (name == "slice") {  // one lane of a vector: a scalar
+        return lane(print(e->operands[0]), t, static_cast<int>(e->operands.at(1)->int_value));
+      }
       const std::vector<std::string> args = print_all(0);
       if (name == "min" || name == "max" || name == "abs") {
         if (name == "abs" && t.is_uint()) return args[0];
@@ -377,6 +423,13 @@ void CCodegen::stmts(const StmtList& list, int indent, std::string* out) {
 }
 
 void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
+  const SourceLoc outer = loc_;
+  if (s.loc.valid()) loc_ = s.loc;
+  stmt_at(s, indent, out);
+  loc_ = outer;
+}
+
+void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
   const std::string pad(static_cast<size_t>(indent) * 2, ' ');
   auto block = [&](const StmtList& body, int body_indent) {
     scopes_.emplace_back();
@@ -425,7 +478,7 @@ void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
   }
   if (const LetStmt* let = s.as<LetStmt>()) {
     const std::string name = c_identifier(let->var);
-    const std::string declaration = "const " + c_type_name(let->value->type, dialect_, s.loc) +
+    const std::string declaration = "const " + c_value_type_name(let->value->type, dialect_, loc_) +
                                     " " + name + " = " + expr(let->value) + ";";
     if (scopes_.back().count(name)) {
       // The name is taken in this C block: the let gets a block of its own.
@@ -455,6 +508,8 @@ void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
     return;
   }
   if (const Provide* provide = s.as<Provide>()) {
+    for (const Expr& arg : provide->args)
+      if (arg->type.lanes != 1) return scatter(*provide, loc_, indent, out);
     const std::string value = expr(provide->value);
     std::vector<std::string> args = print_args(provide->args);
     if (const Register* reg = program_.find_register(provide->func)) {
@@ -629,6 +684,7 @@ std::string helper_definition(const std::string& name, CDialect dialect) {
 std::string CCodegen::helper_definitions() const {
   std::string out;
   for (const std::string& name : used_helpers_) out += helper_definition(name, dialect_);
+  for (const auto& [name, definition] : vector_helpers_) out += definition;
   return out;
 }
 

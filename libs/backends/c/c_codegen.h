@@ -19,9 +19,32 @@
 //   - select is lazy (`c ? a : b`), && and || short-circuit, as in the interpreter.
 // Floating-point code must be compiled without contraction (-ffp-contract=off) to agree with
 // the interpreter bit for bit.
+//
+// Vector values (docs/ir.md, "Vector values"; "In the backends" there describes the code):
+//   - types: C++ t2s_rt::Vec<T, N> (the runtime's array of lanes); OpenCL the native vector
+//     types for 2, 3, 4, 8 and 16 lanes, else a struct of an array (up to 32 lanes); bool lanes
+//     are char in OpenCL, 0 or 1;
+//   - lane l of an elementwise operation is the scalar operation printed above, on lane l of
+//     its operands: a helper function per operation and type (t2s_vdiv_i32x4, ...) builds the
+//     result lane by lane. OpenCL uses its native operators instead where they have Halide's
+//     semantics (+, -, * on numbers, float /, negation, conversions other than float to
+//     integer, float math built-ins on native types);
+//   - every operand of a vector operation is evaluated once: helpers take each as an argument.
+//     In C++ their order is left to right (a braced list for several operands, an immediately
+//     invoked lambda for the indices of a gather); OpenCL leaves it to the compiler, as it
+//     does for scalar operands;
+//   - a select with a scalar condition stays the lazy `c ? a : b`; with a vector condition it
+//     is a blend (every operand evaluated);
+//   - gathers read element by element through CStorage (OpenCL: vloadN for contiguous global
+//     reads; each lane computes its own index, `base + l * stride` for a ramp, so an index that
+//     reads a channel or pops a FIFO is refused there, emit-unsupported); scatters are a block
+//     that evaluates the indices, then the value, then stores lane 0, lane 1, ... (a later lane
+//     wins; OpenCL: vstoreN when contiguous).
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,9 +60,24 @@ enum class CDialect { kOpenCl, kCpp };
 // a type neither has (float16, vectors).
 std::string c_type_name(Type type, CDialect dialect, const SourceLoc& loc = {});
 
+// The name of a value's type, scalar or vector: c_type_name for one lane; C++
+// `t2s_rt::Vec<float, 4>`; OpenCL `float4` for 2, 3, 4, 8 and 16 lanes, else `float_vec5`, a
+// struct that opencl_struct_typedef defines (bool lanes are char: `char4`, `char_vec5`).
+// Throws Diagnostic (emit-type) at `loc` for an element type neither has, and in OpenCL for more
+// than 32 lanes.
+std::string c_value_type_name(Type type, CDialect dialect, const SourceLoc& loc = {});
+
+// OpenCL: whether a vector type of `lanes` lanes has a native OpenCL type (2, 3, 4, 8, 16).
+bool opencl_native_lanes(int lanes);
+
+// OpenCL: `typedef struct { float data[5]; } float_vec5;` and a newline for a vector type that
+// has no native OpenCL type, else "".
+std::string opencl_struct_typedef(Type type, const SourceLoc& loc = {});
+
 // `name` as a C identifier that cannot collide with a keyword of C++ or OpenCL C, a built-in of
-// either, or the generator's own names (which start with `t2s_`): such names get a trailing
-// underscore.
+// either (OpenCL's vector types, vloadN, vstoreN and convert_ included), the struct vector
+// types (float_vec5) or the generator's own names (which start with `t2s_`): such names get a
+// trailing underscore.
 std::string c_identifier(const std::string& name);
 
 // Whether `e` is an integer constant (an IntImm of an integer type, not bool); sets `value`.
@@ -93,6 +131,26 @@ class CStorage {
                                const SourceLoc& loc) = 0;
   // Lines printed before the body of an unrolled loop (OpenCL: `#pragma unroll`).
   virtual std::vector<std::string> before_unrolled_loop() { return {}; }
+
+  // Contiguous vector accesses: the `type.lanes` elements whose first index is `first[0] + l`
+  // (lane l) and whose other indices are `first[1]`, ... A storage with a better form than
+  // element by element access (OpenCL's vloadN / vstoreN for global memory) returns it; an
+  // empty result (the default) makes the generator access the elements one by one.
+  virtual std::string read_input_contiguous(const Input& input,
+                                            const std::vector<std::string>& first, Type type) {
+    return "";
+  }
+  virtual std::string read_func_contiguous(const std::string& func,
+                                           const std::vector<std::string>& first, Type type,
+                                           const SourceLoc& loc) {
+    return "";
+  }
+  virtual std::vector<std::string> write_func_contiguous(const std::string& func,
+                                                         const std::vector<std::string>& first,
+                                                         const std::string& value, Type type,
+                                                         const SourceLoc& loc) {
+    return {};
+  }
 };
 
 // Prints the expressions and statements of one program. Records which helper functions the
@@ -107,26 +165,55 @@ class CCodegen {
   void stmts(const StmtList& list, int indent, std::string* out);
 
   // The definitions of every helper function used so far, in a fixed order (`static inline`
-  // functions; OpenCL C or C++ per dialect).
+  // functions; OpenCL C or C++ per dialect): the scalar helpers, then the vector helpers, which
+  // call them.
   std::string helper_definitions() const;
 
   const Program& program() const { return program_; }
   CDialect dialect() const { return dialect_; }
 
  private:
-  struct Printed;
+  // One printed expression and the precedence of its outermost operator (c_internal.h).
+  struct Printed {
+    std::string text;
+    int precedence;
+  };
   Printed print(const Expr& e);
   std::string use(const std::string& helper);
   std::string binary(const Expr& e, int* precedence);
   std::string call(const Expr& e);
   std::string cast(Type to, const Expr& value);
-  void stmt(const Stmt& s, int indent, std::string* out);
+  void stmt(const Stmt& s, int indent, std::string* out);  // tracks loc_, then stmt_at
+  void stmt_at(const Stmt& s, int indent, std::string* out);
   void lines(const std::vector<std::string>& text, int indent, std::string* out);
+
+  // Vector values (c_vector.cc).
+  Printed vector(const Expr& e);
+  std::string lane(const Printed& v, Type type, int l);
+  Printed vector_literal(Type type, const std::vector<std::string>& lanes,
+                         bool one_per_line = false);
+  std::string vector_helper(const std::string& name, Type result, const std::vector<Type>& params,
+                            const std::function<std::string(int l)>& lane_text);
+  std::string call_helper(const std::string& name, const std::vector<std::string>& args);
+  std::string param_lane(Type type, int k, int l);
+  bool native_opencl(const Expr& e) const;
+  Printed native_elementwise(const Expr& e);
+  Printed elementwise(const Expr& e);
+  Printed vector_op(const Expr& e);
+  Printed gather(const Expr& e);
+  bool contiguous(const std::vector<Expr>& index, std::vector<std::string>* first);
+  void scatter(const Provide& provide, const SourceLoc& loc, int indent, std::string* out);
 
   const Program& program_;
   CDialect dialect_;
   CStorage& storage_;
   std::set<std::string> used_helpers_;
+  std::map<std::string, std::string> vector_helpers_;  // name -> definition
+  // What the placeholder variables `$0`, `$1`, ... print as while a lane of an elementwise
+  // operation is printed (lane l of each operand).
+  std::vector<std::string> lane_operands_;
+  // The location of the innermost statement being printed that has one, for diagnostics.
+  SourceLoc loc_;
   // Names declared in each open C block (innermost last): a let whose name is not declared in
   // the current block needs no block of its own.
   std::vector<std::set<std::string>> scopes_;

@@ -206,5 +206,177 @@ TEST(CCodegen, Statements) {
             "  }\n");
 }
 
+TEST(CCodegen, VectorTypeNames) {
+  EXPECT_EQ(c_value_type_name(Type::Float(32), CDialect::kCpp), "float");
+  EXPECT_EQ(c_value_type_name(Type::Float(32, 4), CDialect::kCpp), "t2s_rt::Vec<float, 4>");
+  EXPECT_EQ(c_value_type_name(Type::Bool(64), CDialect::kCpp), "t2s_rt::Vec<bool, 64>");
+  EXPECT_EQ(c_value_type_name(Type::Float(32, 16), CDialect::kOpenCl), "float16");
+  EXPECT_EQ(c_value_type_name(Type::Bool(4), CDialect::kOpenCl), "char4");
+  EXPECT_EQ(c_value_type_name(Type::UInt(16, 12), CDialect::kOpenCl), "ushort_vec12");
+  EXPECT_EQ(opencl_struct_typedef(Type::Int(32, 5)), "typedef struct { int data[5]; } int_vec5;\n");
+  EXPECT_EQ(opencl_struct_typedef(Type::Int(32, 8)), "");
+  try {
+    c_value_type_name(Type::Float(32, 33), CDialect::kOpenCl, SourceLoc::parse("3:4"));
+    ADD_FAILURE() << "33 lanes accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "emit-type");
+    EXPECT_EQ(d.loc().str(), "3:4");
+    EXPECT_NE(d.message().find("cannot express 33 lanes"), std::string::npos) << d.message();
+  }
+  // Names OpenCL gives vector types and built-ins are not the program's.
+  EXPECT_EQ(c_identifier("float4"), "float4_");
+  EXPECT_EQ(c_identifier("int_vec5"), "int_vec5_");
+  EXPECT_EQ(c_identifier("vload16"), "vload16_");
+  EXPECT_EQ(c_identifier("convert_int4"), "convert_int4_");
+  EXPECT_EQ(c_identifier("float"), "float_");
+  EXPECT_EQ(c_identifier("x4"), "x4");
+  EXPECT_EQ(c_identifier("int5"), "int5");
+}
+
+TEST(CCodegen, ElementwiseVectorsAreTheScalarOperationLaneByLane) {
+  std::string helpers;
+  // C++: a helper per operation and type, whose operands come as one braced list (evaluated
+  // left to right), each lane the scalar operation's code.
+  EXPECT_EQ(print("a(ramp(i, 1, 4)) / broadcast(j, 4)", CDialect::kCpp, &helpers).substr(0, 17),
+            "t2s_vdiv_i32x4({[");
+  EXPECT_NE(helpers.find("static inline t2s_rt::Vec<int32_t, 4> t2s_vdiv_i32x4(const "
+                         "std::tuple<t2s_rt::Vec<int32_t, 4>, t2s_rt::Vec<int32_t, 4>>& t2s_in) {\n"
+                         "  const auto& [t2s_0, t2s_1] = t2s_in;\n"
+                         "  return t2s_rt::Vec<int32_t, 4>{{\n"
+                         "      t2s_div_i32(t2s_0.lane[0], t2s_1.lane[0]),\n"),
+            std::string::npos)
+      << helpers;
+  // The scalar helper the lanes call is defined before the vector helper.
+  EXPECT_LT(helpers.find("t2s_div_i32(int32_t a"), helpers.find("t2s_vdiv_i32x4"));
+  // OpenCL: native operators where they are Halide's, a helper with one lane per line else.
+  EXPECT_EQ(print("f(ramp(i, 1, 4)) * broadcast(2.0f, 4)", CDialect::kOpenCl),
+            "(float4)(f[i], f[i + 1], f[i + 2], f[i + 3]) * (float4)(2.0f)");
+  EXPECT_EQ(print("cast(Float(32, 8), ramp(i, 2, 8))", CDialect::kOpenCl, &helpers),
+            "convert_float8(t2s_ramp_i32x8(i, 2))");
+  EXPECT_NE(helpers.find("static inline int8 t2s_ramp_i32x8(int t2s_0, int t2s_1) {\n"
+                         "  return (int8)(\n"
+                         "      t2s_0,\n"
+                         "      t2s_0 + t2s_1,\n"
+                         "      t2s_0 + 2 * t2s_1,\n"),
+            std::string::npos)
+      << helpers;
+  EXPECT_EQ(print("ramp(i, 1, 4) % broadcast(j, 4)", CDialect::kOpenCl, &helpers),
+            "t2s_vmod_i32x4(t2s_ramp_i32x4(i, 1), (int4)(j))");
+  EXPECT_NE(helpers.find("      t2s_mod_i32(t2s_0.s3, t2s_1.s3));\n"), std::string::npos);
+  // Float to integer saturates (helper); narrow integers wrap in their own type (native).
+  EXPECT_EQ(print("cast(Int(32, 4), f(ramp(i, 1, 4)))", CDialect::kOpenCl, &helpers).substr(0, 24),
+            "t2s_vcvt_i32x4_f32x4((fl");
+  EXPECT_NE(helpers.find("      t2s_cvt_i32_f32(t2s_0.s0),\n"), std::string::npos);
+  EXPECT_EQ(print("s(ramp(i, 1, 2)) * s(ramp(i, 1, 2))", CDialect::kOpenCl),
+            "(char2)(s[i], s[i + 1]) * (char2)(s[i], s[i + 1])");
+  // OpenCL has no bool vectors: comparisons and their uses are lane by lane, in char lanes.
+  EXPECT_EQ(print("select(ramp(i, 1, 5) < broadcast(j, 5), ramp(i, 1, 5), broadcast(0, 5))",
+                  CDialect::kOpenCl, &helpers),
+            "t2s_vselect_i32x5(t2s_vlt_i32x5(t2s_ramp_i32x5(i, 1), t2s_broadcast_i32x5(j)), "
+            "t2s_ramp_i32x5(i, 1), t2s_broadcast_i32x5(0))");
+  EXPECT_NE(helpers.find("static inline char_vec5 t2s_vlt_i32x5(int_vec5 t2s_0, int_vec5 t2s_1) "
+                         "{\n  return (char_vec5){{\n      t2s_0.data[0] < t2s_1.data[0],\n"),
+            std::string::npos)
+      << helpers;
+}
+
+TEST(CCodegen, VectorOperations) {
+  std::string helpers;
+  // A select with a scalar condition stays lazy.
+  EXPECT_EQ(print("select(i == 0, ramp(i, 1, 4), broadcast(j, 4))", CDialect::kOpenCl),
+            "i == 0 ? t2s_ramp_i32x4(i, 1) : (int4)(j)");
+  EXPECT_EQ(print("select(i == 0, broadcast(1.0f, 4), broadcast(2.0f, 4))", CDialect::kCpp),
+            "i == 0 ? t2s_broadcast_f32x4(1.0f) : t2s_broadcast_f32x4(2.0f)");
+  // slice: a lane, a swizzle, a helper.
+  EXPECT_EQ(print("slice(ramp(i, 1, 16), 11, 1)", CDialect::kOpenCl), "t2s_ramp_i32x16(i, 1).sb");
+  EXPECT_EQ(print("slice(ramp(i, 1, 16), 4, 4)", CDialect::kOpenCl), "t2s_ramp_i32x16(i, 1).s4567");
+  EXPECT_EQ(print("slice(ramp(i, 1, 12), 1, 1)", CDialect::kOpenCl),
+            "t2s_ramp_i32x12(i, 1).data[1]");
+  EXPECT_EQ(print("slice(ramp(i, 1, 4), 3, 1)", CDialect::kCpp), "t2s_ramp_i32x4({i, 1}).lane[3]");
+  EXPECT_EQ(print("slice(ramp(i, 1, 12), 2, 3)", CDialect::kOpenCl, &helpers),
+            "t2s_slice_i32x12_2_3(t2s_ramp_i32x12(i, 1))");
+  EXPECT_NE(helpers.find("  return (int3)(\n      t2s_0.data[2],\n      t2s_0.data[3],\n"
+                         "      t2s_0.data[4]);\n"),
+            std::string::npos)
+      << helpers;
+  // concat: a literal of scalars (C++ evaluates it left to right) or of OpenCL native parts, a
+  // helper else.
+  EXPECT_EQ(print("concat(i, j, i + j)", CDialect::kCpp),
+            "t2s_rt::Vec<int32_t, 3>{{i, j, t2s_add_i32(i, j)}}");
+  EXPECT_EQ(print("concat(ramp(i, 1, 2), j, i)", CDialect::kOpenCl),
+            "(int4)(t2s_ramp_i32x2(i, 1), j, i)");
+  EXPECT_EQ(print("concat(i, j, i, j, i)", CDialect::kOpenCl), "(int_vec5){{i, j, i, j, i}}");
+  EXPECT_EQ(print("concat(ramp(i, 1, 2), j, ramp(j, 1, 2))", CDialect::kCpp, &helpers),
+            "t2s_concat_i32_2_1_2({t2s_ramp_i32x2({i, 1}), j, t2s_ramp_i32x2({j, 1})})");
+  EXPECT_NE(helpers.find("      t2s_0.lane[1],\n      t2s_1,\n      t2s_2.lane[0],\n"),
+            std::string::npos)
+      << helpers;
+}
+
+TEST(CCodegen, Gathers) {
+  // C++: an immediately invoked lambda evaluates each index once, in order, then reads lane by
+  // lane.
+  EXPECT_EQ(print("a(ramp(i, 2, 2))", CDialect::kCpp),
+            "[&] { const t2s_rt::Vec<int32_t, 2> t2s_0 = t2s_ramp_i32x2({i, 2}); return "
+            "t2s_rt::Vec<int32_t, 2>{{a[t2s_0.lane[0]], a[t2s_0.lane[1]]}}; }()");
+  // OpenCL: each lane computes its index; one that has an effect is refused.
+  EXPECT_EQ(print("a(ramp(i, -3, 2))", CDialect::kOpenCl), "(int2)(a[i], a[i - 3])");
+  EXPECT_EQ(print("a(ramp(i, j, 2) * broadcast(2, 2))", CDialect::kOpenCl),
+            "(int2)(a[(t2s_ramp_i32x2(i, j) * (int2)(2)).s0], a[(t2s_ramp_i32x2(i, j) * "
+            "(int2)(2)).s1])");
+}
+
+// Storage with contiguous vector accesses, as OpenCL's global memory has them.
+class ContiguousStorage : public RecordingStorage {
+ public:
+  std::vector<std::string> write_func_contiguous(const std::string& f,
+                                                 const std::vector<std::string>& first,
+                                                 const std::string& value, Type type,
+                                                 const SourceLoc&) override {
+    return {"store" + std::to_string(type.lanes) + "(" + f + "[" + joined(first) + "], " + value +
+            ");"};
+  }
+};
+
+TEST(CCodegen, ScattersEvaluateIndicesThenValueThenStoreLaneByLane) {
+  const std::string doc = R"json({"t2s_ir": 1, "stage": "merged", "vars": ["i"],
+    "inputs": [{"name": "a", "type": "int32", "dims": 1, "extents": ["4"], "loc": "1:1"}],
+    "funcs": [{"name": "out", "type": "int32", "args": ["i", "j"], "place": "host",
+               "declared": true, "definition": null, "loc": "2:1", "decl_loc": "2:1"}],
+    "directives": [], "output": {"func": "out", "extents": ["4", "2"], "loc": "3:1"},
+    "buffers": [{"name": "out", "type": "int32", "bounds": [["0", "4"], ["0", "2"]], "loc": "2:1"}],
+    "kernels": [{"name": "out", "place": "host", "loc": "2:1", "body": [
+      {"provide": "out", "args": ["ramp(3, -2, 2)", "1"], "value": "broadcast(a(0), 2)"},
+      {"provide": "out", "args": ["ramp(0, 1, 2)", "0"], "value": "broadcast(a(1), 2)"}]}],
+    "channels": [], "registers": []})json";
+  Program program = read_program(doc, "test");
+  RecordingStorage storage;
+  CCodegen cpp(program, CDialect::kCpp, storage);
+  std::string out;
+  cpp.stmts({program.kernels[0].body[0]}, 1, &out);
+  EXPECT_EQ(out,
+            "  {\n"
+            "    const t2s_rt::Vec<int32_t, 2> t2s_0 = t2s_ramp_i32x2({3, -2});\n"
+            "    const int32_t t2s_1 = 1;\n"
+            "    const t2s_rt::Vec<int32_t, 2> t2s_2 = t2s_broadcast_i32x2(a[0]);\n"
+            "    out[t2s_0.lane[0], t2s_1] = t2s_2.lane[0];\n"
+            "    out[t2s_0.lane[1], t2s_1] = t2s_2.lane[1];\n"
+            "  }\n");
+  // Contiguous (the first index a ramp of stride 1, the others scalars): the storage's form.
+  ContiguousStorage contiguous;
+  CCodegen opencl(program, CDialect::kOpenCl, contiguous);
+  out.clear();
+  opencl.stmts(program.kernels[0].body, 1, &out);
+  EXPECT_EQ(out,
+            "  {\n"
+            "    const int2 t2s_0 = t2s_ramp_i32x2(3, -2);\n"
+            "    const int t2s_1 = 1;\n"
+            "    const int2 t2s_2 = (int2)(a[0]);\n"
+            "    out[t2s_0.s0, t2s_1] = t2s_2.s0;\n"
+            "    out[t2s_0.s1, t2s_1] = t2s_2.s1;\n"
+            "  }\n"
+            "  store2(out[0, 0], (int2)(a[1]));\n");
+}
+
 }  // namespace
 }  // namespace t2s

@@ -77,20 +77,32 @@ struct KernelUse {
   std::vector<const Register*> registers;  // those whose `kernel` names it, in program order
 };
 
-[[noreturn]] void unsupported_vector(Type t, const SourceLoc& loc) {
+// Func storage and inputs hold scalars (docs/ir.md, "Vector values"), as the interpreter has
+// them.
+[[noreturn]] void unsupported_vector_storage(const std::string& what, Type t,
+                                             const SourceLoc& loc) {
   throw Diagnostic(loc,
-                   "vector type " + t.name() +
-                       " is not supported by the cpp target yet (only "
-                       "scalar code)",
+                   what + " of vector type " + t.name() +
+                       " is not supported by the cpp target (Func storage and inputs hold "
+                       "scalars)",
                    "emit-unsupported");
 }
 
-bool supported_scalar(Type t) {
-  if (!t.known() || t.lanes != 1) return false;
+bool supported_element(Type t) {
+  if (!t.known()) return false;
   if (t.is_bool()) return true;
   if (t.is_float()) return t.bits == 32 || t.bits == 64;
   return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
 }
+
+bool supported_scalar(Type t) { return t.known() && t.lanes == 1 && supported_element(t); }
+
+// A scalar or a vector (of at most kMaxLanes lanes: verified IR) of a supported element type.
+bool supported_value(Type t) {
+  return t.known() && t.lanes >= 1 && t.lanes <= kMaxLanes && supported_element(t);
+}
+
+std::string type_text(Type t) { return t.known() ? t.name() : "<unknown>"; }
 
 // Walks one kernel of a verified program (libs/ir/verify checks names, scopes, arities and
 // types when a tool reads IR) before code generation: refuses what the target cannot emulate
@@ -107,10 +119,8 @@ class KernelScan {
 
  private:
   void check_type(Type t) const {
-    if (t.known() && t.lanes != 1) unsupported_vector(t, *loc_);
-    if (!supported_scalar(t))
-      throw InternalError("emit: kernel '" + kernel_.name + "': unsupported type " +
-                          (t.known() ? t.name() : "<unknown>"));
+    if (!supported_value(t))
+      throw InternalError("emit: kernel '" + kernel_.name + "': unsupported type " + type_text(t));
   }
 
   void stmts(const StmtList& list) {
@@ -177,6 +187,8 @@ class KernelScan {
     } else if (const Realize* realize = s.as<Realize>()) {
       check_name(realize->func, "Func", *loc_);
       check_type(realize->type);
+      if (realize->type.lanes != 1)
+        unsupported_vector_storage("the storage of '" + realize->func + "'", realize->type, *loc_);
       indices(realize->mins);
       indices(realize->extents);
       realizes_.push_back(realize->func);
@@ -310,10 +322,11 @@ std::string emit_cpp(const Program& program) {
   std::vector<std::vector<int64_t>> input_shapes;
   for (const Input& in : program.inputs) {
     check_name(in.name, "input", in.loc);
-    if (in.type.known() && in.type.lanes != 1) unsupported_vector(in.type, in.loc);
+    if (in.type.known() && in.type.lanes != 1)
+      unsupported_vector_storage("input '" + in.name + "'", in.type, in.loc);
     if (!supported_scalar(in.type))
       throw InternalError("emit: input '" + in.name + "' has unsupported type " +
-                          (in.type.known() ? in.type.name() : "<unknown>"));
+                          type_text(in.type));
     if (in.extents.size() != static_cast<size_t>(in.dims))
       throw Diagnostic(in.loc,
                        "input '" + in.name +
@@ -323,13 +336,15 @@ std::string emit_cpp(const Program& program) {
     input_shapes.push_back(in.extents);
   }
 
-  // Buffers, channels, registers: scalar, with what the emulation can lay out.
+  // Buffers (scalar), channels and registers (scalar or vector), with what the emulation can
+  // lay out.
   for (const Buffer& b : program.buffers) {
     check_name(b.name, "buffer", b.loc);
-    if (b.type.known() && b.type.lanes != 1) unsupported_vector(b.type, b.loc);
+    if (b.type.known() && b.type.lanes != 1)
+      unsupported_vector_storage("buffer '" + b.name + "'", b.type, b.loc);
     if (!supported_scalar(b.type))
       throw InternalError("emit: buffer '" + b.name + "' has unsupported type " +
-                          (b.type.known() ? b.type.name() : "<unknown>"));
+                          type_text(b.type));
     if (b.mins.size() > 64) throw InternalError("emit: buffer '" + b.name + "' has bad bounds");
     for (size_t d = 0; d < b.mins.size(); ++d) {
       for (const Expr& e : {b.mins[d], b.extents[d]}) {
@@ -348,10 +363,9 @@ std::string emit_cpp(const Program& program) {
                           "' does not start at 0 in every dimension");
   for (const Channel& c : program.channels) {
     check_name(c.name, "channel", c.loc);
-    if (c.type.known() && c.type.lanes != 1) unsupported_vector(c.type, c.loc);
-    if (!supported_scalar(c.type))
+    if (!supported_value(c.type))
       throw InternalError("emit: channel '" + c.name + "' has unsupported type " +
-                          (c.type.known() ? c.type.name() : "<unknown>"));
+                          type_text(c.type));
     int64_t fifos = 1;
     for (int64_t d : c.dims) {
       if (d < 1 || fifos > (int64_t{1} << 24) / d)
@@ -362,10 +376,8 @@ std::string emit_cpp(const Program& program) {
   for (const Register& r : program.registers) {
     const std::string what = "emit: register '" + r.name + "'";
     check_name(r.name, "register", r.loc);
-    if (r.type.known() && r.type.lanes != 1) unsupported_vector(r.type, r.loc);
-    if (!supported_scalar(r.type))
-      throw InternalError(what + " has unsupported type " +
-                          (r.type.known() ? r.type.name() : "<unknown>"));
+    if (!supported_value(r.type))
+      throw InternalError(what + " has unsupported type " + type_text(r.type));
     if (r.shape.size() + 1 > 64) throw InternalError(what + " has too many dimensions");
     int64_t pes = 1;
     for (int64_t d : r.shape) {
@@ -423,7 +435,9 @@ std::string emit_cpp(const Program& program) {
 
   EmuStorage storage(wide_index);
   CCodegen codegen(program, CDialect::kCpp, storage);
-  auto type_of = [](Type t, const SourceLoc& loc) { return c_type_name(t, CDialect::kCpp, loc); };
+  auto type_of = [](Type t, const SourceLoc& loc) {
+    return c_value_type_name(t, CDialect::kCpp, loc);
+  };
 
   // Program state.
   std::string state;

@@ -26,11 +26,12 @@
 
 namespace t2s {
 
-// The program's source text; the same IR gives the same bytes. Throws Diagnostic for what the
-// target cannot emulate (rule `emit-unsupported`: vector types, alloc statements, names that
-// are not C identifiers; `emit-extent`: an input whose extents are not constants, so that its
-// data cannot be generated; `emit-stage`: a parsed-stage program) and InternalError for
-// malformed IR (what the interpreter refuses as such).
+// The program's source text; the same IR gives the same bytes. Vector values (docs/ir.md,
+// "Vector values") are t2s_rt::Vec<T, N> (c_codegen.h). Throws Diagnostic for what the target
+// cannot emulate (rule `emit-unsupported`: inputs, buffers and realizes of vector type, alloc
+// statements, names that are not C identifiers; `emit-extent`: an input whose extents are not
+// constants, so that its data cannot be generated; `emit-stage`: a parsed-stage program) and
+// InternalError for malformed IR (what the interpreter refuses as such).
 std::string emit_cpp(const Program& program);
 
 }  // namespace t2s

@@ -100,21 +100,24 @@ TEST(EmitCpp, NeedsInputExtents) {
             "know the shape of its data");
 }
 
-TEST(EmitCpp, RefusesVectorTypesAndAllocAtTheirLocation) {
+TEST(EmitCpp, RefusesVectorStorageAndAllocAtTheirLocation) {
+  // Inputs and Func storage hold scalars (docs/ir.md, "Vector values"), as in the interpreter.
   Program p = copy_program();
   p.inputs[0].type = Type::Int(32, 4);
   Diagnostic d = diagnostic_of(p);
   EXPECT_EQ(d.rule(), "emit-unsupported");
   EXPECT_EQ(d.loc().str(), "12:12");
+  EXPECT_NE(d.message().find("input 'a' of vector type int32x4"), std::string::npos);
 
   p = copy_program();
-  Provide& provide = provide_of(p);
-  provide.value = make_cast(Type::Int(32, 4), provide.value);
-  provide_stmt_of(p).loc = SourceLoc::parse("7:5");
+  StmtList body = std::move(p.kernels[0].body);
+  p.kernels[0].body = {make_realize("r", Type::Float(32, 8), {make_int(Type::Int(32), 0)},
+                                    {make_int(Type::Int(32), 4)}, std::move(body),
+                                    SourceLoc::parse("8:4"))};
   d = diagnostic_of(p);
   EXPECT_EQ(d.rule(), "emit-unsupported");
-  EXPECT_EQ(d.loc().str(), "7:5");
-  EXPECT_NE(d.message().find("vector type int32x4"), std::string::npos);
+  EXPECT_EQ(d.loc().str(), "8:4");
+  EXPECT_NE(d.message().find("the storage of 'r' of vector type float32x8"), std::string::npos);
 
   p = copy_program();
   p.kernels[0].body.insert(p.kernels[0].body.begin(),
@@ -122,6 +125,60 @@ TEST(EmitCpp, RefusesVectorTypesAndAllocAtTheirLocation) {
   d = diagnostic_of(p);
   EXPECT_EQ(d.rule(), "emit-unsupported");
   EXPECT_EQ(d.loc().str(), "9:2");
+}
+
+// A vectorized-stage program: a float32x4 channel and shift register, a FIFO register of
+// int32x5, a gather, a scatter and elementwise operations (running it against t2s-run is
+// //tests/cli:vector_ir_test).
+const char kVectors[] = R"json({
+  "t2s_ir": 1, "stage": "vectorized", "vars": ["i"],
+  "inputs": [{"name": "x", "type": "float32", "dims": 1, "extents": ["16"], "loc": "3:1"}],
+  "funcs": [{"name": "e", "type": "float32", "args": ["i"], "place": "host", "declared": true,
+             "definition": null, "loc": "8:1", "decl_loc": "7:6"}],
+  "directives": [], "output": {"func": "e", "extents": ["16"], "loc": "10:1"},
+  "buffers": [{"name": "e", "type": "float32", "bounds": [["0", "16"]], "loc": "8:1"}],
+  "kernels": [
+    {"name": "P", "place": "device", "loc": "6:1", "body": [
+      {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+        {"write_channel": "ch", "index": [], "value": "x(ramp(i * 4, 1, 4))", "loc": "6:1"}]}]},
+    {"name": "E", "place": "device", "loc": "8:1", "body": [
+      {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+        {"shift": "V", "args": ["0"]},
+        {"provide": "V", "args": ["0", "0"], "value": "read_channel(ch)", "loc": "8:1"},
+        {"push": "F", "args": ["0"], "value": "ramp(i, 1, 5) / broadcast(2, 5)", "loc": "8:1"},
+        {"provide": "e", "args": ["ramp(i * 4 + 3, -1, 4)"],
+         "value": "V(0, 0) + cast(Float(32, 4), slice(pop(F, 0), 1, 4))", "loc": "8:1"}]}]}],
+  "channels": [{"name": "ch", "type": "float32x4", "dims": [], "depth": 2, "producer": "P",
+                "consumer": "E", "loc": "6:1"}],
+  "registers": [
+    {"name": "V", "func": "e", "kernel": "E", "type": "float32x4", "kind": "shift", "shape": [1],
+     "depth": 1, "distance": [0], "time_distance": 0, "period": 1, "naive": 1, "loc": "8:1"},
+    {"name": "F", "func": "e", "kernel": "E", "type": "int32x5", "kind": "fifo", "shape": [1],
+     "depth": 1, "distance": [0], "time_distance": 0, "period": 1, "naive": 1, "loc": "8:1"}]
+})json";
+
+TEST(EmitCpp, VectorValuesAreVecsComputedLaneByLane) {
+  const std::string code = emit_cpp(read_program(kVectors, "vectors.json"));
+  for (const char* expected :
+       {"t2s_rt::Fifo<t2s_rt::Vec<float, 4>> t2s_ch_ch(\"ch\", 2);",
+        "t2s_rt::ShiftRegister<t2s_rt::Vec<float, 4>> t2s_V_rg(\"V\", {1}, 1);",
+        "t2s_rt::FifoRegister<t2s_rt::Vec<int32_t, 5>> t2s_F_rg(\"F\", {1}, 1);",
+        // A gather: each index once, then the lanes.
+        "t2s_ch_ch.write([&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = "
+        "t2s_ramp_i32x4({t2s_mul_i32(i, 4), 1}); return t2s_rt::Vec<float, 4>{{"
+        "t2s_x_in.read({t2s_0.lane[0]}), ",
+        // Elementwise helpers take their operands as one braced list.
+        "t2s_F_rg.push(t2s_at, t2s_vdiv_i32x5({t2s_ramp_i32x5({i, 1}), "
+        "t2s_broadcast_i32x5(2)}));",
+        "      t2s_div_i32(t2s_0.lane[4], t2s_1.lane[4])}};\n",
+        // A scatter: indices, value, then lane by lane.
+        "    const t2s_rt::Vec<float, 4> t2s_1 = t2s_vadd_f32x4({t2s_V_rg.read({0, 0}), "
+        "t2s_vcvt_f32x4_i32x4(t2s_slice_i32x5_1_4(t2s_F_rg.pop({0})))});",
+        "{ const int64_t t2s_at = t2s_e_st.locate_write({t2s_0.lane[3]}); "
+        "t2s_e_st.store(t2s_at, t2s_1.lane[3]); }"}) {
+    EXPECT_NE(code.find(expected), std::string::npos) << expected;
+  }
+  EXPECT_EQ(code, emit_cpp(read_program(kVectors, "vectors.json")));
 }
 
 TEST(EmitCpp, RefusesNamesThatAreNotIdentifiers) {

@@ -433,6 +433,11 @@ class DotPrinter {
       add(loop_lines("loops", kv, {LoopKind::kSerial, LoopKind::kUnrolled}));
     }
     add(loop_lines("vectorized", kv, {LoopKind::kVectorized}));
+    const std::vector<int> lanes = kernel_lanes(k);
+    if (!lanes.empty()) {
+      std::vector<int64_t> counts(lanes.begin(), lanes.end());
+      add({"vector lanes: " + join_ints(counts, ", ")});
+    }
 
     out_ << "\n  // kernel " << k.name << "\n";
     out_ << "  subgraph " << quote(kv.cluster) << " {\n";
@@ -534,9 +539,15 @@ class DotPrinter {
     }
   }
 
+  // ", float32x16" for a value of vector type (each slot, channel element holds one).
+  static std::string vector_type_suffix(Type t) {
+    return t.known() && t.lanes > 1 ? ", " + t.name() : "";
+  }
+
   static std::string register_label(const Register& r) {
-    if (r.kind == Register::kFifo) return r.name + " fifo depth " + std::to_string(r.depth);
-    return r.name + " shift x" + std::to_string(r.depth);
+    if (r.kind == Register::kFifo)
+      return r.name + " fifo depth " + std::to_string(r.depth) + vector_type_suffix(r.type);
+    return r.name + " shift x" + std::to_string(r.depth) + vector_type_suffix(r.type);
   }
 
   // Self-loops of one node: all the registers that stay on it, one edge with one line each
@@ -635,7 +646,8 @@ class DotPrinter {
     if (p_.channels.empty()) return;
     out_ << "\n  // channels\n";
     for (const Channel& c : p_.channels) {
-      std::vector<std::string> text = {c.name + " (depth " + std::to_string(c.depth) + ")"};
+      std::vector<std::string> text = {c.name + " (depth " + std::to_string(c.depth) + ")" +
+                                       vector_type_suffix(c.type)};
       if (!c.dims.empty()) {
         std::vector<std::string> dims;
         int64_t n = 1;

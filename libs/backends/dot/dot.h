@@ -2,7 +2,8 @@
 // stage or later), for `dot -Tsvg`.
 //
 // - One cluster per kernel, labelled with its name, place and loops (`time:` the serial loops,
-//   `space:` the unrolled loops, `vectorized:`). A kernel without unrolled loops and without
+//   `space:` the unrolled loops, `vectorized:`) and, for vector code, the lane counts of the
+//   values its PEs compute (`vector lanes: 8, 16`). A kernel without unrolled loops and without
 //   registers is one node.
 // - A space-time transformed kernel shows its PE array. The shape is that of the kernel's
 //   registers (`shape`, innermost space loop first) or, without registers, the extents of its
@@ -17,10 +18,12 @@
 //   space part of the register's dependence distance (the entries of `distance` for the space
 //   loops, through the transform's matrix for a general space_time_transform; failing both, the
 //   offset at which the kernel reads the register). A zero offset is a self-loop. Labels:
-//   `A_shreg shift x1`, `C_fifo fifo depth 5`.
+//   `A_shreg shift x1`, `C_fifo fifo depth 5`, with the type of a vector register:
+//   `A_shreg shift x1, float32x16`.
 // - Inputs (parallelograms) have edges to the kernels that read them; buffers (cylinders) have
 //   edges from the kernels that write them and to the kernels that read them; channels are edges
-//   between kernel clusters labelled `name (depth N)`.
+//   between kernel clusters labelled `name (depth N)` (`name (depth N), float32x16` for a
+//   vector channel).
 //
 // The output is a function of the program alone (no addresses, sets sorted) and ends with a
 // newline.

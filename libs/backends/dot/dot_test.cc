@@ -331,6 +331,29 @@ TEST(DotTest, HandBuiltShapes) {
   EXPECT_TRUE(contains(dot, "[label=\"S_to_weird (depth 3)\\narray 2 x 2 = 4 channels\""));
 }
 
+// Vector code (docs/ir.md, "Vector values"): a kernel's cluster shows the lane counts of the
+// values its PEs compute; vector channels and registers show their type. Scalar ones are
+// labelled as before.
+TEST(DotTest, VectorLanesOfKernelsChannelsAndRegisters) {
+  Program p = testing::load_golden_ir("gemm", "stt");
+  p.registers[0].type = Type::Float(32, 16);
+  const Expr eight = make_call("broadcast", CallKind::kIntrinsic, Type::Float(32, 8),
+                               {make_float(Type::Float(32), 1.0), i32(8)});
+  p.kernels[0].body.push_back(make_let(
+      "v", make_call("concat", CallKind::kIntrinsic, Type::Float(32, 16), {eight, eight}), {}));
+  std::string dot = emit_dot(p);
+  EXPECT_TRUE(contains(dot, "space: j in [0, 4), i in [0, 4)\\nvector lanes: 8, 16\";")) << dot;
+  EXPECT_TRUE(contains(dot, "label=\"A_shreg shift x1, float32x16\"")) << dot;
+  EXPECT_TRUE(contains(dot, "label=\"B_shreg shift x1\"")) << dot;
+
+  Program q = testing::load_golden_ir("isolate_consumer", "stt");
+  q.channels[0].type = Type::Float(32, 8);
+  dot = emit_dot(q);
+  EXPECT_TRUE(contains(dot, "label=\"" + q.channels[0].name + " (depth " +
+                                std::to_string(q.channels[0].depth) + "), float32x8\""))
+      << dot;
+}
+
 TEST(DotTest, Deterministic) {
   std::string first = emit_dot(testing::load_golden_ir("isolate_consumer", "stt"));
   EXPECT_EQ(first, emit_dot(testing::load_golden_ir("isolate_consumer", "stt")));

@@ -39,6 +39,15 @@
 //                       head and advances it.
 //   - Channels are read with read_channel_intel(ch) / read_channel_intel(ch[i][j]) and written
 //     with write_channel_intel.
+//   - Vector values (docs/ir.md, "Vector values"; c_codegen.h): native vector types for 2, 3, 4,
+//     8 and 16 lanes, structs (`float_vec5`, typedefs at the top) up to 32 lanes, bool lanes as
+//     char 0 or 1. Native operators where they are Halide's (+, -, * on numbers, float /,
+//     negation, conversions other than float to integer, float math built-ins), else a helper
+//     that computes the lanes one by one with the scalar code (t2s_vdiv_i32x4). A vector channel
+//     is declared with its vector type, a vector register is an array of it. A gather or
+//     scatter of global memory whose first index is `ramp(base, 1, N)` and whose other indices
+//     are scalars is vloadN / vstoreN for native N; others access the elements one by one (a
+//     gather prints each lane's index, `base + l * stride` for a ramp).
 //   - A program with no device kernel gives a .cl with only the pragma and the header comment,
 //     which says so.
 //
@@ -72,8 +81,10 @@
 //   [emit-extent]  an input's extents, a buffer's bounds or a realize's extents that are not
 //                  integer constants (needed for the layout and private arrays; at the entity's
 //                  loc), or storage of more than 2^31 - 1 elements
-//   [emit-type]    a vector type in an expression (no stage produces vectors yet), a type with no
-//                  OpenCL equivalent
+//   [emit-type]    a vector type of more than 32 lanes in a device kernel (at the innermost
+//                  statement with a location), a type with no OpenCL equivalent
+//   [emit-unsupported] a gather in a device kernel whose indices read a channel or pop a FIFO
+//                  register (each lane computes its index)
 //   [emit-channel] a host kernel that reads or writes a channel (channels connect device kernels)
 // The program must be well formed (libs/ir/verify, which every tool runs on the IR it reads):
 // dangling names, arities and types are not checked again here.
@@ -91,11 +102,11 @@ std::string emit_opencl(const Program& program);
 // The host program (.cpp) that runs the program with the .cl compiled by aoc.
 std::string emit_opencl_host(const Program& program);
 
-// The OpenCL C name of `type`: the scalar name (c_type_name) for one lane; for vectors the native
-// vector type for 2, 3, 4, 8 and 16 lanes (`float4`, `uchar16`), else `float_vec5`, a struct
-// defined by opencl_vector_typedef (seed 002: any width from 2 to 32). Bool lanes are stored as
-// char (`char4`, `char_vec5`). Throws Diagnostic (emit-type) at `loc` for more than 32 lanes or
-// an element type OpenCL lacks.
+// The OpenCL C name of `type` (c_value_type_name): the scalar name (c_type_name) for one lane;
+// for vectors the native vector type for 2, 3, 4, 8 and 16 lanes (`float4`, `uchar16`), else
+// `float_vec5`, a struct defined by opencl_vector_typedef (seed 002: any width from 2 to 32).
+// Bool lanes are stored as char (`char4`, `char_vec5`). Throws Diagnostic (emit-type) at `loc`
+// for more than 32 lanes or an element type OpenCL lacks.
 std::string opencl_vector_type_name(Type type, const SourceLoc& loc = {});
 
 // The typedef a vector type needs, `typedef struct { float data[5]; } float_vec5;` plus a

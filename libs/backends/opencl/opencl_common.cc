@@ -77,34 +77,25 @@ class UseCollector {
   std::vector<std::string> realized_;
 };
 
-// Refuses vector types anywhere in a kernel (no stage produces them yet; the scalar printer
-// cannot print them): emit-type at the innermost statement with a location.
-class ScalarCheck {
+// Names the OpenCL type of every value of a kernel (c_value_type_name), so that a vector type
+// OpenCL cannot express (more than 32 lanes) is refused with emit-type at the innermost
+// statement with a location, before any code is printed.
+class VectorTypeCheck {
  public:
-  explicit ScalarCheck(const Kernel& kernel) : kernel_(kernel) {}
+  explicit VectorTypeCheck(const Kernel& kernel) : kernel_(kernel) {}
   void run() { stmts(kernel_.body, kernel_.loc); }
 
  private:
-  static void refuse(Type t, const SourceLoc& loc) {
-    throw Diagnostic(loc,
-                     "vector type " + t.name() +
-                         " is not supported by the opencl target yet (no stage produces vector "
-                         "code; opencl_vector_type_name names the types for when one does)",
-                     "emit-type");
-  }
-  static void expr(const Expr& e, const SourceLoc& loc) {
-    for_each_expr(e, [&](const Expr& n) {
-      if (n->type.lanes != 1) refuse(n->type, n->loc.valid() ? n->loc : loc);
-    });
+  static void check(Type t, const SourceLoc& loc) {
+    if (t.lanes != 1) c_value_type_name(t, CDialect::kOpenCl, loc);
   }
   void stmts(const StmtList& list, const SourceLoc& outer) {
     for (const StmtPtr& s : list) {
       const SourceLoc& loc = s->loc.valid() ? s->loc : outer;
-      for (const Expr* e : s->exprs()) expr(*e, loc);
-      if (const Realize* realize = s->as<Realize>(); realize && realize->type.lanes != 1)
-        refuse(realize->type, loc);
-      if (const Alloc* alloc = s->as<Alloc>(); alloc && alloc->type.lanes != 1)
-        refuse(alloc->type, loc);
+      for (const Expr* e : s->exprs())
+        for_each_expr(*e, [&](const Expr& n) { check(n->type, n->loc.valid() ? n->loc : loc); });
+      if (const Realize* realize = s->as<Realize>()) check(realize->type, loc);
+      if (const Alloc* alloc = s->as<Alloc>()) check(alloc->type, loc);
       for (const StmtList* child : s->children()) stmts(*child, loc);
     }
   }
@@ -205,7 +196,7 @@ Uses collect_uses(const Program& program, const Kernel& kernel) {
   return UseCollector(program).collect(kernel);
 }
 
-void check_scalar(const Kernel& kernel) { ScalarCheck(kernel).run(); }
+void check_opencl_types(const Kernel& kernel) { VectorTypeCheck(kernel).run(); }
 
 std::vector<const Register*> registers_of(const Program& program, const Kernel& kernel) {
   std::vector<const Register*> out;

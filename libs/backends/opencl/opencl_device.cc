@@ -10,6 +10,7 @@
 #include "libs/backends/opencl/opencl.h"
 #include "libs/backends/opencl/opencl_internal.h"
 #include "libs/ir/strings.h"
+#include "libs/ir/visitor.h"
 
 namespace t2s {
 namespace opencl_internal {
@@ -197,7 +198,49 @@ class DeviceStorage : public CStorage {
 
   std::vector<std::string> before_unrolled_loop() override { return {"#pragma unroll"}; }
 
+  // Contiguous vectors of global memory: vloadN / vstoreN at the first lane's element (bool
+  // data is uchar in global memory and char 0 or 1 in a vector: element by element).
+  std::string read_input_contiguous(const Input& input, const std::vector<std::string>& first,
+                                    Type type) override {
+    if (!vector_memory(type)) return "";
+    const std::vector<std::string> mins(first.size(), "0");
+    return "vload" + std::to_string(type.lanes) + "(0, " +
+           pointer_to(c_identifier(input.name), fortran_index(first, mins, input_extents(input))) +
+           ")";
+  }
+
+  std::string read_func_contiguous(const std::string& func, const std::vector<std::string>& first,
+                                   Type type, const SourceLoc& loc) override {
+    if (!vector_memory(type) || realized_.count(func)) return "";
+    return "vload" + std::to_string(type.lanes) + "(0, " + buffer_pointer(func, first) + ")";
+  }
+
+  std::vector<std::string> write_func_contiguous(const std::string& func,
+                                                 const std::vector<std::string>& first,
+                                                 const std::string& value, Type type,
+                                                 const SourceLoc& loc) override {
+    if (!vector_memory(type) || realized_.count(func)) return {};
+    return {"vstore" + std::to_string(type.lanes) + "(" + value + ", 0, " +
+            buffer_pointer(func, first) + ");"};
+  }
+
  private:
+  static bool vector_memory(Type type) {
+    return !type.is_bool() && opencl_native_lanes(type.lanes);
+  }
+
+  static std::string pointer_to(const std::string& array, const std::string& index) {
+    return index == "0" ? array : array + " + " + additive_operand(index);
+  }
+
+  // The address of an element of a program buffer.
+  std::string buffer_pointer(const std::string& func, const std::vector<std::string>& index) {
+    // Verified IR: a Func without an enclosing realize has a buffer.
+    const Buffer* buffer = program_.find_buffer(func);
+    return pointer_to(c_identifier(func),
+                      fortran_index(index, buffer_mins(*buffer), buffer_extents(*buffer)));
+  }
+
   bool is_bool_buffer(const std::string& func) const {
     const Buffer* b = program_.find_buffer(func);
     return b && b->type.is_bool();
@@ -306,6 +349,9 @@ class DeviceEmitter {
     return out;
   }
 
+  // The struct types of the vector widths OpenCL has no type for: those of channels, of the
+  // device kernels' registers, inputs and buffers, and of every value their code computes, in
+  // that order of first use.
   std::string vector_typedefs(const std::vector<const Kernel*>& device) const {
     std::set<std::string> seen;
     std::string out;
@@ -321,6 +367,8 @@ class DeviceEmitter {
       }
       for (const Buffer* b : used_buffers(program_, uses_.at(k->name))) add(b->type, b->loc);
     }
+    for (const Kernel* k : device)
+      for_each_stmt_expr(k->body, [&](const Expr& e) { add(e->type, e->loc); });
     return out;
   }
 
@@ -347,7 +395,7 @@ class DeviceEmitter {
   }
 
   std::string kernel(const Kernel& k) {
-    check_scalar(k);
+    check_opencl_types(k);
     const Uses& uses = uses_.at(k.name);
     const bool autorun = autorun_.at(k.name);
     std::vector<std::string> params, notes;
@@ -415,26 +463,11 @@ class DeviceEmitter {
 }  // namespace opencl_internal
 
 std::string opencl_vector_type_name(Type type, const SourceLoc& loc) {
-  if (type.lanes == 1) return c_type_name(type, CDialect::kOpenCl, loc);
-  if (type.lanes < 1 || type.lanes > 32) {
-    throw Diagnostic(loc,
-                     "vector type " + type.name() +
-                         " has no OpenCL equivalent (the opencl target takes 2 to 32 lanes)",
-                     "emit-type");
-  }
-  const Type element = type.is_bool() ? Type::Int(8) : type.element_of();
-  const std::string base = c_type_name(element, CDialect::kOpenCl, loc);
-  const int n = type.lanes;
-  if (n == 2 || n == 3 || n == 4 || n == 8 || n == 16) return base + std::to_string(n);
-  return base + "_vec" + std::to_string(n);
+  return c_value_type_name(type, CDialect::kOpenCl, loc);
 }
 
 std::string opencl_vector_typedef(Type type, const SourceLoc& loc) {
-  const std::string name = opencl_vector_type_name(type, loc);
-  if (name.find("_vec") == std::string::npos) return "";
-  const Type element = type.is_bool() ? Type::Int(8) : type.element_of();
-  return "typedef struct { " + c_type_name(element, CDialect::kOpenCl, loc) + " data[" +
-         std::to_string(type.lanes) + "]; } " + name + ";\n";
+  return opencl_struct_typedef(type, loc);
 }
 
 std::string emit_opencl(const Program& program) {

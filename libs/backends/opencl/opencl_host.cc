@@ -227,7 +227,6 @@ class HostEmitter {
   }
 
   std::string host_kernel(const Kernel& k) {
-    check_scalar(k);
     const Uses& uses = uses_.at(k.name);
     std::string out =
         "// Host kernel " + k.name + (k.loc.valid() ? " (" + k.loc.str() + ")" : "") + ".\n";
@@ -250,7 +249,7 @@ class HostEmitter {
     }
     const std::vector<const Register*> registers = registers_of(program_, k);
     for (const Register* r : registers) {
-      const std::string type = c_type_name(r->type, CDialect::kCpp, r->loc);
+      const std::string type = c_value_type_name(r->type, CDialect::kCpp, r->loc);
       out += "  t2s_rt::" +
              std::string(r->kind == Register::kFifo ? "FifoRegister" : "ShiftRegister") + "<" +
              type + "> " + c_identifier(r->name) + "(" + cpp_string(r->name) + ", " +

@@ -44,9 +44,9 @@ struct Uses {
 // The Uses of `kernel` in a verified `program`.
 Uses collect_uses(const Program& program, const Kernel& kernel);
 
-// Refuses vector types anywhere in a kernel (no stage produces them yet; the scalar printer
-// cannot print them): emit-type at the innermost statement with a location.
-void check_scalar(const Kernel& kernel);
+// Refuses a device kernel's vector types that OpenCL cannot express (more than 32 lanes):
+// emit-type at the innermost statement with a location.
+void check_opencl_types(const Kernel& kernel);
 
 inline bool is_device(const Kernel& k) { return k.place == Place::kDevice; }
 

@@ -292,7 +292,7 @@ TEST(OpenclVectorTypes, MoreThan32LanesRefused) {
   loc.line = 4;
   loc.col = 2;
   expect_diagnostic([&] { opencl_vector_type_name(Type::Float(32, 33), loc); }, "emit-type", "4:2",
-                    "2 to 32 lanes");
+                    "cannot express 33 lanes (vector type float32x33; it takes 2 to 32 lanes)");
 }
 
 TEST(OpenclDevice, ChannelsWithDepthAndAutorun) {
@@ -426,19 +426,108 @@ Provide& innermost_provide(Program& p, size_t k) {
   return *s->as<Provide>();
 }
 
-TEST(OpenclDevice, VectorExpressionRefused) {
-  // No stage produces vector code yet: a float32x4 value in a device kernel (collector) and in a
-  // host kernel (unloader) is refused at its statement.
-  Program p = load(kChannels);
-  Provide& device = innermost_provide(p, 2);
-  device.value = make_cast(Type::Float(32, 4), device.value);
-  expect_diagnostic([&] { emit_opencl(p); }, "emit-type", "12:3", "float32x4");
-  Program q = load(kChannels);
-  Provide& host = innermost_provide(q, 3);
-  host.value = make_binary(BinaryOp::kAdd, make_cast(Type::Float(32, 8), host.value),
-                           make_cast(Type::Float(32, 8), host.value), Type::Float(32, 8));
-  expect_diagnostic([&] { emit_opencl_host(q); }, "emit-type", "13:3", "float32x8");
-  EXPECT_NO_THROW(emit_opencl(q));  // the host kernel is not device code
+// A vectorized-stage program: a float32x4 channel and shift register between device kernels, a
+// float32x5 value that only an expression has, contiguous and bool scatters, and a host kernel
+// with vector code. (//tests/cli:vector_ir_test runs such programs against t2s-run.)
+const char* const kVectors = R"JSON({
+ "t2s_ir": 1, "stage": "vectorized", "vars": ["i"],
+ "inputs": [{"name": "x", "type": "float32", "dims": 1, "extents": ["16"], "loc": "3:1"}],
+ "funcs": [
+  {"name": "e", "type": "float32", "args": ["i"], "place": "device", "declared": true,
+   "definition": null, "loc": "8:1", "decl_loc": "7:6"},
+  {"name": "flags", "type": "bool", "args": ["i"], "place": "device", "declared": true,
+   "definition": null, "loc": "9:1", "decl_loc": "7:9"}],
+ "directives": [], "output": {"func": "e", "extents": ["16"], "loc": "10:1"},
+ "buffers": [
+  {"name": "e", "type": "float32", "bounds": [["0", "16"]], "loc": "8:1"},
+  {"name": "flags", "type": "bool", "bounds": [["0", "8"]], "loc": "9:1"}],
+ "kernels": [
+  {"name": "P", "place": "device", "loc": "6:1", "body": [
+   {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+    {"write_channel": "ch", "index": [], "value": "x(ramp(i * 4, 1, 4))", "loc": "6:1"}]}]},
+  {"name": "E", "place": "device", "loc": "8:1", "body": [
+   {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+    {"shift": "V", "args": ["0"]},
+    {"provide": "V", "args": ["0", "0"], "value": "read_channel(ch)", "loc": "8:1"},
+    {"let": "w", "value": "concat(slice(V(0, 0), 0, 3), broadcast(1.0f, 2))", "loc": "8:5",
+     "body": [
+     {"provide": "e", "args": ["ramp(i * 4, 1, 4)"], "value": "slice(w, 1, 4) / V(0, 0)",
+      "loc": "8:1"},
+     {"provide": "flags", "args": ["ramp(i * 2, 1, 2)"],
+      "value": "slice(w, 0, 2) < slice(w, 2, 2)", "loc": "9:1"}]}]}]},
+  {"name": "H", "place": "host", "loc": "11:1", "body": [
+   {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+    {"provide": "e", "args": ["ramp(i, 4, 4)"],
+     "value": "e(ramp(i, 4, 4)) * broadcast(2.0f, 4)", "loc": "11:1"}]}]}],
+ "channels": [{"name": "ch", "type": "float32x4", "dims": [], "depth": 2, "producer": "P",
+               "consumer": "E", "loc": "6:1"}],
+ "registers": [
+  {"name": "V", "func": "e", "kernel": "E", "type": "float32x4", "kind": "shift", "shape": [1],
+   "depth": 1, "distance": [0], "time_distance": 0, "period": 1, "naive": 1, "loc": "8:1"}]
+})JSON";
+
+TEST(OpenclDevice, VectorCode) {
+  const std::string cl = emit_opencl(load(kVectors));
+  // Types: the struct of a width without a native type, also when only an expression has it.
+  EXPECT_CONTAINS(cl, "typedef struct { float data[5]; } float_vec5;\n");
+  EXPECT_CONTAINS(cl, "channel float4 ch __attribute__((depth(2)));");
+  EXPECT_CONTAINS(cl, "  float4 V[1][1];\n");
+  // Contiguous global reads and writes are vloadN / vstoreN; bool data is uchar, per lane.
+  EXPECT_CONTAINS(cl, "write_channel_intel(ch, vload4(0, x + i * 4));");
+  EXPECT_CONTAINS(cl, "V[0][0] = read_channel_intel(ch);");
+  EXPECT_CONTAINS(cl, "const float_vec5 w = t2s_concat_f32_3_2(V[0][0].s012, (float2)(1.0f));");
+  EXPECT_CONTAINS(cl, "vstore4(t2s_slice_f32x5_1_4(w) / V[0][0], 0, e + i * 4);");
+  EXPECT_CONTAINS(cl,
+                  "const char2 t2s_1 = t2s_vlt_f32x2(t2s_slice_f32x5_0_2(w), "
+                  "t2s_slice_f32x5_2_2(w));");
+  EXPECT_CONTAINS(cl, "flags[t2s_0.s1] = (uchar)(t2s_1.s1);");
+  EXPECT_CONTAINS(cl,
+                  "static inline float_vec5 t2s_concat_f32_3_2(float3 t2s_0, float2 t2s_1) {\n"
+                  "  return (float_vec5){{\n      t2s_0.s0,\n");
+  expect_cl_accepted(cl, "vectors");
+  // The host kernel's vector code is C++, with the runtime's Vec.
+  const std::string cpp = emit_opencl_host(load(kVectors));
+  EXPECT_CONTAINS(cpp,
+                  "t2s_vmul_f32x4({[&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = "
+                  "t2s_ramp_i32x4({i, 4}); return t2s_rt::Vec<float, 4>{{e.at(\"read\", "
+                  "{t2s_0.lane[0]}), ");
+  expect_host_accepted(cpp, "vectors_host");
+}
+
+TEST(OpenclDevice, MoreThan32LanesRefusedAtTheirStatement) {
+  // 33 lanes in a device kernel: emit-type at the let (whose loc the check finds), never a
+  // crash; in a host kernel they are C++ and fine.
+  std::string json = kVectors;
+  const std::string two = "broadcast(1.0f, 2)";
+  json.replace(json.find(two), two.size(), "broadcast(1.0f, 30)");
+  json.replace(json.find("slice(w, 1, 4) / V(0, 0)"), 24, "slice(w, 29, 4) / V(0, 0)");
+  json.replace(json.find("slice(w, 2, 2)"), 14, "slice(w, 30, 2)");
+  const Program p = load(json.c_str());
+  expect_diagnostic([&] { emit_opencl(p); }, "emit-type", "8:5",
+                    "the opencl target cannot express 33 lanes (vector type float32x33");
+  Program q = load(kVectors);
+  Provide& host = innermost_provide(q, 2);
+  const Type wide = Type::Float(32, 40);
+  host.value = make_call(
+      "slice", CallKind::kIntrinsic, Type::Float(32, 4),
+      {make_call("concat", CallKind::kIntrinsic, wide,
+                 {host.value,
+                  make_call("broadcast", CallKind::kIntrinsic, Type::Float(32, 36),
+                            {make_float(Type::Float(32), 1.0), make_int(Type::Int(32), 36)})}),
+       make_int(Type::Int(32), 0), make_int(Type::Int(32), 4)});
+  EXPECT_NO_THROW(emit_opencl(q));
+  expect_host_accepted(emit_opencl_host(q), "wide_host");
+}
+
+TEST(OpenclDevice, GatherAtIndicesWithAnEffectRefused) {
+  // Each lane computes its index in OpenCL: an index that reads a channel cannot be repeated.
+  std::string json = kVectors;
+  const std::string read = "\"value\": \"read_channel(ch)\"";
+  json.replace(json.find(read), read.size(),
+               "\"value\": \"x(cast(Int(32, 4), read_channel(ch)))\"");
+  const Program p = load(json.c_str());
+  expect_diagnostic([&] { emit_opencl(p); }, "emit-unsupported", "8:1",
+                    "cannot gather from 'x' at indices that read a channel");
 }
 
 TEST(OpenclDevice, NonConstantExtentRefused) {

@@ -17,6 +17,7 @@
 
 #include "libs/backends/runtime/array.h"
 #include "libs/backends/runtime/common.h"
+#include "libs/backends/runtime/vector.h"
 
 namespace t2s_rt {
 
@@ -240,11 +241,13 @@ class Fifo : public detail::FifoBase {
     return values_.size();
   }
 
-  // "" when empty, else `channel 'ch' still holds 2 unread values after its kernels finished`.
+  // "" when empty, else `channel 'ch' still holds 2 unread values after its kernels finished`
+  // (counting lanes: a vector of 4 lanes is 4 values, as the interpreter counts).
   std::string leftover_message() const {
     size_t count = size();
     if (count == 0) return "";
-    return detail::leftover_message(name(), static_cast<int64_t>(count), nullptr);
+    return detail::leftover_message(name(), static_cast<int64_t>(count) * LanesOf<T>::value,
+                                    nullptr);
   }
 
  private:
@@ -305,7 +308,7 @@ class FifoArray {
       size_t n = f->size();
       if (n == 0) continue;
       if (!first) first = f.get();
-      count += static_cast<int64_t>(n);
+      count += static_cast<int64_t>(n) * LanesOf<T>::value;
     }
     if (count == 0) return "";
     return detail::leftover_message(name_, count, &first->index());

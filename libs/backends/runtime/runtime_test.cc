@@ -667,6 +667,39 @@ TEST(FifoRegister, OverflowUnderflowAndLeftovers) {
             "FIFO 'H' of PE (0) overflows: it already holds its depth of 1 value");
 }
 
+// --- Vector values ---------------------------------------------------------------------------
+
+TEST(Vec, ChannelsAndRegistersHoldWholeVectorsAndCountLanes) {
+  using V = t2s_rt::Vec<float, 4>;
+  static_assert(t2s_rt::LanesOf<V>::value == 4 && t2s_rt::LanesOf<float>::value == 1);
+  // A FIFO of capacity 2 holds two vectors; leftovers count lanes, as the interpreter does.
+  t2s_rt::Fifo<V> ch("ch", 2);
+  ch.write(V{{1, 2, 3, 4}});
+  ch.write(V{{5, 6, 7, 8}});
+  EXPECT_EQ(ch.read().lane[3], 4.0f);
+  EXPECT_EQ(ch.leftover_message(),
+            "channel 'ch' still holds 4 unread values after its kernels finished");
+  t2s_rt::FifoArray<t2s_rt::Vec<int, 2>> array("a", {2}, 1);
+  array.at({1}).write(t2s_rt::Vec<int, 2>{{1, 2}});
+  EXPECT_EQ(array.leftover_message(),
+            "channel 'a' still holds 2 unread values after its kernels finished, the first at (1)");
+  // A FIFO register of depth 2 holds two vectors.
+  t2s_rt::FifoRegister<V> f("F", {1}, 2);
+  f.push(f.locate_push({0}), V{{1, 2, 3, 4}});
+  f.push(f.locate_push({0}), V{{5, 6, 7, 8}});
+  EXPECT_EQ(report_of([&] { f.push(f.locate_push({0}), V{}); }),
+            "FIFO 'F' of PE (0) overflows: it already holds its depth of 2 values");
+  EXPECT_EQ(f.pop({0}).lane[0], 1.0f);
+  EXPECT_EQ(report_of([&] { f.check_empty("K"); }),
+            "FIFO 'F' of PE (0) still holds 4 values after kernel 'K' finished");
+  // A shift register moves whole vectors.
+  t2s_rt::ShiftRegister<t2s_rt::Vec<bool, 3>> r("R", {1}, 2);
+  r.store(r.locate_write({0, 0}), t2s_rt::Vec<bool, 3>{{true, false, true}});
+  r.shift({0});
+  EXPECT_TRUE(r.read({0, 1}).lane[2]);
+  EXPECT_FALSE(r.read({0, 1}).lane[1]);
+}
+
 // --- Embedding ---------------------------------------------------------------------------------
 
 TEST(RuntimeSource, IsThePartsConcatenatedWithoutTheirOwnIncludes) {
@@ -686,8 +719,8 @@ TEST(RuntimeSource, IsThePartsConcatenatedWithoutTheirOwnIncludes) {
   EXPECT_EQ(text.rfind(umbrella.substr(0, umbrella.find("#pragma once")), 0), 0u);
   // Every part's code, whole and in order.
   size_t at = 0;
-  for (const char* part : {"common.h", "array.h", "npy.h", "file.h", "fill.h", "options.h",
-                           "channels.h", "storage.h"}) {
+  for (const char* part : {"common.h", "vector.h", "array.h", "npy.h", "file.h", "fill.h",
+                           "options.h", "channels.h", "storage.h"}) {
     const std::string bytes = file_bytes(std::string("libs/backends/runtime/") + part);
     const std::string code = bytes.substr(bytes.find("\nnamespace t2s_rt {\n"));
     ASSERT_GT(code.size(), 100u) << part;

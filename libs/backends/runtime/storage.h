@@ -10,6 +10,7 @@
 
 #include "libs/backends/runtime/array.h"
 #include "libs/backends/runtime/common.h"
+#include "libs/backends/runtime/vector.h"
 
 namespace t2s_rt {
 
@@ -399,10 +400,10 @@ class FifoRegister {
   }
 
   // Fails when a PE's FIFO still holds values after its kernel finished (the first such PE in
-  // Fortran order).
+  // Fortran order). Counts lanes, as the interpreter does: a vector of 4 lanes is 4 values.
   void check_empty(const std::string& kernel) const {
     for (size_t pe = 0; pe < queues_.size(); ++pe) {
-      const size_t count = queues_[pe].count;
+      const size_t count = queues_[pe].count * static_cast<size_t>(LanesOf<T>::value);
       if (count == 0) continue;
       fail("FIFO '" + pes_.name() + "' of PE " + pes_.pe_text(static_cast<int64_t>(pe)) +
            " still holds " + std::to_string(count) + " value" + (count == 1 ? "" : "s") +

@@ -12,7 +12,8 @@
 //   - bounded FIFO channels between kernel threads, and a scheduler (Threads) that runs a group
 //     of kernels concurrently and detects deadlock exactly (every unfinished kernel blocked);
 //   - the storage of the emulation: inputs, Func storage, shift registers and FIFO registers,
-//     every access checked as the reference interpreter (libs/exec) checks it.
+//     every access checked as the reference interpreter (libs/exec) checks it;
+//   - vector values: Vec<T, N>, N lanes of T.
 // Arrays hold their elements in Fortran order (first index fastest), little endian, as
 // t2s::NdArray does.
 #pragma once
@@ -26,3 +27,4 @@
 #include "libs/backends/runtime/npy.h"
 #include "libs/backends/runtime/options.h"
 #include "libs/backends/runtime/storage.h"
+#include "libs/backends/runtime/vector.h"

@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/strings.h"
+#include "libs/ir/visitor.h"
 
 namespace t2s {
 
@@ -61,8 +63,9 @@ class TextPrinter {
     header();
     for (const Kernel& k : p_.kernels) {
       out_ << "\n";
+      const std::string lanes = lanes_text(kernel_lanes(k));
       out_ << "kernel " << k.name << " (" << (k.place == Place::kDevice ? "device" : "host")
-           << "):\n";
+           << (lanes.empty() ? "" : ", " + lanes) << "):\n";
       if (k.body.empty()) line(1, "(empty)");
       stmts(k.body, 1);
     }
@@ -236,6 +239,20 @@ std::string print_range(const Expr& min, const Expr& extent) {
     hi = print_expr(make_binary(BinaryOp::kAdd, min, extent, extent->type));
   }
   return "[" + lo + ", " + hi + ")";
+}
+
+std::vector<int> kernel_lanes(const Kernel& kernel) {
+  std::set<int> lanes;
+  for_each_stmt_expr(kernel.body, [&](const Expr& e) {
+    if (e->type.lanes > 1) lanes.insert(e->type.lanes);
+  });
+  return {lanes.begin(), lanes.end()};
+}
+
+std::string lanes_text(const std::vector<int>& lanes) {
+  if (lanes.empty()) return "";
+  std::vector<int64_t> counts(lanes.begin(), lanes.end());
+  return "vector lanes " + join_ints(counts, ", ");
 }
 
 std::string emit_text(const Program& program) {

@@ -10,7 +10,7 @@
 //   // buffers:
 //   //   c: float32 [0, 4) x [0, 4)
 //
-//   kernel A (device):
+//   kernel A (device):                   (`kernel A (device, vector lanes 16):` for vector code)
 //     for k in [0, 8) serial:
 //       for j in [0, 4) unrolled:
 //         for i in [0, 4) unrolled:
@@ -33,6 +33,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "libs/ir/program.h"
 
@@ -41,6 +42,13 @@ namespace t2s {
 // The half-open range of a loop or realize dimension: "[0, 8)" for min 0 and extent 8,
 // "[m, m + e)" when they are not both literals.
 std::string print_range(const Expr& min, const Expr& extent);
+
+// The lane counts above 1 of the values kernel `kernel` computes (the vector widths of its PEs,
+// docs/ir.md "Vector values"), ascending; empty for scalar code.
+std::vector<int> kernel_lanes(const Kernel& kernel);
+
+// "vector lanes 8, 16" for kernel_lanes' result, "" for none.
+std::string lanes_text(const std::vector<int>& lanes);
 
 // Throws Diagnostic (rule `emit-stage`) for a program of the parsed stage, which has no kernels
 // yet.

@@ -194,6 +194,23 @@ TEST(TextTest, RefusesTheParsedStage) {
   }
 }
 
+// Vector code: a kernel's heading shows the lane counts of the values its PEs compute (none for
+// scalar code); channel and register types print with their lanes.
+TEST(TextTest, VectorLanes) {
+  Program p = testing::load_golden_ir("gemm", "stt");
+  p.registers[0].type = Type::Float(32, 4);
+  p.kernels[0].body.push_back(make_let(
+      "v", make_call("ramp", CallKind::kIntrinsic, Type::Int(32, 4), {i32(0), i32(1), i32(4)}),
+      {}));
+  const std::string text = emit_text(p);
+  EXPECT_TRUE(contains(text, "kernel A (device, vector lanes 4):\n")) << text;
+  EXPECT_TRUE(contains(text, "  let v = ramp(0, 1, 4)\n")) << text;
+  EXPECT_TRUE(contains(text, "  A_shreg: shift float32x4, ")) << text;
+  EXPECT_EQ(kernel_lanes(p.kernels[0]), std::vector<int>({4}));
+  EXPECT_EQ(lanes_text({8, 16}), "vector lanes 8, 16");
+  EXPECT_EQ(lanes_text({}), "");
+}
+
 TEST(TextTest, DeterministicWithTrailingNewline) {
   std::string first = emit_text(testing::load_golden_ir("isolate_consumer", "stt"));
   std::string second = emit_text(testing::load_golden_ir("isolate_consumer", "stt"));

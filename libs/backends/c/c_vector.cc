@@ -1,0 +1,466 @@
+// Vector values in the C-family code generator: types, elementwise operations, ramp, broadcast,
+// slice, concat, gathers and scatters (c_codegen.h describes the code; docs/ir.md, "Vector
+// values", the semantics).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libs/backends/c/c_codegen.h"
+#include "libs/backends/c/c_internal.h"
+#include "libs/ir/strings.h"
+
+namespace t2s {
+
+using c_internal::binary_precedence;
+using c_internal::kPrecedenceAtom;
+using c_internal::kPrecedencePostfix;
+using c_internal::kPrecedenceUnary;
+using c_internal::parenthesize_above;
+using c_internal::type_suffix;
+
+namespace {
+
+constexpr int kMaxOpenClLanes = 32;
+
+// OpenCL has no bool vectors: bool lanes are char, 0 or 1.
+Type opencl_lane_type(Type t) { return t.is_bool() ? Type::Int(8) : t.element_of(); }
+
+// The name of an elementwise operation in helper names (t2s_vdiv_i32x4).
+std::string operation_name(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::kBinary:
+      switch (e->binary_op) {
+        case BinaryOp::kAdd:
+          return "add";
+        case BinaryOp::kSub:
+          return "sub";
+        case BinaryOp::kMul:
+          return "mul";
+        case BinaryOp::kDiv:
+          return "div";
+        case BinaryOp::kMod:
+          return "mod";
+        case BinaryOp::kEQ:
+          return "eq";
+        case BinaryOp::kNE:
+          return "ne";
+        case BinaryOp::kLT:
+          return "lt";
+        case BinaryOp::kLE:
+          return "le";
+        case BinaryOp::kGT:
+          return "gt";
+        case BinaryOp::kGE:
+          return "ge";
+        case BinaryOp::kAnd:
+          return "and";
+        case BinaryOp::kOr:
+          return "or";
+      }
+      break;
+    case ExprKind::kUnary:
+      return e->unary_op == UnaryOp::kNeg ? "neg" : "not";
+    case ExprKind::kCast:
+      return "cvt_" + type_suffix(e->type);
+    case ExprKind::kSelect:
+      return "select";
+    default:
+      return e->name;  // an intrinsic: min, max, abs, sqrt, ...
+  }
+  throw InternalError("emit: unknown binary operator");
+}
+
+// Whether evaluating `e` has an effect (reads a channel or pops a FIFO register).
+bool has_effects(const Expr& e) {
+  if (e->kind == ExprKind::kCall &&
+      (e->call_kind == CallKind::kChannel || e->call_kind == CallKind::kFifo))
+    return true;
+  for (const Expr& o : e->operands)
+    if (has_effects(o)) return true;
+  return false;
+}
+
+bool is_ramp(const Expr& e) {
+  return e->kind == ExprKind::kCall && e->call_kind == CallKind::kIntrinsic && e->name == "ramp";
+}
+
+// Lane l of `ramp(base, stride, N)`: `base + l * stride`, with `l * stride` folded when the
+// stride is a literal (int32 arithmetic, as the ramp's).
+Expr ramp_lane(const Expr& ramp, int l) {
+  const Type i32 = Type::Int(32);
+  const Expr& base = ramp->operands.at(0);
+  const Expr& stride = ramp->operands.at(1);
+  if (l == 0) return base;
+  int64_t step = 0;
+  if (!constant_int(stride, &step))
+    return make_binary(BinaryOp::kAdd, base,
+                       l == 1 ? stride : make_binary(BinaryOp::kMul, make_int(i32, l), stride, i32),
+                       i32);
+  step = wrap_to_type(step * l, i32);
+  if (step == 0) return base;
+  const bool down = step < 0 && step != INT32_MIN;
+  return make_binary(down ? BinaryOp::kSub : BinaryOp::kAdd, base,
+                     make_int(i32, down ? -step : step), i32);
+}
+
+}  // namespace
+
+bool opencl_native_lanes(int lanes) {
+  return lanes == 2 || lanes == 3 || lanes == 4 || lanes == 8 || lanes == 16;
+}
+
+std::string c_value_type_name(Type type, CDialect dialect, const SourceLoc& loc) {
+  if (type.lanes == 1) return c_type_name(type, dialect, loc);
+  if (dialect == CDialect::kCpp) {
+    return "t2s_rt::Vec<" + c_type_name(type.element_of(), dialect, loc) + ", " +
+           std::to_string(type.lanes) + ">";
+  }
+  if (type.lanes < 2 || type.lanes > kMaxOpenClLanes) {
+    throw Diagnostic(loc,
+                     "the opencl target cannot express " + std::to_string(type.lanes) +
+                         " lanes (vector type " + type.name() + "; it takes 2 to 32 lanes)",
+                     "emit-type");
+  }
+  const std::string element = c_type_name(opencl_lane_type(type), dialect, loc);
+  return element + (opencl_native_lanes(type.lanes) ? "" : "_vec") + std::to_string(type.lanes);
+}
+
+std::string opencl_struct_typedef(Type type, const SourceLoc& loc) {
+  if (type.lanes == 1 || opencl_native_lanes(type.lanes)) return "";
+  return "typedef struct { " + c_type_name(opencl_lane_type(type), CDialect::kOpenCl, loc) +
+         " data[" + std::to_string(type.lanes) + "]; } " +
+         c_value_type_name(type, CDialect::kOpenCl, loc) + ";\n";
+}
+
+// Lane l of the vector `v` of type `type`.
+std::string CCodegen::lane(const Printed& v, Type type, int l) {
+  const std::string base = parenthesize_above(v.text, v.precedence, kPrecedencePostfix);
+  if (dialect_ == CDialect::kCpp) return base + ".lane[" + std::to_string(l) + "]";
+  if (opencl_native_lanes(type.lanes)) return base + ".s" + "0123456789abcdef"[l];
+  return base + ".data[" + std::to_string(l) + "]";
+}
+
+// A vector of type `type` with these lanes, on one line or one lane per line (C++ evaluates
+// them left to right; OpenCL leaves the order to the compiler, as for any operands).
+CCodegen::Printed CCodegen::vector_literal(Type type, const std::vector<std::string>& lanes,
+                                           bool one_per_line) {
+  const std::string name = c_value_type_name(type, dialect_);
+  const std::string list = one_per_line ? "\n      " + join(lanes, ",\n      ") : join(lanes, ", ");
+  if (dialect_ == CDialect::kCpp)  // aggregate initialization
+    return {name + "{{" + list + "}}", kPrecedencePostfix};
+  if (opencl_native_lanes(type.lanes)) return {"(" + name + ")(" + list + ")", kPrecedenceUnary};
+  return {"(" + name + "){{" + list + "}}", kPrecedencePostfix};  // a compound literal
+}
+
+// Lane l of parameter k (of type `type`) inside a helper: `t2s_1.s3`, or `t2s_1` for a scalar.
+std::string CCodegen::param_lane(Type type, int k, int l) {
+  const Printed param{"t2s_" + std::to_string(k), kPrecedenceAtom};
+  return type.lanes == 1 ? param.text : lane(param, type, l);
+}
+
+// Defines helper `name` once: a function of parameters t2s_0, t2s_1, ... of types `params` that
+// returns the vector of type `result` whose lane l is lane_text(l).
+std::string CCodegen::vector_helper(const std::string& name, Type result,
+                                    const std::vector<Type>& params,
+                                    const std::function<std::string(int l)>& lane_text) {
+  if (vector_helpers_.count(name)) return name;
+  std::vector<std::string> lanes;
+  for (int l = 0; l < result.lanes; ++l) lanes.push_back(lane_text(l));
+  std::vector<std::string> types, names;
+  for (size_t k = 0; k < params.size(); ++k) {
+    types.push_back(c_value_type_name(params[k], dialect_));
+    names.push_back("t2s_" + std::to_string(k));
+  }
+  std::string text = "static inline " + c_value_type_name(result, dialect_) + " " + name + "(";
+  if (dialect_ == CDialect::kCpp && params.size() > 1) {
+    // One braced-list argument (call_helper): C++ evaluates its elements left to right.
+    text += "const std::tuple<" + join(types, ", ") + ">& t2s_in) {\n";
+    text += "  const auto& [" + join(names, ", ") + "] = t2s_in;\n";
+  } else {
+    for (size_t k = 0; k < params.size(); ++k) text += (k ? ", " : "") + types[k] + " " + names[k];
+    text += ") {\n";
+  }
+  text += "  return " + vector_literal(result, lanes, true).text + ";\n}\n";
+  vector_helpers_[name] = text;
+  return name;
+}
+
+std::string CCodegen::call_helper(const std::string& name, const std::vector<std::string>& args) {
+  if (dialect_ == CDialect::kCpp && args.size() > 1) return name + "({" + join(args, ", ") + "})";
+  return name + "(" + join(args, ", ") + ")";
+}
+
+// An expression of vector type whose value is computed here (not a variable, nor a whole value
+// read from a channel or register, nor a select with a scalar condition: print() prints those
+// as it prints scalars).
+CCodegen::Printed CCodegen::vector(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::kCall:
+      if (e->call_kind == CallKind::kIntrinsic && is_vector_op(e->name)) return vector_op(e);
+      if (e->call_kind == CallKind::kFunc || e->call_kind == CallKind::kImage) return gather(e);
+      if (e->call_kind == CallKind::kIntrinsic) return elementwise(e);
+      break;
+    case ExprKind::kBinary:
+    case ExprKind::kUnary:
+    case ExprKind::kCast:
+    case ExprKind::kSelect:
+      return elementwise(e);
+    default:
+      break;
+  }
+  throw InternalError("emit: a value of vector type " + e->type.name() +
+                      " that is not a vector operation");
+}
+
+// OpenCL: whether an elementwise operation is the native vector operator or built-in, which
+// has the scalar operation's semantics on each lane for these operations and types.
+bool CCodegen::native_opencl(const Expr& e) const {
+  if (dialect_ != CDialect::kOpenCl) return false;
+  auto native = [](Type t) { return !t.is_bool() && opencl_native_lanes(t.lanes); };
+  if (!native(e->type)) return false;
+  for (const Expr& o : e->operands)
+    if (!native(o->type)) return false;
+  const Type t = e->operands[0]->type;
+  switch (e->kind) {
+    case ExprKind::kBinary:
+      // Integer vector arithmetic wraps in its own type (no promotion), as the scalar code's
+      // casts back do; division and modulo need Halide's rounding (helpers).
+      return e->binary_op == BinaryOp::kAdd || e->binary_op == BinaryOp::kSub ||
+             e->binary_op == BinaryOp::kMul || (e->binary_op == BinaryOp::kDiv && t.is_float());
+    case ExprKind::kUnary:
+      return e->unary_op == UnaryOp::kNeg;
+    case ExprKind::kCast:
+      // convert_T wraps integers and rounds to nearest like a C cast; float to integer must
+      // saturate (t2s_cvt helpers).
+      return !(t.is_float() && !e->type.is_float());
+    case ExprKind::kCall:
+      return t.is_float() && e->name != "min" && e->name != "max" && e->name != "abs";
+    default:
+      return false;
+  }
+}
+
+CCodegen::Printed CCodegen::native_elementwise(const Expr& e) {
+  std::vector<Printed> args;
+  for (const Expr& o : e->operands) args.push_back(print(o));
+  switch (e->kind) {
+    case ExprKind::kBinary: {
+      const int p = binary_precedence(e->binary_op);
+      return {parenthesize_above(args[0].text, args[0].precedence, p) + " " +
+                  binary_op_spelling(e->binary_op) + " " +
+                  parenthesize_above(args[1].text, args[1].precedence, p - 1),
+              p};
+    }
+    case ExprKind::kUnary:
+      return {"-" + parenthesize_above(args[0].text, args[0].precedence, 2), kPrecedenceUnary};
+    case ExprKind::kCast:
+      return {"convert_" + c_value_type_name(e->type, dialect_, e->loc) + "(" + args[0].text + ")",
+              kPrecedenceAtom};
+    default: {
+      std::vector<std::string> texts;
+      for (const Printed& a : args) texts.push_back(a.text);
+      return {(e->name == "round" ? "rint" : e->name) + "(" + join(texts, ", ") + ")",
+              kPrecedenceAtom};
+    }
+  }
+}
+
+// Lane l of an elementwise operation is the scalar operation on lane l of its operands: the
+// operation printed with placeholders `$k` that stand for them (print() looks them up in
+// lane_operands_), once per lane, in a helper that takes the operands.
+CCodegen::Printed CCodegen::elementwise(const Expr& e) {
+  if (native_opencl(e)) return native_elementwise(e);
+  auto scalar = std::make_shared<ExprNode>(*e);
+  scalar->type = e->type.element_of();
+  std::vector<Type> params;
+  std::vector<std::string> args;
+  for (size_t k = 0; k < e->operands.size(); ++k) {
+    const Expr& o = e->operands[k];
+    params.push_back(o->type);
+    args.push_back(print(o).text);
+    scalar->operands[k] = make_var("$" + std::to_string(k), o->type.element_of(), e->loc);
+  }
+  // A select's first operand is its (bool) condition: name it by its values' type.
+  const Type named = e->operands[e->kind == ExprKind::kSelect ? 1 : 0]->type;
+  const std::string name = "t2s_v" + operation_name(e) + "_" + type_suffix(named);
+  vector_helper(name, e->type, params, [&](int l) {
+    for (size_t k = 0; k < params.size(); ++k)
+      lane_operands_.push_back(param_lane(params[k], static_cast<int>(k), l));
+    const std::string text = print(scalar).text;
+    lane_operands_.clear();
+    return text;
+  });
+  return {call_helper(name, args), kPrecedenceAtom};
+}
+
+// ramp, broadcast, slice (of more than one lane) and concat.
+CCodegen::Printed CCodegen::vector_op(const Expr& e) {
+  const std::vector<Expr>& o = e->operands;
+  const Type t = e->type;
+  const int lanes = t.lanes;
+  if (e->name == "ramp") {
+    // Lane l is base + l * stride with int32 arithmetic (wrapping, as the scalar code's).
+    const std::vector<std::string> args = {print(o.at(0)).text, print(o.at(1)).text};
+    const Type i32 = Type::Int(32);
+    const Expr base = make_var("$0", i32, e->loc), stride = make_var("$1", i32, e->loc);
+    const std::string name = "t2s_ramp_" + type_suffix(t);
+    vector_helper(name, t, {i32, i32}, [&](int l) {
+      lane_operands_ = {"t2s_0", "t2s_1"};
+      const Expr step =
+          l == 1 ? stride : make_binary(BinaryOp::kMul, make_int(i32, l), stride, i32);
+      const std::string text =
+          l == 0 ? "t2s_0" : print(make_binary(BinaryOp::kAdd, base, step, i32)).text;
+      lane_operands_.clear();
+      return text;
+    });
+    return {call_helper(name, args), kPrecedenceAtom};
+  }
+  if (e->name == "broadcast") {
+    const Printed v = print(o.at(0));
+    if (dialect_ == CDialect::kOpenCl && opencl_native_lanes(lanes))
+      return {"(" + c_value_type_name(t, dialect_, e->loc) + ")(" + v.text + ")", kPrecedenceUnary};
+    const std::string name = "t2s_broadcast_" + type_suffix(t);
+    vector_helper(name, t, {t.element_of()}, [](int) { return std::string("t2s_0"); });
+    return {call_helper(name, {v.text}), kPrecedenceAtom};
+  }
+  if (e->name == "slice") {
+    const Printed v = print(o.at(0));
+    const Type from = o[0]->type;
+    const int begin = static_cast<int>(o.at(1)->int_value);
+    if (dialect_ == CDialect::kOpenCl && opencl_native_lanes(from.lanes) &&
+        opencl_native_lanes(lanes)) {
+      // A swizzle: v.s4567.
+      std::string text = parenthesize_above(v.text, v.precedence, kPrecedencePostfix) + ".s";
+      for (int l = 0; l < lanes; ++l) text += "0123456789abcdef"[begin + l];
+      return {text, kPrecedencePostfix};
+    }
+    const std::string name = "t2s_slice_" + type_suffix(from) + "_" + std::to_string(begin) + "_" +
+                             std::to_string(lanes);
+    vector_helper(name, t, {from}, [&](int l) { return param_lane(from, 0, begin + l); });
+    return {call_helper(name, {v.text}), kPrecedenceAtom};
+  }
+  // concat: a literal of the parts when the language builds one from them (C++: scalars only;
+  // OpenCL: native types also take vector parts), else a helper.
+  std::vector<std::string> parts;
+  std::vector<Type> params;
+  bool scalars = true, native = dialect_ == CDialect::kOpenCl && opencl_native_lanes(lanes);
+  std::string name = "t2s_concat_" + type_suffix(t.element_of());
+  for (const Expr& part : o) {
+    parts.push_back(print(part).text);
+    params.push_back(part->type);
+    scalars = scalars && part->type.lanes == 1;
+    native = native && (part->type.lanes == 1 || opencl_native_lanes(part->type.lanes));
+    name += "_" + std::to_string(part->type.lanes);
+  }
+  if (scalars || native) return vector_literal(t, parts);
+  vector_helper(name, t, params, [&](int l) {
+    size_t k = 0;
+    while (l >= params[k].lanes) l -= params[k++].lanes;
+    return param_lane(params[k], static_cast<int>(k), l);
+  });
+  return {call_helper(name, parts), kPrecedenceAtom};
+}
+
+// Whether a Func or input access with these indices reads or writes consecutive elements: the
+// first index (the fastest-varying one in every backend's Fortran layout) is `ramp(base, 1, N)`
+// and the others are scalars. Sets `first` to the index of lane 0.
+bool CCodegen::contiguous(const std::vector<Expr>& index, std::vector<std::string>* first) {
+  int64_t stride = 0;
+  if (index.empty() || !is_ramp(index[0]) || !constant_int(index[0]->operands.at(1), &stride) ||
+      stride != 1)
+    return false;
+  for (size_t d = 1; d < index.size(); ++d)
+    if (index[d]->type.lanes != 1) return false;
+  first->clear();
+  first->push_back(print(index[0]->operands[0]).text);
+  for (size_t d = 1; d < index.size(); ++d) first->push_back(print(index[d]).text);
+  return true;
+}
+
+// A read of a Func or an input at vector indices: lane l reads the element at lane l of each
+// index (a scalar index is the same for every lane).
+CCodegen::Printed CCodegen::gather(const Expr& e) {
+  const Input* input = e->call_kind == CallKind::kImage ? program_.find_input(e->name) : nullptr;
+  if (e->call_kind == CallKind::kImage && !input)
+    throw InternalError("emit: unknown input '" + e->name + "'");
+  auto read = [&](const std::vector<std::string>& index) {
+    return input ? storage_.read_input(*input, index) : storage_.read_func(e->name, index, e->loc);
+  };
+  std::vector<std::string> first;
+  if (contiguous(e->operands, &first)) {
+    const std::string text = input ? storage_.read_input_contiguous(*input, first, e->type)
+                                   : storage_.read_func_contiguous(e->name, first, e->type, e->loc);
+    if (!text.empty()) return {text, kPrecedenceAtom};
+  }
+  const std::vector<Expr>& index = e->operands;
+  std::vector<std::string> reads;
+  if (dialect_ == CDialect::kCpp) {
+    // An immediately invoked lambda evaluates each index once, in order, then reads the lanes.
+    std::string text = "[&] {";
+    for (size_t d = 0; d < index.size(); ++d)
+      text += " const " + c_value_type_name(index[d]->type, dialect_) + " t2s_" +
+              std::to_string(d) + " = " + print(index[d]).text + ";";
+    for (int l = 0; l < e->type.lanes; ++l) {
+      std::vector<std::string> at;
+      for (size_t d = 0; d < index.size(); ++d)
+        at.push_back(param_lane(index[d]->type, static_cast<int>(d), l));
+      reads.push_back(read(at));
+    }
+    return {text + " return " + vector_literal(e->type, reads).text + "; }()", kPrecedenceAtom};
+  }
+  // OpenCL C has no lambdas: each lane's read computes its own index (lane l of a ramp is
+  // `base + l * stride`), which is the same as evaluating the index once as long as the index
+  // has no effect; one that has is refused.
+  std::vector<Printed> printed;
+  for (const Expr& i : index) {
+    if (has_effects(i))
+      throw Diagnostic(loc_,
+                       "the opencl target cannot gather from '" + e->name +
+                           "' at indices that read a channel or pop a FIFO register (bind the "
+                           "index to a let first)",
+                       "emit-unsupported");
+    printed.push_back(is_ramp(i) ? Printed{} : print(i));
+  }
+  for (int l = 0; l < e->type.lanes; ++l) {
+    std::vector<std::string> at;
+    for (size_t d = 0; d < index.size(); ++d) {
+      const Type t = index[d]->type;
+      at.push_back(is_ramp(index[d]) ? print(ramp_lane(index[d], l)).text
+                   : t.lanes == 1    ? printed[d].text
+                                     : lane(printed[d], t, l));
+    }
+    reads.push_back(read(at));
+  }
+  return vector_literal(e->type, reads);
+}
+
+// A provide at vector indices: a block that evaluates the indices, then the value, then stores
+// lane 0, lane 1, ... (a later lane overwrites an earlier one at the same element).
+void CCodegen::scatter(const Provide& provide, const SourceLoc& loc, int indent, std::string* out) {
+  const Type type = provide.value->type;
+  std::vector<std::string> first;
+  if (contiguous(provide.args, &first)) {
+    const std::vector<std::string> text =
+        storage_.write_func_contiguous(provide.func, first, print(provide.value).text, type, loc);
+    if (!text.empty()) return lines(text, indent, out);
+  }
+  std::vector<std::string> block = {"{"};
+  for (size_t d = 0; d < provide.args.size(); ++d)
+    block.push_back("  const " + c_value_type_name(provide.args[d]->type, dialect_, loc) + " t2s_" +
+                    std::to_string(d) + " = " + expr(provide.args[d]) + ";");
+  const std::string value = "t2s_" + std::to_string(provide.args.size());
+  block.push_back("  const " + c_value_type_name(type, dialect_, loc) + " " + value + " = " +
+                  expr(provide.value) + ";");
+  for (int l = 0; l < type.lanes; ++l) {
+    std::vector<std::string> at;
+    for (size_t d = 0; d < provide.args.size(); ++d)
+      at.push_back(param_lane(provide.args[d]->type, static_cast<int>(d), l));
+    for (const std::string& line :
+         storage_.write_func(provide.func, at, lane({value, kPrecedenceAtom}, type, l), loc))
+      block.push_back("  " + line);
+  }
+  block.push_back("}");
+  lines(block, indent, out);
+}
+
+}  // namespace t2s
