@@ -29,6 +29,9 @@ class Folder : public ExprMutator {
     if ((e->binary_op == BinaryOp::kAdd || e->binary_op == BinaryOp::kSub) && is_int_literal(b) &&
         b->int_value == 0 && a->type == e->type)
       return a;  // k * 4 + 0 for lane 0
+    if (e->binary_op == BinaryOp::kAdd && is_int_literal(a) && a->int_value == 0 &&
+        b->type == e->type)
+      return b;  // 0 + 4 * ko for lane 0
     if (a == e->operands[0] && b == e->operands[1]) return e;
     return make_binary(e->binary_op, a, b, e->type, e->loc);
   }

@@ -68,7 +68,18 @@ class LaneVectorizer {
   // ---- analysis: positions, register writes, Func stores, channel users ----
 
   void analyse(const StmtList& body) {
+    // Shifts every step runs: in the body or in the bodies of its lets, not under an if.
+    std::function<void(const StmtList&)> find_shifts = [&](const StmtList& list) {
+      for (const StmtPtr& s : list) {
+        if (const Shift* sh = s->as<Shift>(); sh && lane_regs_.count(sh->reg))
+          unconditional_shifts_.insert(sh->reg);
+        if (const LetStmt* l = s->as<LetStmt>()) find_shifts(l->body);
+      }
+    };
+    find_shifts(body);
     for_each_stmt(body, [&](const Stmt& s) {
+      if (const Shift* sh = s.as<Shift>(); sh && unconditional_shifts_.count(sh->reg))
+        shift_positions_[sh->reg] = position_;
       const int at = position_++;
       positions_[&s] = at;
       if (const Provide* p = s.as<Provide>()) {
@@ -219,18 +230,34 @@ class LaneVectorizer {
     }
     r.chain = r.cross_lane && r.same_pe && r.reg->time_distance == 0;
     if (r.cross_lane && !r.chain && r.same_pe && w != reg_writes_.end()) {
-      // t2s-stt numbered slots with the lanes of a PE in order; as vectors every lane reads at
-      // statement `at`. Same slot only when the lanes read were written (or not) alike.
+      // t2s-stt numbered slots with the lanes of a PE in order: when lane l reads, the earlier
+      // lanes have run their whole body this step (shifted and written), the later ones not
+      // yet. As vectors every lane reads at statement `at`, before or after the one shift.
       bool earlier = false, later = false;
       for (size_t l = 0; l < r.src.size(); ++l) {
         if (r.src[l] < 0) continue;
         (r.src[l] < static_cast<int>(l) ? earlier : later) = true;
       }
       const bool written_before = w->second.position < at;
-      if ((earlier && !written_before) || (later && written_before) || (earlier && later))
-        throw Serialise{"register '" + e->name +
-                        "' is read at other lanes of the same PE from an earlier step, which "
-                        "as vectors would take another slot"};
+      const std::string why =
+          "register '" + e->name + "' is read at other lanes of the same PE from an earlier step";
+      auto shift = shift_positions_.find(e->name);
+      const Expr& slot = r.rest.back();
+      if (shift != shift_positions_.end() && is_int_literal(slot)) {
+        if (earlier && later)
+          throw Serialise{why + ", at earlier and later lanes, which as vectors take two slots"};
+        const bool shifted_before = shift->second < at;
+        int64_t vector_slot = slot->int_value;
+        if (earlier && !shifted_before) vector_slot -= 1;  // the earlier lanes shifted since
+        if (later && shifted_before) vector_slot += 1;     // the later lanes will shift after
+        if ((earlier && shifted_before && !written_before && vector_slot == 0) || vector_slot < 0 ||
+            vector_slot >= r.reg->depth)
+          throw Serialise{why + ", which as vectors would take slot " +
+                          std::to_string(vector_slot) + " of " + std::to_string(r.reg->depth)};
+        r.rest.back() = make_int(slot->type, vector_slot, slot->loc);
+      } else if ((earlier && !written_before) || (later && written_before) || (earlier && later)) {
+        throw Serialise{why + ", which as vectors would take another slot"};
+      }
     }
     if (r.cross_lane && r.reg->kind == Register::kFifo)
       throw Serialise{"FIFO '" + e->name + "' is read at other lanes"};
@@ -759,6 +786,9 @@ class LaneVectorizer {
   std::map<const Stmt*, int> positions_;
   int position_ = 0;
   std::map<std::string, RegisterWrite> reg_writes_;
+  // Registers shifted by a top-level statement of the body (every step), and its position.
+  std::set<std::string> unconditional_shifts_;
+  std::map<std::string, int> shift_positions_;
   std::map<std::string, const Provide*> stores_;
   std::set<std::string> chained_stores_;
   std::map<std::string, int> channel_user_;

@@ -6,7 +6,9 @@
 //      lanes' order that cannot keep is serialised whole (unrolled loops);
 //   3. registers whose lane dimensions became vectors change type and shape; registers no
 //      longer read are removed;
-//   4. channels whose ends have different lanes are matched (match_channels).
+//   4. registers read at the same lanes only keep those (narrow_registers.cc), and the lets
+//      the pass made that nothing reads go;
+//   5. channels whose ends have different lanes are matched (match_channels).
 #include "libs/passes/vec/vec.h"
 
 #include <algorithm>
@@ -50,6 +52,14 @@ class VecPass {
       r.shape.erase(r.shape.begin(), r.shape.begin() + static_cast<long>(dims));
       r.type = r.type.with_lanes(it->second.second);
     }
+    std::map<std::string, int> lanes;
+    for (const auto& [name, dims_lanes] : vector_regs_) lanes[name] = dims_lanes.second;
+    std::vector<std::string> narrowed = vec_internal::narrow_registers(out_, lanes);
+    if (report_) report_->narrowed = narrowed;
+    // In a vectorized kernel, a let the rewrite left unread (the `concat` of a chain whose
+    // register was narrowed or removed) goes.
+    for (Kernel& k : out_.kernels)
+      if (vectorized_kernels_.count(k.name)) k.body = vec_internal::drop_unused_lets(k.body, used_);
     match_channels();
     return out_;
   }
@@ -134,6 +144,7 @@ class VecPass {
       if (!inner || inner->loop_kind != LoopKind::kVectorized) break;
       s = (*body)[0];
     }
+    vectorized_kernels_.insert(kernel_->name);
     Lanes lanes;
     VecLoopReport rep;
     rep.kernel = kernel_->name;
@@ -295,7 +306,7 @@ class VecPass {
   Program out_;
   VecReport* report_;
   Kernel* kernel_ = nullptr;
-  std::set<std::string> used_;
+  std::set<std::string> used_, vectorized_kernels_;
   std::map<std::string, std::pair<size_t, int>> vector_regs_;  // register -> lane dims, lanes
 };
 
@@ -324,6 +335,7 @@ std::string vec_report_text(const VecReport& report) {
   for (const std::string& c : report.channels) out << c << "\n";
   for (const std::string& r : report.dropped)
     out << "register " << r << ": removed (its values are read within the step, lane by lane)\n";
+  for (const std::string& n : report.narrowed) out << n << "\n";
   return out.str();
 }
 

@@ -32,6 +32,7 @@ struct VecReport {
   std::vector<VecLoopReport> loops;
   std::vector<std::string> channels;  // how the lanes of each vector channel were matched
   std::vector<std::string> dropped;   // registers no longer read (a chain's same-step values)
+  std::vector<std::string> narrowed;  // registers that keep only the lanes read from them
 };
 
 // Throws Diagnostic (located, with a rule id) for vectorized loops that cannot be vectorized

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,5 +56,14 @@ Expr lane_of(const Expr& v, int lane);
 StmtList vectorize_lanes(const Program& program, const std::string& kernel, const Lanes& lanes,
                          const StmtList& body, std::set<std::string>& used, VecLoopReport& report,
                          std::set<std::string>* vector_registers);
+
+// narrow_registers.cc: a register (name -> lanes in `vector_registers`) whose every read takes
+// the same lanes keeps those lanes alone; its writes store their slice. Returns a report line
+// per register narrowed and updates `vector_registers`.
+std::vector<std::string> narrow_registers(Program& program,
+                                          std::map<std::string, int>& vector_registers);
+// `list` without the lets named in `candidates` that nothing reads and whose value has no
+// effect.
+StmtList drop_unused_lets(const StmtList& list, const std::set<std::string>& candidates);
 
 }  // namespace t2s::vec_internal

@@ -14,7 +14,7 @@ void A(__global const float* restrict a, __global const float* restrict b, __glo
   // shift register B_shreg of Func B: 1 value per PE, PE array (8, 10), outermost space loop first
   float16 B_shreg[10][8][1];
   // shift register C_shreg of Func C: 4 values per PE, PE array (8, 10), outermost space loop first
-  float16 C_shreg[10][8][4];
+  float C_shreg[10][8][4];
   for (int kk = 0; kk < 2; kk++) {
     for (int ii = 0; ii < 2; ii++) {
       for (int jj = 0; jj < 2; jj++) {
@@ -27,7 +27,7 @@ void A(__global const float* restrict a, __global const float* restrict b, __glo
             const float16 B_val = iii == 0 ? (float16)(b[jjj + 8 * jj + 16 * (16 * kk)], b[jjj + 8 * jj + 16 * (16 * kk + 1)], b[jjj + 8 * jj + 16 * (16 * kk + 2)], b[jjj + 8 * jj + 16 * (16 * kk + 3)], b[jjj + 8 * jj + 16 * (16 * kk + 4)], b[jjj + 8 * jj + 16 * (16 * kk + 5)], b[jjj + 8 * jj + 16 * (16 * kk + 6)], b[jjj + 8 * jj + 16 * (16 * kk + 7)], b[jjj + 8 * jj + 16 * (16 * kk + 8)], b[jjj + 8 * jj + 16 * (16 * kk + 9)], b[jjj + 8 * jj + 16 * (16 * kk + 10)], b[jjj + 8 * jj + 16 * (16 * kk + 11)], b[jjj + 8 * jj + 16 * (16 * kk + 12)], b[jjj + 8 * jj + 16 * (16 * kk + 13)], b[jjj + 8 * jj + 16 * (16 * kk + 14)], b[jjj + 8 * jj + 16 * (16 * kk + 15)]) : B_shreg[iii - 1][jjj][0];
             B_shreg[iii][jjj][0] = B_val;
             const float16 C_val_v = A_val * B_val;
-            const float C_val_0 = (kk == 0 ? 0.0f : C_shreg[iii][jjj][3].sf) + C_val_v.s0;
+            const float C_val_0 = (kk == 0 ? 0.0f : C_shreg[iii][jjj][3]) + C_val_v.s0;
             const float C_val_1 = C_val_0 + C_val_v.s1;
             const float C_val_2 = C_val_1 + C_val_v.s2;
             const float C_val_3 = C_val_2 + C_val_v.s3;
@@ -43,12 +43,11 @@ void A(__global const float* restrict a, __global const float* restrict b, __glo
             const float C_val_13 = C_val_12 + C_val_v.sd;
             const float C_val_14 = C_val_13 + C_val_v.se;
             const float C_val_15 = C_val_14 + C_val_v.sf;
-            const float16 C_val = (float16)(C_val_0, C_val_1, C_val_2, C_val_3, C_val_4, C_val_5, C_val_6, C_val_7, C_val_8, C_val_9, C_val_10, C_val_11, C_val_12, C_val_13, C_val_14, C_val_15);
             #pragma unroll
             for (int t2s_s = 3; t2s_s > 0; t2s_s--) {
               C_shreg[iii][jjj][t2s_s] = C_shreg[iii][jjj][t2s_s - 1];
             }
-            C_shreg[iii][jjj][0] = C_val;
+            C_shreg[iii][jjj][0] = C_val_15;
             if (kk == 1) {
               Out[jjj + 8 * (iii + 10 * (jj + 2 * ii))] = C_val_15;
             }

@@ -45,7 +45,7 @@ t2s_rt::Fifo<t2s_rt::Vec<float, 4>> t2s_drainer_to_collector_ch("drainer_to_coll
 void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 4>> t2s_A_shreg_rg("A_shreg", {4, 4}, 1);
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 4>> t2s_B_shreg_rg("B_shreg", {4, 4}, 1);
-  t2s_rt::ShiftRegister<t2s_rt::Vec<float, 4>> t2s_C_shreg_rg("C_shreg", {4, 4}, 1);
+  t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {4, 4}, 1);
   for (int32_t ko = 0; ko < 2; ko++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
@@ -54,12 +54,11 @@ void t2s_A_kn() {
         const t2s_rt::Vec<float, 4> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); return t2s_rt::Vec<float, 4>{{t2s_b_in.read({t2s_0, t2s_1.lane[0]}), t2s_b_in.read({t2s_0, t2s_1.lane[1]}), t2s_b_in.read({t2s_0, t2s_1.lane[2]}), t2s_b_in.read({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), j, 0});
         { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
         const t2s_rt::Vec<float, 4> C_val_v = t2s_vmul_f32x4({A_val, B_val});
-        const float C_val_0 = (t2s_mul_i32(ko, 4) == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0}).lane[3]) + C_val_v.lane[0];
+        const float C_val_0 = (t2s_mul_i32(ko, 4) == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + C_val_v.lane[0];
         const float C_val_1 = (t2s_add_i32(t2s_mul_i32(ko, 4), 1) == 0 ? 0.0f : C_val_0) + C_val_v.lane[1];
         const float C_val_2 = (t2s_add_i32(t2s_mul_i32(ko, 4), 2) == 0 ? 0.0f : C_val_1) + C_val_v.lane[2];
         const float C_val_3 = (t2s_add_i32(t2s_mul_i32(ko, 4), 3) == 0 ? 0.0f : C_val_2) + C_val_v.lane[3];
-        const t2s_rt::Vec<float, 4> C_val = t2s_rt::Vec<float, 4>{{C_val_0, C_val_1, C_val_2, C_val_3}};
-        { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+        { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val_3); }
         if (t2s_mul_i32(ko, 4) == 7) {
           t2s_c_to_drainer_ch.write(C_val_0);
         }

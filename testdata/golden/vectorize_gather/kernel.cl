@@ -17,7 +17,7 @@ void A(__global const float* restrict a, __global const float* restrict b) {
   // shift register B_shreg of Func B: 1 value per PE, PE array (4, 4), outermost space loop first
   float4 B_shreg[4][4][1];
   // shift register C_shreg of Func C: 1 value per PE, PE array (4, 4), outermost space loop first
-  float4 C_shreg[4][4][1];
+  float C_shreg[4][4][1];
   for (int ko = 0; ko < 2; ko++) {
     #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -28,12 +28,11 @@ void A(__global const float* restrict a, __global const float* restrict b) {
         const float4 B_val = i == 0 ? (float4)(b[j + 4 * (ko * 4)], b[j + 4 * (ko * 4 + 1)], b[j + 4 * (ko * 4 + 2)], b[j + 4 * (ko * 4 + 3)]) : B_shreg[j][i - 1][0];
         B_shreg[j][i][0] = B_val;
         const float4 C_val_v = A_val * B_val;
-        const float C_val_0 = (ko * 4 == 0 ? 0.0f : C_shreg[j][i][0].s3) + C_val_v.s0;
+        const float C_val_0 = (ko * 4 == 0 ? 0.0f : C_shreg[j][i][0]) + C_val_v.s0;
         const float C_val_1 = (ko * 4 + 1 == 0 ? 0.0f : C_val_0) + C_val_v.s1;
         const float C_val_2 = (ko * 4 + 2 == 0 ? 0.0f : C_val_1) + C_val_v.s2;
         const float C_val_3 = (ko * 4 + 3 == 0 ? 0.0f : C_val_2) + C_val_v.s3;
-        const float4 C_val = (float4)(C_val_0, C_val_1, C_val_2, C_val_3);
-        C_shreg[j][i][0] = C_val;
+        C_shreg[j][i][0] = C_val_3;
         if (ko * 4 == 7) {
           write_channel_intel(c_to_drainer, C_val_0);
         }
