@@ -6,8 +6,8 @@
 //      lanes' order that cannot keep is serialised whole (unrolled loops);
 //   3. registers whose lane dimensions became vectors change type and shape; registers no
 //      longer read are removed;
-//   4. registers read at the same lanes only keep those (narrow_registers.cc), and the lets
-//      the pass made that nothing reads go;
+//   4. registers read at the same lanes only keep those (narrow_registers.cc), conditions the
+//      loops decide (known_conditions.cc) and lets that nothing reads go;
 //   5. channels whose ends have different lanes are matched (match_channels).
 #include "libs/passes/vec/vec.h"
 
@@ -59,7 +59,9 @@ class VecPass {
     // In a vectorized kernel, a let the rewrite left unread (the `concat` of a chain whose
     // register was narrowed or removed) goes.
     for (Kernel& k : out_.kernels)
-      if (vectorized_kernels_.count(k.name)) k.body = vec_internal::drop_unused_lets(k.body, used_);
+      if (vectorized_kernels_.count(k.name))
+        k.body =
+            vec_internal::drop_unused_lets(vec_internal::decide_known_conditions(k.body), used_);
     match_channels();
     return out_;
   }

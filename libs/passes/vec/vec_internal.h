@@ -62,6 +62,9 @@ StmtList vectorize_lanes(const Program& program, const std::string& kernel, cons
 // per register narrowed and updates `vector_registers`.
 std::vector<std::string> narrow_registers(Program& program,
                                           std::map<std::string, int>& vector_registers);
+// known_conditions.cc: `body` with the ifs and scalar selects whose condition the enclosing
+// loops (constant ranges) and ifs decide replaced by the branch taken (isl decides).
+StmtList decide_known_conditions(const StmtList& body);
 // `list` without the lets named in `candidates` that nothing reads and whose value has no
 // effect.
 StmtList drop_unused_lets(const StmtList& list, const std::set<std::string>& candidates);

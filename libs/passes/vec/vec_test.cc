@@ -134,5 +134,31 @@ c.realize({4, 3});
   expect_equivalent(v);
 }
 
+// `select(kk + 4 * ko == 7, ...)` computed lane by lane leaves, per lane, `4 * ko + l == 7`: the
+// loop ko in [0, 2) decides all but lane 3's (isl), so one if remains, and the select on
+// `kk + 4 * ko == 0` in the chain is decided for lanes 1 to 3.
+TEST(VecConditions, ConditionsTheLoopsDecideAreFolded) {
+  Vectorized v = vectorize(R"(
+ImageParam a(Int(32), 2, "a");
+Var kk, ko, i;
+Func S(Int(32), {kk, i, ko}), c(Place::Device);
+S(kk, i, ko) = select(kk + 4 * ko == 0, 0, select(kk == 0, S(kk + 3, i, ko - 1), S(kk - 1, i, ko)))
+               + a(kk + 4 * ko, i);
+c(i) = select(kk + 4 * ko == 7, S(kk, i, ko));
+S.merge_ures(c).set_bounds(kk, 0, 4, i, 0, 3, ko, 0, 2).space_time_transform(kk, i).vectorize(kk);
+c.realize({3});
+)");
+  std::vector<std::string> ifs, selects;
+  for_each_stmt(v.program.kernels[0].body, [&](const Stmt& s) {
+    if (const IfThenElse* i = s.as<IfThenElse>()) ifs.push_back(print_expr(i->condition));
+  });
+  for_each_stmt_expr(v.program.kernels[0].body, [&](const Expr& x) {
+    if (x->kind == ExprKind::kSelect) selects.push_back(print_expr(x->operands[0]));
+  });
+  EXPECT_EQ(ifs, std::vector<std::string>{"3 + 4 * ko == 7"});
+  EXPECT_EQ(selects, std::vector<std::string>{"4 * ko == 0"});
+  expect_equivalent(v);
+}
+
 }  // namespace
 }  // namespace t2s

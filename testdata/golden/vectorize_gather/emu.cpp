@@ -55,19 +55,10 @@ void t2s_A_kn() {
         { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
         const t2s_rt::Vec<float, 4> C_val_v = t2s_vmul_f32x4({A_val, B_val});
         const float C_val_0 = (t2s_mul_i32(ko, 4) == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + C_val_v.lane[0];
-        const float C_val_1 = (t2s_add_i32(t2s_mul_i32(ko, 4), 1) == 0 ? 0.0f : C_val_0) + C_val_v.lane[1];
-        const float C_val_2 = (t2s_add_i32(t2s_mul_i32(ko, 4), 2) == 0 ? 0.0f : C_val_1) + C_val_v.lane[2];
-        const float C_val_3 = (t2s_add_i32(t2s_mul_i32(ko, 4), 3) == 0 ? 0.0f : C_val_2) + C_val_v.lane[3];
+        const float C_val_1 = C_val_0 + C_val_v.lane[1];
+        const float C_val_2 = C_val_1 + C_val_v.lane[2];
+        const float C_val_3 = C_val_2 + C_val_v.lane[3];
         { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val_3); }
-        if (t2s_mul_i32(ko, 4) == 7) {
-          t2s_c_to_drainer_ch.write(C_val_0);
-        }
-        if (t2s_add_i32(t2s_mul_i32(ko, 4), 1) == 7) {
-          t2s_c_to_drainer_ch.write(C_val_1);
-        }
-        if (t2s_add_i32(t2s_mul_i32(ko, 4), 2) == 7) {
-          t2s_c_to_drainer_ch.write(C_val_2);
-        }
         if (t2s_add_i32(t2s_mul_i32(ko, 4), 3) == 7) {
           t2s_c_to_drainer_ch.write(C_val_3);
         }

@@ -29,19 +29,10 @@ void A(__global const float* restrict a, __global const float* restrict b) {
         B_shreg[j][i][0] = B_val;
         const float4 C_val_v = A_val * B_val;
         const float C_val_0 = (ko * 4 == 0 ? 0.0f : C_shreg[j][i][0]) + C_val_v.s0;
-        const float C_val_1 = (ko * 4 + 1 == 0 ? 0.0f : C_val_0) + C_val_v.s1;
-        const float C_val_2 = (ko * 4 + 2 == 0 ? 0.0f : C_val_1) + C_val_v.s2;
-        const float C_val_3 = (ko * 4 + 3 == 0 ? 0.0f : C_val_2) + C_val_v.s3;
+        const float C_val_1 = C_val_0 + C_val_v.s1;
+        const float C_val_2 = C_val_1 + C_val_v.s2;
+        const float C_val_3 = C_val_2 + C_val_v.s3;
         C_shreg[j][i][0] = C_val_3;
-        if (ko * 4 == 7) {
-          write_channel_intel(c_to_drainer, C_val_0);
-        }
-        if (ko * 4 + 1 == 7) {
-          write_channel_intel(c_to_drainer, C_val_1);
-        }
-        if (ko * 4 + 2 == 7) {
-          write_channel_intel(c_to_drainer, C_val_2);
-        }
         if (ko * 4 + 3 == 7) {
           write_channel_intel(c_to_drainer, C_val_3);
         }
