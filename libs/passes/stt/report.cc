@@ -12,9 +12,10 @@ std::string stt_report(const Program& p) {
     std::vector<const Register*> regs;
     for (const Register& r : p.registers)
       if (r.kernel == k.name) regs.push_back(&r);
-    // The loop nest: unrolled loops are the PE array, serial loops the time steps.
-    std::string pes, steps;
-    int64_t npes = 1, nsteps = 1;
+    // The loop nest: unrolled loops are the PE array, serial loops the time steps, vectorized
+    // loops the lanes of each PE (t2s-vec makes them vectors).
+    std::string pes, steps, lanes;
+    int64_t npes = 1, nsteps = 1, nlanes = 1;
     const StmtList* body = &k.body;
     bool transformed = false;
     while (body->size() == 1) {
@@ -22,9 +23,10 @@ std::string stt_report(const Program& p) {
       if (const For* loop = s.as<For>(); loop && loop->extent->kind == ExprKind::kIntImm) {
         const int64_t e = loop->extent->int_value;
         const bool unrolled = loop->loop_kind == LoopKind::kUnrolled;
-        std::string& list = unrolled ? pes : steps;
+        const bool vectorized = loop->loop_kind == LoopKind::kVectorized;
+        std::string& list = unrolled ? pes : vectorized ? lanes : steps;
         list += std::string(list.empty() ? "" : " x ") + loop->var + " " + std::to_string(e);
-        (unrolled ? npes : nsteps) *= e;
+        (unrolled ? npes : vectorized ? nlanes : nsteps) *= e;
         transformed = transformed || unrolled;
         body = &loop->body;
       } else if (const Realize* r = s.as<Realize>()) {
@@ -35,7 +37,9 @@ std::string stt_report(const Program& p) {
     }
     if (!transformed && regs.empty()) continue;
     out << "kernel " << k.name << ": PE array " << (pes.empty() ? "1" : pes) << " (" << npes
-        << " PEs), " << nsteps << " time steps (" << (steps.empty() ? "none" : steps) << ")\n";
+        << " PEs), " << nsteps << " time steps (" << (steps.empty() ? "none" : steps) << ")";
+    if (!lanes.empty()) out << ", " << nlanes << " vector lanes per PE (" << lanes << ")";
+    out << "\n";
     if (regs.empty()) {
       out << "  no registers\n";
       continue;

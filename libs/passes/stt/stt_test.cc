@@ -280,5 +280,14 @@ TEST(SttTest, ReportListsTheArrayAndEveryRegister) {
     EXPECT_NE(report.find(name), std::string::npos) << name << "\n" << report;
 }
 
+// Vectorized loops are the lanes of each PE, not time steps.
+TEST(SttTest, ReportCountsVectorLanesApartFromTimeSteps) {
+  std::string report = stt_report(stt_pass(merged_of({"testdata/specs/gemm_vec_a10.t2s", {}})));
+  EXPECT_NE(report.find("kernel A: PE array iii 10 x jjj 8 (80 PEs), 8 time steps (kk 2 x ii 2 x "
+                        "jj 2), 16 vector lanes per PE (kkk 16)"),
+            std::string::npos)
+      << report;
+}
+
 }  // namespace
 }  // namespace t2s
