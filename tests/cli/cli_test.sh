@@ -277,6 +277,17 @@ check "t2s-vec vectorizes a program with vectorize directives (exit 0)" "$(t tes
 check "t2s-vec writes the vectorized stage" "$(t grep -q '"stage": "vectorized"' "$TMP/vg_vec.json")"
 check "t2s-vec --report: the chain computed lane by lane" \
   "$(t grep -qF "kernel A: kk 4 (innermost first): 4 lanes, vectorized" "$TMP/err")" "$(cat "$TMP/err")"
+# Channel lane matching (seed 002 1.1): a reader wider than the writer concatenates reads, a
+# narrower one takes the writer's vector as slices; --report says which.
+for pair in "vec_channel_widen:channel loadA_to_A: float32x4 (the reader concatenates 2 reads of 4)" \
+  "vec_channel_narrow:channel c_to_drain: float32x4 (the writer sends its 8 lanes as 2 slices of 4)"; do
+  spec="testdata/specs/${pair%%:*}.t2s"
+  rc=0
+  "$T2S_VEC" --report "$spec" -o "$TMP/lanes.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
+  check "t2s-vec --report $spec exits 0" "$(t test "$rc" -eq 0)" "status $rc: $(cat "$TMP/err")"
+  check "t2s-vec --report $spec: how the channel's lanes were matched" \
+    "$(t grep -qxF "${pair#*:}" "$TMP/err")" "$(cat "$TMP/err")"
+done
 rc=0
 "$T2S_VEC" "$TMP/gathered.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
 check "t2s-vec of gathered IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"

@@ -425,7 +425,18 @@ void CCodegen::stmts(const StmtList& list, int indent, std::string* out) {
 void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
   const SourceLoc outer = loc_;
   if (s.loc.valid()) loc_ = s.loc;
+  // The declarations this statement's own expressions need go before it (those of an
+  // enclosing statement stay with it).
+  std::vector<std::string> enclosing;
+  enclosing.swap(pending_declarations_);
+  const size_t at = out->size();
   stmt_at(s, indent, out);
+  if (!pending_declarations_.empty()) {
+    std::string declarations;
+    lines(pending_declarations_, indent, &declarations);
+    out->insert(at, declarations);
+  }
+  pending_declarations_.swap(enclosing);
   loc_ = outer;
 }
 

@@ -32,7 +32,10 @@
 //   - every operand of a vector operation is evaluated once: helpers take each as an argument.
 //     In C++ their order is left to right (a braced list for several operands, an immediately
 //     invoked lambda for the indices of a gather); OpenCL leaves it to the compiler, as it
-//     does for scalar operands;
+//     does for scalar operands, except in a concat: its parts with effects (reads of one
+//     channel) are assigned in order to variables declared before the statement
+//     (`(t2s_part_0 = read_channel_intel(ch), t2s_part_1 = read_channel_intel(ch),
+//     (float8)(t2s_part_0, t2s_part_1))`);
 //   - a select with a scalar condition stays the lazy `c ? a : b`; with a vector condition it
 //     is a blend (every operand evaluated);
 //   - gathers read element by element through CStorage (OpenCL: vloadN for contiguous global
@@ -214,6 +217,10 @@ class CCodegen {
   std::vector<std::string> lane_operands_;
   // The location of the innermost statement being printed that has one, for diagnostics.
   SourceLoc loc_;
+  // OpenCL: declarations of the variables that a statement's expressions assign in order (the
+  // parts with effects of a concat, c_vector.cc), printed before the statement.
+  std::vector<std::string> pending_declarations_;
+  int sequenced_ = 0;
   // Names declared in each open C block (innermost last): a let whose name is not declared in
   // the current block needs no block of its own.
   std::vector<std::set<std::string>> scopes_;

@@ -378,5 +378,41 @@ TEST(CCodegen, ScattersEvaluateIndicesThenValueThenStoreLaneByLane) {
             "  store2(out[0, 0], (int2)(a[1]));\n");
 }
 
+// OpenCL does not order the operands of a vector literal: the reads of one channel that a
+// concat joins are assigned in order (comma operator) to variables declared before the
+// statement that uses them; C++ evaluates the braced list left to right.
+TEST(CCodegen, ConcatOfChannelReadsKeepsTheirOrder) {
+  const std::string doc = R"json({"t2s_ir": 1, "stage": "vectorized", "vars": ["i"],
+    "inputs": [], "funcs": [{"name": "out", "type": "float32", "args": ["i"], "place": "device",
+               "declared": true, "definition": null, "loc": "2:1", "decl_loc": "2:1"}],
+    "directives": [], "output": {"func": "out", "extents": ["4"], "loc": "3:1"},
+    "buffers": [{"name": "out", "type": "float32", "bounds": [["0", "4"]], "loc": "2:1"}],
+    "kernels": [{"name": "out", "place": "device", "loc": "2:1", "body": [
+      {"let": "v", "value": "select(i == 0, concat(read_channel(ch), read_channel(ch)), broadcast(0.0f, 8))", "body": [
+        {"let": "w", "value": "concat(read_channel(ch), v)", "body": [
+          {"let": "x", "value": "concat(read_channel(ch), read_channel(ch))", "body": []}]}]}]}],
+    "channels": [{"name": "ch", "type": "float32x4", "dims": [], "depth": 0, "producer": "out",
+                  "consumer": "out", "loc": "4:1"}], "registers": []})json";
+  Program program = read_program(doc, "test");
+  RecordingStorage storage;
+  CCodegen opencl(program, CDialect::kOpenCl, storage);
+  std::string out;
+  opencl.stmts(program.kernels[0].body, 1, &out);
+  EXPECT_EQ(out,
+            "  float4 t2s_part_0;\n"
+            "  float4 t2s_part_1;\n"
+            "  const float8 v = i == 0 ? (t2s_part_0 = read(ch), t2s_part_1 = read(ch), "
+            "(float8)(t2s_part_0, t2s_part_1)) : (float8)(0.0f);\n"
+            "  const float_vec12 w = t2s_concat_f32_4_8(read(ch), v);\n"
+            "  float4 t2s_part_2;\n"
+            "  float4 t2s_part_3;\n"
+            "  const float8 x = (t2s_part_2 = read(ch), t2s_part_3 = read(ch), "
+            "(float8)(t2s_part_2, t2s_part_3));\n");
+  CCodegen cpp(program, CDialect::kCpp, storage);
+  out.clear();
+  cpp.stmts({program.kernels[0].body[0]}, 1, &out);
+  EXPECT_NE(out.find("t2s_concat_f32_4_4({read(ch), read(ch)})"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace t2s

@@ -352,13 +352,35 @@ CCodegen::Printed CCodegen::vector_op(const Expr& e) {
     native = native && (part->type.lanes == 1 || opencl_native_lanes(part->type.lanes));
     name += "_" + std::to_string(part->type.lanes);
   }
-  if (scalars || native) return vector_literal(t, parts);
-  vector_helper(name, t, params, [&](int l) {
-    size_t k = 0;
-    while (l >= params[k].lanes) l -= params[k++].lanes;
-    return param_lane(params[k], static_cast<int>(k), l);
-  });
-  return {call_helper(name, parts), kPrecedenceAtom};
+  // OpenCL C does not order the operands of a vector literal or a call, so parts with effects
+  // (the reads of one channel that make a wider vector) are evaluated first, in order, with the
+  // comma operator, into variables declared before the statement (pending_declarations_).
+  std::string sequence;
+  size_t effects = 0;
+  for (const Expr& part : o) effects += has_effects(part) ? 1 : 0;
+  if (dialect_ == CDialect::kOpenCl && effects > 1) {
+    for (size_t k = 0; k < o.size(); ++k) {
+      if (!has_effects(o[k])) continue;
+      const std::string temporary = "t2s_part_" + std::to_string(sequenced_++);
+      pending_declarations_.push_back(c_value_type_name(o[k]->type, dialect_, e->loc) + " " +
+                                      temporary + ";");
+      sequence += temporary + " = " + parts[k] + ", ";
+      parts[k] = temporary;
+    }
+  }
+  Printed result;
+  if (scalars || native) {
+    result = vector_literal(t, parts);
+  } else {
+    vector_helper(name, t, params, [&](int l) {
+      size_t k = 0;
+      while (l >= params[k].lanes) l -= params[k++].lanes;
+      return param_lane(params[k], static_cast<int>(k), l);
+    });
+    result = {call_helper(name, parts), kPrecedenceAtom};
+  }
+  if (sequence.empty()) return result;
+  return {"(" + sequence + result.text + ")", kPrecedenceAtom};
 }
 
 // Whether a Func or input access with these indices reads or writes consecutive elements: the

@@ -52,15 +52,17 @@ class Merger {
 
   Program run() {
     read_directives();
-    check_structure();
+    check_structure(out_, plan_);
     check_initial_values(out_);
     make_groups();
     check_cycles();
     resolve_bounds();
     infer_bounds(out_, plan_, isolation_targets());
-    finish_splits(plan_);
-    check_distances(out_, plan_);
-    check_split_order(out_, plan_);
+    // Isolated Funcs get their loops in apply_isolation, and are checked there.
+    const GroupFilter own_loops = [&](const Group& g) { return !is_isolation_target(g.rep); };
+    finish_splits(plan_, own_loops);
+    check_distances(out_, plan_, own_loops);
+    check_split_order(out_, plan_, own_loops);
     apply_isolation();
     lower();
     infer_input_extents(out_);
@@ -122,71 +124,6 @@ class Merger {
       // space_time_transform, vectorize, unroll, gather, scatter and buffer belong to later
       // stages, which read them from `directives`.
     }
-  }
-
-  // ---------------------------------------------------------------------------------------
-  // Rules on the shape of UREs and merges (seed 001, LANGUAGE.md section 6)
-
-  bool is_last_of_merge(const std::string& f) {
-    auto it = plan_.group_of.find(f);
-    return it != plan_.group_of.end() && plan_.groups[it->second].members.back() == f;
-  }
-
-  void check_structure() {
-    for (const Func& f : out_.funcs) {
-      if (!f.definition) continue;
-      auto it = plan_.group_of.find(f.name);
-      const Group* g = it == plan_.group_of.end() ? nullptr : &plan_.groups[it->second];
-      std::vector<std::string> extra;
-      for (const std::string& v : used_vars(f.definition))
-        if (std::find(f.args.begin(), f.args.end(), v) == f.args.end()) extra.push_back(v);
-      bool extended = !extra.empty() || (g && f.args.size() < func(g->rep).args.size());
-      if (g && f.name != g->rep) {
-        const Func& rep = func(g->rep);
-        if (!extended && f.args != rep.args)
-          throw Diagnostic(f.loc,
-                           "'" + f.name + "' has arguments (" + join(f.args) +
-                               ") but the representative '" + rep.name + "' has (" +
-                               join(rep.args) +
-                               "): merged UREs have the same arguments in the same order",
-                           "ure-arg-order");
-        for (const std::string& a : f.args)
-          if (std::find(rep.args.begin(), rep.args.end(), a) == rep.args.end())
-            throw Diagnostic(f.loc,
-                             "argument '" + a + "' of '" + f.name + "' is not a loop of '" +
-                                 rep.name + "' (" + join(rep.args) + ")",
-                             "ure-arg-order");
-      }
-      if (extended && !is_last_of_merge(f.name))
-        throw Diagnostic(
-            f.loc,
-            "'" + f.name + "' is an extended URE (" +
-                (extra.empty() ? "it has fewer arguments than its representative"
-                               : "it uses " + join(extra) + ", not among its arguments") +
-                "): only the last URE of a merge_ures may be one",
-            "ure-extended-not-last");
-      for (const std::string& v : extra)
-        if (g && std::find(func(g->rep).args.begin(), func(g->rep).args.end(), v) ==
-                     func(g->rep).args.end())
-          throw Diagnostic(
-              f.loc, "'" + f.name + "' uses '" + v + "', which is not a loop of '" + g->rep + "'",
-              "ure-extended-not-last");
-      if (is_write_when(f.definition) && !is_last_of_merge(f.name))
-        throw Diagnostic(f.loc,
-                         "select without a false value is allowed only as the whole definition "
-                         "of the last URE of a merge_ures ('" +
-                             f.name + "' is not one)",
-                         "select-no-false");
-    }
-    const std::string& out = in_.output.func;
-    auto it = plan_.group_of.find(out);
-    if (it != plan_.group_of.end() && plan_.groups[it->second].members.back() != out)
-      throw Diagnostic(in_.output.loc,
-                       "realized Func '" + out + "' is in the merge_ures of '" +
-                           plan_.groups[it->second].rep + "' but is not its last URE ('" +
-                           plan_.groups[it->second].members.back() +
-                           "'): realize the last URE, or an isolated consumer of it",
-                       "realize-not-last-ure");
   }
 
   // ---------------------------------------------------------------------------------------
@@ -297,52 +234,12 @@ class Merger {
                          d->name + " on '" + d->func + "', which is merged into '" + g.rep +
                              "': call it on the representative '" + g.rep + "'",
                          "merge-directive-on-member");
-      if (d->name == "reorder") {  // the last reorder, and the order before the first
-        if (g.reorder < 0) g.defined_order = g.loop_vars;
-        g.reorder = static_cast<int>(d - in_.directives.data());
-      }
-      if (d->name == "vectorize") {
-        if (d->args.size() != 1)
-          throw Diagnostic(d->loc, "vectorize: expected (v) in the IR's normal form (docs/ir.md)",
-                           "directive-args");
-        plan_.vectorized[g.rep].emplace(arg_name(d->args[0]), d->loc);
-        continue;
-      }
-      if (apply_loop_directive(plan_, g, *d)) continue;
-      auto check_var = [&](const std::string& v) {
-        if (std::find(g.loop_vars.begin(), g.loop_vars.end(), v) == g.loop_vars.end())
-          throw Diagnostic(
-              d->loc, "'" + v + "' is not a loop of '" + g.rep + "' (" + join(g.loop_vars) + ")",
-              d->name == "reorder" ? "reorder-var" : "set-bounds-var");
-      };
-      if (d->name == "set_bounds") {
-        for (size_t i = 0; i + 2 < d->args.size(); i += 3) {
-          const std::string& v = arg_name(d->args[i]);
-          check_var(v);
-          LoopBound b{arg_int(d->args[i + 1], d->loc), arg_int(d->args[i + 2], d->loc)};
-          if (b.extent <= 0)
-            throw Diagnostic(
-                d->loc, "extent of '" + v + "' must be positive, not " + std::to_string(b.extent),
-                "set-bounds-extent");
-          g.bounds[v] = b;
-        }
-      } else {
-        std::vector<std::string> order;
-        for (const DirectiveArg& a : d->args) {
-          check_var(arg_name(a));
-          if (std::find(order.begin(), order.end(), arg_name(a)) != order.end())
-            throw Diagnostic(d->loc, "'" + arg_name(a) + "' appears twice in reorder",
-                             "reorder-var");
-          order.push_back(arg_name(a));
-        }
-        // Halide's reorder: the named loops take the positions they occupied, in the given
-        // order (innermost first); other loops stay where they are.
-        std::vector<size_t> slots;
-        for (size_t i = 0; i < g.loop_vars.size(); ++i)
-          if (std::find(order.begin(), order.end(), g.loop_vars[i]) != order.end())
-            slots.push_back(i);
-        for (size_t i = 0; i < slots.size(); ++i) g.loop_vars[slots[i]] = order[i];
-      }
+      // An isolated Func has no loops until apply_isolation copies them (copy_loops): its loop
+      // directives wait until then (apply_deferred).
+      if (is_isolation_target(d->func))
+        deferred_[d->func].push_back(d);
+      else
+        apply_loop(g, *d);
     }
     // A realized isolated consumer copies the loops of the Func its chain starts from, so the
     // realize extents bound that Func's loops (over its arguments).
@@ -374,6 +271,65 @@ class Merger {
           }
         }
       }
+    }
+  }
+
+  // A set_bounds, reorder, split, unroll or vectorize directive `d` on the loops of group `g`.
+  void apply_loop(Group& g, const Directive& d) {
+    if (d.name == "reorder") {  // the last reorder, and the order before the first
+      if (g.reorder < 0) g.defined_order = g.loop_vars;
+      g.reorder = static_cast<int>(&d - in_.directives.data());
+    }
+    if (d.name == "vectorize") {
+      if (d.args.size() != 1)
+        throw Diagnostic(d.loc, "vectorize: expected (v) in the IR's normal form (docs/ir.md)",
+                         "directive-args");
+      plan_.vectorized[g.rep].emplace(arg_name(d.args[0]), d.loc);
+      return;
+    }
+    if (apply_loop_directive(plan_, g, d)) return;
+    auto check_var = [&](const std::string& v) {
+      if (std::find(g.loop_vars.begin(), g.loop_vars.end(), v) == g.loop_vars.end())
+        throw Diagnostic(d.loc,
+                         "'" + v + "' is not a loop of '" + g.rep + "' (" + join(g.loop_vars) + ")",
+                         d.name == "reorder" ? "reorder-var" : "set-bounds-var");
+    };
+    if (d.name == "set_bounds") {
+      for (size_t i = 0; i + 2 < d.args.size(); i += 3) {
+        const std::string& v = arg_name(d.args[i]);
+        check_var(v);
+        LoopBound b{arg_int(d.args[i + 1], d.loc), arg_int(d.args[i + 2], d.loc)};
+        if (b.extent <= 0)
+          throw Diagnostic(
+              d.loc, "extent of '" + v + "' must be positive, not " + std::to_string(b.extent),
+              "set-bounds-extent");
+        auto copied = g.bounds.find(v);
+        if (is_isolation_target(g.rep) && copied != g.bounds.end() &&
+            (copied->second.min != b.min || copied->second.extent != b.extent))
+          throw Diagnostic(d.loc,
+                           "set_bounds of '" + v + "' on '" + g.rep + "', an isolated Func, to [" +
+                               std::to_string(b.min) + ", " + std::to_string(b.min + b.extent) +
+                               "): it copies its loops from the nest it is isolated from, where '" +
+                               v + "' runs over [" + std::to_string(copied->second.min) + ", " +
+                               std::to_string(copied->second.min + copied->second.extent) + ")",
+                           "set-bounds-var");
+        g.bounds[v] = b;
+      }
+    } else {
+      std::vector<std::string> order;
+      for (const DirectiveArg& a : d.args) {
+        check_var(arg_name(a));
+        if (std::find(order.begin(), order.end(), arg_name(a)) != order.end())
+          throw Diagnostic(d.loc, "'" + arg_name(a) + "' appears twice in reorder", "reorder-var");
+        order.push_back(arg_name(a));
+      }
+      // Halide's reorder: the named loops take the positions they occupied, in the given
+      // order (innermost first); other loops stay where they are.
+      std::vector<size_t> slots;
+      for (size_t i = 0; i < g.loop_vars.size(); ++i)
+        if (std::find(order.begin(), order.end(), g.loop_vars[i]) != order.end())
+          slots.push_back(i);
+      for (size_t i = 0; i < slots.size(); ++i) g.loop_vars[slots[i]] = order[i];
     }
   }
 
@@ -425,9 +381,22 @@ class Merger {
       g.copies = iso.from;
       g.loc = iso.loc;
       copy_loops(g, group(iso.from), from.args);
+      apply_deferred(g);
     }
     for (const Directive* d : producer_directives_) isolate_producers(*d);
     check_all_bounds();
+    // The checks run on the other nests before (Merger::run), now on the isolated ones.
+    const GroupFilter isolated = [&](const Group& g) { return is_isolation_target(g.rep); };
+    finish_splits(plan_, isolated);
+    check_distances(out_, plan_, isolated);
+    check_split_order(out_, plan_, isolated);
+  }
+
+  // The loop directives of isolated Func `g.rep`, in program order, once it has its loops.
+  void apply_deferred(Group& g) {
+    auto it = deferred_.find(g.rep);
+    if (it == deferred_.end()) return;
+    for (const Directive* d : it->second) apply_loop(g, *d);
   }
 
   void check_all_bounds_for_merges() {
@@ -597,6 +566,7 @@ class Merger {
       Group& g = group(p.name);
       g.loc = d.loc;
       copy_loops(g, rg, rep.args);
+      apply_deferred(g);
       if (!prev.empty()) plan_.isolations.push_back({prev, p.name, d.loc});
       prev = p.name;
     }
@@ -646,6 +616,7 @@ class Merger {
       c.loc = iso.loc;
       channel_func_[c.name] = iso.from;
       out_.channels.push_back(c);
+      check_channel_order(iso, c);
     }
     for (const auto& [f, depth] : plan_.min_depth) {
       bool found = false;
@@ -714,6 +685,40 @@ class Merger {
       out_.kernels.push_back(make_kernel(g, values, reads_in_kernel[g.rep]));
   }
 
+  // Both ends of an isolation's channel visit its values in one order (a FIFO pairs them in
+  // order); a reorder of an isolated Func must keep it.
+  void check_channel_order(const Isolation& iso, const Channel& c) {
+    const Func& from = func(iso.from);
+    Expr sent;
+    if (auto it = producer_condition_.find(iso.from); it != producer_condition_.end())
+      sent = it->second;
+    else if (from.definition && is_write_when(from.definition))
+      sent = from.definition->operands[0];
+    const Group &producer = group(iso.from), &consumer = group(iso.to);
+    auto swap = channel_order_swap(plan_, producer, consumer, from.args, sent);
+    if (!swap) return;
+    auto value = [&](const std::vector<int64_t>& at) {
+      std::string s = from.name + "(";
+      for (size_t i = 0; i < at.size(); ++i) s += (i ? ", " : "") + std::to_string(at[i]);
+      return s + ")";
+    };
+    SourceLoc loc = iso.loc;  // at the reorder of the isolated end, if any
+    std::string what = "the loop orders of '" + producer.rep + "' and '" + consumer.rep + "'";
+    for (const Group* g : {&consumer, &producer})
+      if (is_isolation_target(g->rep) && g->reorder >= 0) {
+        loc = in_.directives[g->reorder].loc;
+        what = "reorder of '" + g->rep + "'";
+      }
+    throw Diagnostic(loc,
+                     what + " makes the two ends of channel '" + c.name +
+                         "' visit its values in different orders: '" + producer.rep + "' sends " +
+                         value(swap->first) + " before " + value(swap->second) + ", but '" +
+                         consumer.rep +
+                         "' reads them in the other order (a channel keeps the order values are "
+                         "written in; both ends must visit them in one order)",
+                     "isolate-order");
+  }
+
   void storage_bounds(const std::string& f, std::vector<Expr>* mins, std::vector<Expr>* extents) {
     const Group& g = group(f);
     for (const std::string& a : func(f).args) {
@@ -776,39 +781,6 @@ class Merger {
     return k;
   }
 
-  // Vectorize: the loops of the nest `body` named by the vectorize directives of `rep` run as
-  // vectorized loops (still in order in this stage; t2s-stt makes them the lanes of each PE
-  // and t2s-vec turns them into vector operations).
-  void mark_vectorized(const std::string& rep, const std::map<std::string, SourceLoc>& vars,
-                       StmtList* body) {
-    std::vector<std::string> loops;
-    for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
-      For* f = (*list)[0]->as<For>();
-      loops.insert(loops.begin(), f->var);
-      list = &f->body;
-    }
-    for (const auto& [v, at] : vars) {
-      if (std::find(loops.begin(), loops.end(), v) == loops.end())
-        throw Diagnostic(at,
-                         "vectorize: '" + v + "' is not a loop of '" + rep +
-                             "' (its loops: " + join(loops) + ", innermost first)",
-                         "vectorize-var");
-      for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
-        const For& f = *(*list)[0]->as<For>();
-        if (f.var == v) {
-          if (f.loop_kind == LoopKind::kUnrolled)
-            throw Diagnostic(at, "vectorize: loop '" + v + "' of '" + rep + "' is also unrolled",
-                             "vectorize-var");
-          For marked = f;
-          marked.loop_kind = LoopKind::kVectorized;
-          (*list)[0] = with_node(*(*list)[0], marked);
-          break;
-        }
-        list = &(*list)[0]->as<For>()->body;
-      }
-    }
-  }
-
   // The statements computing one value of Func `m` per iteration.
   StmtList compute(const std::string& m, const Inlined& inlined,
                    const std::set<std::string>& local_reads) {
@@ -864,6 +836,8 @@ class Merger {
   Plan plan_;
   std::vector<const Directive*> loop_directives_;
   std::vector<const Directive*> producer_directives_;
+  // The loop directives of isolated Funcs, applied once their loops are copied.
+  std::map<std::string, std::vector<const Directive*>> deferred_;
   std::map<std::string, SourceLoc> min_depth_loc_;
   std::map<std::string, Expr> producer_condition_;  // producer Func -> when it sends
   std::set<std::string> need_buffer_;

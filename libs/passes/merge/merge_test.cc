@@ -380,6 +380,95 @@ TEST(MergeTest, IsolatedConsumerCopiesTheSplits) {
   EXPECT_NE(ir.find("\"provide\": \"d\",\n"), std::string::npos) << ir;
 }
 
+// A GEMM array A(k, i, j) with a loader of a (isolate_producer_chain, sent where j == 0) and
+// a drainer of c(i, j) (isolate_consumer), on the device; DIRECTIVES follow the isolations.
+std::string isolated_gemm(const std::string& directives) {
+  return "ImageParam a(Float(32), 2, \"a\");\n"
+         "ImageParam b(Float(32), 2, \"b\");\n"
+         "Var k, i, j, ko, ki, io, ii;\n"
+         "Func A(Float(32), {k, i, j}), B(Float(32), {k, i, j}), C(Float(32), {k, i, j});\n"
+         "Func c(Place::Device), load(Place::Device), drain(Place::Device);\n"
+         "A(k, i, j) = select(j == 0, a(k, i), A(k, i, j - 1));\n"
+         "B(k, i, j) = select(i == 0, b(j, k), B(k, i - 1, j));\n"
+         "C(k, i, j) = select(k == 0, 0.0f, C(k - 1, i, j)) + A(k, i, j) * B(k, i, j);\n"
+         "c(i, j) = select(k == 7, C(k, i, j));\n"
+         "A.merge_ures(B, C, c).set_bounds(k, 0, 8, i, 0, 4, j, 0, 4);\n"
+         "A.isolate_producer_chain(a, load);\n"
+         "c.isolate_consumer(drain);\n" +
+         directives + "drain.realize({4, 4});\n";
+}
+
+TEST(MergeTest, SplitAndVectorizeOnAnIsolatedProducer) {
+  // The loader's directives apply to the loops it copies (k, i, j), after the copy.
+  const Program p = merged_program(isolated_gemm("load.split(k, ko, ki, 2);\n"));
+  const std::string ir = write_program(p);
+  EXPECT_EQ(loop_names(p, "load"), "j i ko ki") << ir;
+  EXPECT_EQ(loop_bounds(p, "load", "ki"), std::make_pair(std::string("0"), std::string("2")));
+  EXPECT_NE(ir.find("a(ko * 2 + ki, i)"), std::string::npos) << ir;
+  EXPECT_EQ(loop_names(p, "A"), "j i k") << ir;  // the array keeps its loops
+  // vectorize(k, 4): a split, then the inner loop vectorized.
+  const Program q = merged_program(isolated_gemm("load.vectorize(k, 4);\n"));
+  EXPECT_EQ(loop_names(q, "load"), "j i k k_vi");
+  ASSERT_NE(find_loop(q, "load", "k_vi"), nullptr);
+  EXPECT_EQ(find_loop(q, "load", "k_vi")->loop_kind, LoopKind::kVectorized);
+  EXPECT_EQ(loop_bounds(q, "load", "k"), std::make_pair(std::string("0"), std::string("2")));
+  // Unroll of a split loop of the loader; the directives may come before the isolation too.
+  const Program u =
+      merged_program(isolated_gemm("").replace(isolated_gemm("").find("A.isolate_producer_chain"),
+                                               0, "load.split(k, ko, ki, 4).unroll(ki);\n"));
+  EXPECT_EQ(find_loop(u, "load", "ki")->loop_kind, LoopKind::kUnrolled);
+}
+
+TEST(MergeTest, ReorderOfAnIsolatedProducerThatKeepsTheChannelOrder) {
+  // The loader sends only where j == 0: moving j inside i sends the same values in the same
+  // order (i, then k).
+  const Program p = merged_program(isolated_gemm("load.reorder(j, i);\n"));
+  EXPECT_EQ(loop_names(p, "load"), "i j k");
+  // Split loops of k reordered among themselves change the order of the values: refused.
+  EXPECT_EQ(merge_error(isolated_gemm("load.split(k, ko, ki, 2).reorder(ko, ki);\n")),
+            "reorder of 'load' makes the two ends of channel 'load_to_A' visit its values in "
+            "different orders: 'load' sends load(4, 0, 0) before load(1, 0, 0), but 'A' reads "
+            "them in the other order (a channel keeps the order values are written in; both "
+            "ends must visit them in one order) [isolate-order]");
+}
+
+TEST(MergeTest, SplitReorderAndVectorizeOnAnIsolatedConsumer) {
+  // The drainer copies c's loops over its arguments (i, j), not k.
+  const Program p = merged_program(isolated_gemm("drain.vectorize(i, 2);\n"));
+  EXPECT_EQ(loop_names(p, "drain"), "j i i_vi");
+  EXPECT_EQ(find_loop(p, "drain", "i_vi")->loop_kind, LoopKind::kVectorized);
+  const Program q = merged_program(isolated_gemm("drain.split(i, io, ii, 2);\n"));
+  EXPECT_EQ(loop_names(q, "drain"), "j io ii");
+  EXPECT_NE(write_program(q).find("\"io * 2 + ii\",\n"), std::string::npos) << write_program(q);
+  // c sends one value per (i, j), at k == 7: the drainer may not read them in another order.
+  EXPECT_EQ(merge_error(isolated_gemm("drain.reorder(j, i);\n")),
+            "reorder of 'drain' makes the two ends of channel 'c_to_drain' visit its values in "
+            "different orders: 'A' sends c(1, 0) before c(0, 3), but 'drain' reads them in the "
+            "other order (a channel keeps the order values are written in; both ends must visit "
+            "them in one order) [isolate-order]");
+}
+
+TEST(MergeTest, LoopDirectivesOnAnIsolatedFuncNameItsCopiedLoops) {
+  EXPECT_EQ(merge_error(isolated_gemm("drain.split(k, ko, ki, 2);\n")),
+            "split: 'k' is not a loop of 'drain' (its loops: i, j (innermost first)) [split-var]");
+  EXPECT_EQ(merge_error(isolated_gemm("drain.reorder(k, i);\n")),
+            "'k' is not a loop of 'drain' (i, j) [reorder-var]");
+  EXPECT_EQ(merge_error(isolated_gemm("load.split(k, ko, ki, 3);\n")),
+            "split of 'k' by 3: the factor does not divide the loop's extent 8 (splits have no "
+            "tail; use a factor that divides 8) [split-factor]");
+  EXPECT_EQ(merge_error(isolated_gemm("load.unroll(ko);\n")),
+            "unroll: 'ko' is not a loop of 'load' (its loops: k, i, j (innermost first)) "
+            "[unroll-var]");
+  EXPECT_EQ(merge_error(isolated_gemm("load.vectorize(ko);\n")),
+            "vectorize: 'ko' is not a loop of 'load' (its loops: k, i, j (innermost first)) "
+            "[vectorize-var]");
+  // set_bounds may repeat a copied bound, not change it.
+  EXPECT_EQ(merge_error(isolated_gemm("load.set_bounds(k, 0, 8);\n")), "");
+  EXPECT_EQ(merge_error(isolated_gemm("load.set_bounds(k, 0, 4);\n")),
+            "set_bounds of 'k' on 'load', an isolated Func, to [0, 4): it copies its loops from "
+            "the nest it is isolated from, where 'k' runs over [0, 8) [set-bounds-var]");
+}
+
 TEST(MergeTest, BoundsAreInferredFromShiftedReads) {
   const Program p = merged_program(std::string(kHeader) +
                                    "Func P(Int(32), {x}), out;\n"

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -76,6 +77,9 @@ struct Plan {
   std::map<std::string, std::map<std::string, SourceLoc>> vectorized;
 };
 
+// Which groups a check covers (t2s-merge checks isolated Funcs once they have copied loops).
+using GroupFilter = std::function<bool(const Group&)>;
+
 // The Funcs that `e` calls (kFunc calls), each once, in first-call order.
 std::vector<std::string> called_funcs(const Expr& e);
 // True when `e` is `select(c, t)` without a false value (the write-when form).
@@ -83,6 +87,10 @@ bool is_write_when(const Expr& e);
 // The Vars `e` uses, each once, in first-use order.
 std::vector<std::string> used_vars(const Expr& e);
 
+// The rules on the shape of UREs and merges (seed 001, LANGUAGE.md section 6): merged UREs'
+// arguments, extended UREs and write-when selects only last in a merge, the realized Func last.
+// Throws Diagnostic.
+void check_structure(const Program& p, const Plan& plan);
 // Seed 001's recursive-reference check (every URE has an initial value). Throws Diagnostic.
 void check_initial_values(const Program& p);
 // The URE rules on calls inside each group: simple arguments, argument order, dependence
@@ -90,7 +98,7 @@ void check_initial_values(const Program& p);
 // whose reorder breaks a dependence that its defined order respects keeps the defined order
 // and gets `pending_order` when a space_time_transform follows the reorder (t2s-stt judges the
 // transformed order); without one, the reorder is refused. Throws Diagnostic.
-void check_distances(const Program& p, Plan& plan);
+void check_distances(const Program& p, Plan& plan, const GroupFilter& which);
 // Whether a space_time_transform of `func` comes after directive `from` of the program (after
 // all of them for -1).
 bool transformed_after(const Program& p, const std::string& func, int from);
@@ -109,10 +117,23 @@ std::vector<std::string> order_kernels(const std::vector<std::string>& kernels,
 bool apply_loop_directive(Plan& plan, Group& g, const Directive& d);
 // Once bounds are known: every split factor divides its loop's extent (split-factor), the
 // split loops get their bounds, and loop_vars their final order. Throws Diagnostic.
-void finish_splits(Plan& plan);
+void finish_splits(Plan& plan, const GroupFilter& which);
 // The dependences of each group with splits, in the order its loops finally run (isl, exact
 // on the iteration domain): a read of a value computed later is refused (ure-distance).
-void check_split_order(const Program& p, Plan& plan);
+void check_split_order(const Program& p, Plan& plan, const GroupFilter& which);
+// Marks the loops of the nest `body` of `rep` named by its vectorize directives (loop -> the
+// directive) `vectorized`; vectorize-var for a loop that is not one of the nest or unrolled.
+void mark_vectorized(const std::string& rep, const std::map<std::string, SourceLoc>& vars,
+                     StmtList* body);
+// Two values of a channel that its producer's group `from` sends in one order and its
+// consumer's group `to` reads in the other (isl, exact): the values of the channel Func's
+// arguments `args` at each, the one sent first first; nullopt when both ends visit the values
+// in one order. `sent` (or null) is the condition under which a value travels, over `args`.
+// Each end is ordered by its loops over `args` (split loops included); its other loops visit a
+// value once.
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_order_swap(
+    const Plan& plan, const Group& from, const Group& to, const std::vector<std::string>& args,
+    const Expr& sent);
 // The Funcs named by compute_root (merge-directive-on-member on a merged Func that is not the
 // representative, undefined-func on a Func without definition).
 std::set<std::string> compute_root_funcs(const Program& p, const Plan& plan);

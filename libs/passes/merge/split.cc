@@ -1,5 +1,6 @@
 // Halide's split (also the factor forms of vectorize and unroll, which the front end records as
-// a split and the directive on the inner loop), unroll and compute_root, for t2s-merge.
+// a split and the directive on the inner loop), unroll, vectorize marks and compute_root, for
+// t2s-merge; and the order in which the two ends of a channel visit its values.
 //
 // A group's loops over its Func's arguments stay in Group::loop_vars (each split loop collapsed
 // back into the loop it splits), so bounds (set_bounds, realize, inference) and the URE rules
@@ -324,11 +325,11 @@ std::vector<std::string> unreordered_loops(const LoopNest& n, const Func& rep) {
 
 }  // namespace
 
-void check_split_order(const Program& p, Plan& plan) {
+void check_split_order(const Program& p, Plan& plan, const GroupFilter& which) {
   for (auto& [rep, n] : plan.nests) {
     if (n.splits.empty()) continue;
     Group& g = plan.groups[plan.group_of.at(rep)];
-    if (!g.copies.empty()) continue;
+    if (!which(g)) continue;
     bool known = true;  // else merge-bounds is reported later
     for (const std::string& l : n.loops)
       known &= (made_by_split(n, l) ? n.bounds : g.bounds).count(l) > 0;
@@ -348,10 +349,11 @@ void check_split_order(const Program& p, Plan& plan) {
   }
 }
 
-void finish_splits(Plan& plan) {
+void finish_splits(Plan& plan, const GroupFilter& which) {
   for (auto& [rep, n] : plan.nests) {
     if (n.splits.empty()) continue;
     Group& g = plan.groups[plan.group_of.at(rep)];
+    if (!which(g)) continue;
     n.bounds.clear();
     bool known = true;
     for (const Split& s : n.splits) {
@@ -473,6 +475,122 @@ StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner) {
                      n.unrolled.count(v) ? LoopKind::kUnrolled : LoopKind::kSerial, body)};
   }
   return body;
+}
+
+// Vectorize: the loops of the nest `body` named by the vectorize directives of `rep` run as
+// vectorized loops (still in order in this stage; t2s-stt makes them the lanes of each PE
+// and t2s-vec turns them into vector operations).
+void mark_vectorized(const std::string& rep, const std::map<std::string, SourceLoc>& vars,
+                     StmtList* body) {
+  std::vector<std::string> loops;
+  for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
+    For* f = (*list)[0]->as<For>();
+    loops.insert(loops.begin(), f->var);
+    list = &f->body;
+  }
+  for (const auto& [v, at] : vars) {
+    if (std::find(loops.begin(), loops.end(), v) == loops.end())
+      throw Diagnostic(at,
+                       "vectorize: '" + v + "' is not a loop of '" + rep +
+                           "' (its loops: " + loops_text(loops) + ")",
+                       "vectorize-var");
+    for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
+      const For& f = *(*list)[0]->as<For>();
+      if (f.var == v) {
+        if (f.loop_kind == LoopKind::kUnrolled)
+          throw Diagnostic(at, "vectorize: loop '" + v + "' of '" + rep + "' is also unrolled",
+                           "vectorize-var");
+        For marked = f;
+        marked.loop_kind = LoopKind::kVectorized;
+        (*list)[0] = with_node(*(*list)[0], marked);
+        break;
+      }
+      list = &(*list)[0]->as<For>()->body;
+    }
+  }
+}
+
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_order_swap(
+    const Plan& plan, const Group& from, const Group& to, const std::vector<std::string>& args,
+    const Expr& sent) {
+  poly::Set pairs;
+  // The values of the arguments of the two points, x and y.
+  std::map<std::string, poly::VarDims> point;
+  for (const char* side : {"x", "y"})
+    for (size_t a = 0; a < args.size(); ++a) {
+      const std::string d = std::string("a") + side + std::to_string(a);
+      point[side][args[a]] = d;
+      pairs.add_dim(d);
+      auto b = from.bounds.find(args[a]);
+      if (b == from.bounds.end()) return std::nullopt;
+      pairs.where(
+          poly::Cond::range(b->second.min, poly::Aff::dim(d), b->second.min + b->second.extent));
+    }
+  if (sent)
+    for (const char* side : {"x", "y"}) {
+      auto c = poly::Cond::from_expr(sent, point[side]);
+      if (c) pairs.where(*c);  // else every value is taken as sent (a stricter question)
+    }
+  // `first(x, y)`: the group runs x's iteration before y's, over its loops that come from the
+  // arguments (the others visit a value once, e.g. under `k == K - 1`).
+  auto runs_first = [&](const Group& g, const std::string& tag) -> std::optional<poly::Cond> {
+    auto nest = plan.nests.find(g.rep);
+    const bool split = nest != plan.nests.end() && !nest->second.splits.empty();
+    const std::vector<std::string>& loops = split ? nest->second.loops : g.loop_vars;
+    std::map<std::string, std::string> root;  // split loop -> the argument it comes from
+    if (split)
+      for (const Split& s : nest->second.splits)
+        root[s.outer] = root[s.inner] = root.count(s.var) ? root.at(s.var) : s.var;
+    std::map<std::string, std::vector<poly::Aff>> order;  // side -> kept loops, outermost first
+    for (const char* side : {"x", "y"}) {
+      std::map<std::string, std::string> dim;
+      for (size_t i = loops.size(); i-- > 0;) {
+        const std::string& l = loops[i];
+        const std::string d = tag + side + std::to_string(i);
+        dim[l] = d;
+        pairs.add_dim(d);
+        const auto& bounds =
+            split && made_by_split(nest->second, l) ? nest->second.bounds : g.bounds;
+        auto b = bounds.find(l);
+        if (b == bounds.end()) return std::nullopt;
+        pairs.where(
+            poly::Cond::range(b->second.min, poly::Aff::dim(d), b->second.min + b->second.extent));
+        if (contains(args, root.count(l) ? root.at(l) : l))
+          order[side].push_back(poly::Aff::dim(d));
+      }
+      std::map<std::string, poly::Aff> value;
+      if (split)
+        value = split_values<poly::Aff>(
+            nest->second, g, [&](const std::string& l) { return poly::Aff::dim(dim.at(l)); },
+            [](const poly::Aff& outer, int64_t factor, const poly::Aff& inner, int64_t min) {
+              return outer * factor + inner + poly::Aff(min);
+            });
+      else
+        for (const std::string& l : loops) value.emplace(l, poly::Aff::dim(dim.at(l)));
+      for (const std::string& a : args) {
+        auto v = value.find(a);
+        if (v == value.end()) return std::nullopt;
+        pairs.where(poly::Aff::dim(point[side].at(a)) == v->second);
+      }
+    }
+    std::optional<poly::Cond> first;
+    for (size_t i = order["x"].size(); i-- > 0;) {
+      const poly::Aff &x = order["x"][i], &y = order["y"][i];
+      first = first ? x < y || (x == y && *first) : x < y;
+    }
+    return first;
+  };
+  auto sends_first = runs_first(from, "p");
+  auto reads_first = runs_first(to, "c");
+  if (!sends_first || !reads_first) return std::nullopt;
+  // The producer sends x before y (so x != y) and the consumer does not read x first: it reads
+  // y first.
+  pairs.where(*sends_first && !*reads_first);
+  auto witness = poly::sample(pairs);
+  if (!witness) return std::nullopt;
+  std::vector<int64_t> x(witness->begin(), witness->begin() + args.size());
+  std::vector<int64_t> y(witness->begin() + args.size(), witness->begin() + 2 * args.size());
+  return std::make_pair(x, y);
 }
 
 }  // namespace t2s::merge_internal

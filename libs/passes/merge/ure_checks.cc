@@ -197,9 +197,74 @@ bool transformed_after(const Program& p, const std::string& func, int from) {
   return false;
 }
 
-void check_distances(const Program& p, Plan& plan) {
+namespace {
+
+bool is_last_of_merge(const Plan& plan, const std::string& f) {
+  auto it = plan.group_of.find(f);
+  return it != plan.group_of.end() && plan.groups[it->second].members.back() == f;
+}
+
+}  // namespace
+
+void check_structure(const Program& p, const Plan& plan) {
+  for (const Func& f : p.funcs) {
+    if (!f.definition) continue;
+    auto it = plan.group_of.find(f.name);
+    const Group* g = it == plan.group_of.end() ? nullptr : &plan.groups[it->second];
+    const Func* rep = g ? p.find_func(g->rep) : nullptr;
+    std::vector<std::string> extra;
+    for (const std::string& v : used_vars(f.definition))
+      if (std::find(f.args.begin(), f.args.end(), v) == f.args.end()) extra.push_back(v);
+    bool extended = !extra.empty() || (rep && f.args.size() < rep->args.size());
+    if (g && f.name != g->rep) {
+      if (!extended && f.args != rep->args)
+        throw Diagnostic(f.loc,
+                         "'" + f.name + "' has arguments (" + join(f.args) +
+                             ") but the representative '" + rep->name + "' has (" +
+                             join(rep->args) +
+                             "): merged UREs have the same arguments in the same order",
+                         "ure-arg-order");
+      for (const std::string& a : f.args)
+        if (std::find(rep->args.begin(), rep->args.end(), a) == rep->args.end())
+          throw Diagnostic(f.loc,
+                           "argument '" + a + "' of '" + f.name + "' is not a loop of '" +
+                               rep->name + "' (" + join(rep->args) + ")",
+                           "ure-arg-order");
+    }
+    if (extended && !is_last_of_merge(plan, f.name))
+      throw Diagnostic(
+          f.loc,
+          "'" + f.name + "' is an extended URE (" +
+              (extra.empty() ? "it has fewer arguments than its representative"
+                             : "it uses " + join(extra) + ", not among its arguments") +
+              "): only the last URE of a merge_ures may be one",
+          "ure-extended-not-last");
+    for (const std::string& v : extra)
+      if (rep && std::find(rep->args.begin(), rep->args.end(), v) == rep->args.end())
+        throw Diagnostic(
+            f.loc, "'" + f.name + "' uses '" + v + "', which is not a loop of '" + g->rep + "'",
+            "ure-extended-not-last");
+    if (is_write_when(f.definition) && !is_last_of_merge(plan, f.name))
+      throw Diagnostic(f.loc,
+                       "select without a false value is allowed only as the whole definition "
+                       "of the last URE of a merge_ures ('" +
+                           f.name + "' is not one)",
+                       "select-no-false");
+  }
+  const std::string& out = p.output.func;
+  auto it = plan.group_of.find(out);
+  if (it != plan.group_of.end() && plan.groups[it->second].members.back() != out)
+    throw Diagnostic(p.output.loc,
+                     "realized Func '" + out + "' is in the merge_ures of '" +
+                         plan.groups[it->second].rep + "' but is not its last URE ('" +
+                         plan.groups[it->second].members.back() +
+                         "'): realize the last URE, or an isolated consumer of it",
+                     "realize-not-last-ure");
+}
+
+void check_distances(const Program& p, Plan& plan, const GroupFilter& which) {
   for (Group& g : plan.groups) {
-    if (!g.copies.empty()) continue;
+    if (!which(g)) continue;
     std::optional<Diagnostic> broken = first_violation(p, plan, g, g.loop_vars);
     if (!broken) continue;
     // A nest with split loops runs LoopNest::loops, not loop_vars: check_split_order judges

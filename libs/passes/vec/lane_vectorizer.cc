@@ -107,6 +107,23 @@ class LaneVectorizer {
             note_channel(x->operands[0]->name, at);
         });
     });
+    // A loop inside the body runs its iterations for all lanes at once, one iteration after
+    // another, where the lanes ran every iteration in turn: a channel used in it would carry its
+    // values in another order (a FIFO keeps the order they are written in).
+    for_each_stmt(body, [&](const Stmt& s) {
+      const For* f = s.as<For>();
+      if (!f || (is_int_literal(f->extent) && f->extent->int_value <= 1)) return;
+      for_each_stmt_expr(f->body, [&](const Expr& x) {
+        if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
+          throw Serialise{"channel '" + x->operands[0]->name + "' is read inside loop '" + f->var +
+                          "', which would run across the lanes and change the order of its values"};
+      });
+      for_each_stmt(f->body, [&](const Stmt& b) {
+        if (const WriteChannel* w = b.as<WriteChannel>())
+          throw Serialise{"channel '" + w->channel + "' is written inside loop '" + f->var +
+                          "', which would run across the lanes and change the order of its values"};
+      });
+    });
     // A Func stored in the body may be read there only at the element the same lane stores
     // (any iteration), or by its own store at other lanes of the same iteration (a chain,
     // stored lane by lane); anything else may need another lane's later statement.

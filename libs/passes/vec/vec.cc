@@ -127,9 +127,14 @@ class VecPass {
     return out;
   }
 
-  SourceLoc directive_loc(const std::string& var, const SourceLoc& fallback) const {
+  // The vectorize directive of `kernel` (its Func) on loop `var`, or any of its vectorize
+  // directives for an empty `var`.
+  SourceLoc directive_loc(const std::string& kernel, const std::string& var,
+                          const SourceLoc& fallback) const {
     for (const Directive& d : out_.directives)
-      if (d.name == "vectorize" && !d.args.empty() && d.args[0].text == var) return d.loc;
+      if (d.name == "vectorize" && d.func == kernel && !d.args.empty() &&
+          (var.empty() || d.args[0].text == var))
+        return d.loc;
     return fallback;
   }
 
@@ -150,11 +155,11 @@ class VecPass {
     Lanes lanes;
     VecLoopReport rep;
     rep.kernel = kernel_->name;
-    rep.loc = directive_loc(nest.back()->var, outer->loc);
+    rep.loc = directive_loc(kernel_->name, nest.back()->var, outer->loc);
     int64_t n = 1;
     for (auto it = nest.rbegin(); it != nest.rend(); ++it) {
       const For& f = **it;
-      const SourceLoc at = directive_loc(f.var, outer->loc);
+      const SourceLoc at = directive_loc(kernel_->name, f.var, outer->loc);
       if (f.min->kind != ExprKind::kIntImm || f.extent->kind != ExprKind::kIntImm)
         throw Diagnostic(at,
                          "vectorize: loop '" + f.var + "' of '" + kernel_->name +
@@ -233,13 +238,21 @@ class VecPass {
       const int wl = w.empty() ? 1 : *w.begin(), rl = r.empty() ? 1 : *r.begin();
       if (wl == 1 && rl == 1) continue;
       const int narrow = std::min(wl, rl), wide = std::max(wl, rl);
-      if (wide % narrow != 0)
-        throw Diagnostic(c.loc,
-                         "channel '" + c.name + "': its writer '" + c.producer + "' sends " +
-                             std::to_string(wl) + " lane" + (wl == 1 ? "" : "s") +
-                             " per write and its reader '" + c.consumer + "' takes " +
-                             std::to_string(rl) + " per read; neither is a multiple of the other",
-                         "vec-lanes");
+      if (wide % narrow != 0) {
+        Diagnostic d(c.loc,
+                     "channel '" + c.name + "': its writer '" + c.producer + "' sends " +
+                         std::to_string(wl) + " lane" + (wl == 1 ? "" : "s") +
+                         " per write and its reader '" + c.consumer + "' takes " +
+                         std::to_string(rl) + " per read; neither is a multiple of the other",
+                     "vec-lanes");
+        for (const auto& [kernel, n] : {std::pair{c.producer, wl}, std::pair{c.consumer, rl}}) {
+          const SourceLoc at = directive_loc(kernel, "", {});
+          if (n > 1 && at.valid())
+            d.add_note(at,
+                       "'" + kernel + "' has " + std::to_string(n) + " lanes from this vectorize");
+        }
+        throw d;
+      }
       width[c.name] = narrow;
       c.type = c.type.with_lanes(narrow);
       if (report_) {
