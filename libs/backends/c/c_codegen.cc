@@ -425,7 +425,26 @@ void CCodegen::stmts(const StmtList& list, int indent, std::string* out) {
 void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
   const SourceLoc outer = loc_;
   if (s.loc.valid()) loc_ = s.loc;
+  // The temporaries this statement's own expressions sequence effects through (c_vector.cc,
+  // sequence) are declared before its first line; nested statements declare their own.
+  auto enclosing = std::move(sequence_decls_);
+  sequence_decls_.clear();
+  const size_t start = out->size();
   stmt_at(s, indent, out);
+  if (!sequence_decls_.empty()) {
+    std::vector<std::string> decls;  // one line per run of one type
+    for (size_t i = 0; i < sequence_decls_.size(); ++i) {
+      const auto& [type, name] = sequence_decls_[i];
+      if (i && type == sequence_decls_[i - 1].first)
+        decls.back().insert(decls.back().size() - 1, ", " + name);
+      else
+        decls.push_back(type + " " + name + ";");
+    }
+    std::string text;
+    lines(decls, indent, &text);
+    out->insert(start, text);
+  }
+  sequence_decls_ = std::move(enclosing);
   loc_ = outer;
 }
 

@@ -31,8 +31,13 @@
 //     integer, float math built-ins on native types);
 //   - every operand of a vector operation is evaluated once: helpers take each as an argument.
 //     In C++ their order is left to right (a braced list for several operands, an immediately
-//     invoked lambda for the indices of a gather); OpenCL leaves it to the compiler, as it
-//     does for scalar operands;
+//     invoked lambda for the indices of a gather). OpenCL leaves the order of arguments and of
+//     initializers to the compiler, so where two or more operands of a vector operation have
+//     effects (channel reads, FIFO pops: `concat(read_channel(ch), read_channel(ch))`, t2s-vec's
+//     lane matching, whose lanes are the reads in order) they are assigned left to right to
+//     temporaries declared before the statement, with the comma operator inside the expression
+//     (`(t2s_seq_0 = read_channel_intel(ch), t2s_seq_1 = ..., (float2)(t2s_seq_0, t2s_seq_1))`),
+//     which keeps a lazy select lazy. Scalar operands keep C's order, as in the scalar code;
 //   - a select with a scalar condition stays the lazy `c ? a : b`; with a vector condition it
 //     is a blend (every operand evaluated);
 //   - gathers read element by element through CStorage (OpenCL: vloadN for contiguous global
@@ -47,6 +52,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libs/ir/program.h"
@@ -201,6 +207,8 @@ class CCodegen {
   Printed elementwise(const Expr& e);
   Printed vector_op(const Expr& e);
   Printed gather(const Expr& e);
+  std::string sequence(const std::vector<Expr>& operands, std::vector<Printed>* printed);
+  static Printed sequenced(const std::string& assignments, const Printed& value);
   bool contiguous(const std::vector<Expr>& index, std::vector<std::string>* first);
   void scatter(const Provide& provide, const SourceLoc& loc, int indent, std::string* out);
 
@@ -214,6 +222,11 @@ class CCodegen {
   std::vector<std::string> lane_operands_;
   // The location of the innermost statement being printed that has one, for diagnostics.
   SourceLoc loc_;
+  // OpenCL: the temporaries (type, name) that the statement being printed sequences effects
+  // through, declared before it (`float t2s_seq_0, t2s_seq_1;`); and how many the program has
+  // used.
+  std::vector<std::pair<std::string, std::string>> sequence_decls_;
+  int sequence_count_ = 0;
   // Names declared in each open C block (innermost last): a let whose name is not declared in
   // the current block needs no block of its own.
   std::vector<std::set<std::string>> scopes_;

@@ -378,5 +378,66 @@ TEST(CCodegen, ScattersEvaluateIndicesThenValueThenStoreLaneByLane) {
             "  store2(out[0, 0], (int2)(a[1]));\n");
 }
 
+// Reads of one channel in one vector operation (t2s-vec's lane matching concatenates them) are
+// lanes in order. C++ evaluates braced lists left to right; OpenCL leaves the order of
+// initializers and arguments to the compiler, so the reads are assigned in order to temporaries
+// declared before the statement, with the comma operator inside the expression: a lazy select
+// stays lazy, and a nested statement declares its own.
+TEST(CCodegen, EffectsOfVectorOperandsInOrder) {
+  const std::string doc = R"json({"t2s_ir": 1, "stage": "vectorized", "vars": ["i"],
+    "inputs": [],
+    "funcs": [{"name": "out", "type": "float32", "args": ["i"], "place": "device",
+               "declared": true, "definition": null, "loc": "2:1", "decl_loc": "2:1"}],
+    "directives": [], "output": {"func": "out", "extents": ["4"], "loc": "3:1"},
+    "buffers": [{"name": "out", "type": "float32", "bounds": [["0", "4"]], "loc": "2:1"}],
+    "kernels": [{"name": "P", "place": "device", "loc": "2:1", "body": [
+      {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+        {"write_channel": "ch", "index": [], "value": "1.0f"},
+        {"write_channel": "ch", "index": [], "value": "2.0f"},
+        {"write_channel": "vch", "index": [], "value": "broadcast(1.0f, 2)"},
+        {"write_channel": "vch", "index": [], "value": "broadcast(2.0f, 2)"}]}]},
+      {"name": "out", "place": "device", "loc": "2:1", "body": [
+      {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+        {"let": "v", "value": "select(i == 0, concat(read_channel(ch), read_channel(ch)), broadcast(0.0f, 2))", "body": [
+          {"let": "w", "value": "read_channel(vch) * read_channel(vch) + v", "body": [
+            {"if": "i == 1", "then": [
+              {"provide": "out", "args": ["i"], "value": "slice(concat(v, read_channel(vch), read_channel(vch)), 5, 1)"}],
+             "else": [{"provide": "out", "args": ["i"], "value": "slice(w, 1, 1)"}]}]}]}]}]}],
+    "channels": [
+      {"name": "ch", "type": "float32", "dims": [], "depth": 0, "producer": "P", "consumer": "out", "loc": "4:1"},
+      {"name": "vch", "type": "float32x2", "dims": [], "depth": 0, "producer": "P", "consumer": "out", "loc": "4:1"}],
+    "registers": []})json";
+  Program program = read_program(doc, "test");
+  const StmtList& body = program.kernels[1].body[0]->as<For>()->body;
+  RecordingStorage storage;
+  CCodegen opencl(program, CDialect::kOpenCl, storage);
+  std::string out;
+  opencl.stmts(body, 1, &out);
+  EXPECT_EQ(out,
+            "  float t2s_seq_0, t2s_seq_1;\n"
+            "  const float2 v = i == 0 ? (t2s_seq_0 = read(ch), t2s_seq_1 = read(ch), "
+            "(float2)(t2s_seq_0, t2s_seq_1)) : (float2)(0.0f);\n"
+            "  float2 t2s_seq_2, t2s_seq_3;\n"
+            "  const float2 w = (t2s_seq_2 = read(vch), t2s_seq_3 = read(vch), t2s_seq_2 * "
+            "t2s_seq_3) + v;\n"
+            "  if (i == 1) {\n"
+            "    float2 t2s_seq_4, t2s_seq_5;\n"
+            "    out[i] = (t2s_seq_4 = read(vch), t2s_seq_5 = read(vch), "
+            "t2s_concat_f32_2_2_2(v, t2s_seq_4, t2s_seq_5)).data[5];\n"
+            "  } else {\n"
+            "    out[i] = w.s1;\n"
+            "  }\n")
+      << out;
+  // C++: braced lists, evaluated left to right.
+  CCodegen cpp(program, CDialect::kCpp, storage);
+  out.clear();
+  cpp.stmts({body[0]}, 1, &out);
+  EXPECT_NE(out.find("const t2s_rt::Vec<float, 2> v = i == 0 ? t2s_rt::Vec<float, 2>{{read(ch), "
+                     "read(ch)}} : t2s_broadcast_f32x2(0.0f);\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("t2s_seq"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace t2s

@@ -243,13 +243,15 @@ bool CCodegen::native_opencl(const Expr& e) const {
 CCodegen::Printed CCodegen::native_elementwise(const Expr& e) {
   std::vector<Printed> args;
   for (const Expr& o : e->operands) args.push_back(print(o));
+  const std::string assignments = sequence(e->operands, &args);
   switch (e->kind) {
     case ExprKind::kBinary: {
       const int p = binary_precedence(e->binary_op);
-      return {parenthesize_above(args[0].text, args[0].precedence, p) + " " +
-                  binary_op_spelling(e->binary_op) + " " +
-                  parenthesize_above(args[1].text, args[1].precedence, p - 1),
-              p};
+      return sequenced(assignments,
+                       {parenthesize_above(args[0].text, args[0].precedence, p) + " " +
+                            binary_op_spelling(e->binary_op) + " " +
+                            parenthesize_above(args[1].text, args[1].precedence, p - 1),
+                        p});
     }
     case ExprKind::kUnary:
       return {"-" + parenthesize_above(args[0].text, args[0].precedence, 2), kPrecedenceUnary};
@@ -259,8 +261,9 @@ CCodegen::Printed CCodegen::native_elementwise(const Expr& e) {
     default: {
       std::vector<std::string> texts;
       for (const Printed& a : args) texts.push_back(a.text);
-      return {(e->name == "round" ? "rint" : e->name) + "(" + join(texts, ", ") + ")",
-              kPrecedenceAtom};
+      return sequenced(assignments,
+                       {(e->name == "round" ? "rint" : e->name) + "(" + join(texts, ", ") + ")",
+                        kPrecedenceAtom});
     }
   }
 }
@@ -273,13 +276,16 @@ CCodegen::Printed CCodegen::elementwise(const Expr& e) {
   auto scalar = std::make_shared<ExprNode>(*e);
   scalar->type = e->type.element_of();
   std::vector<Type> params;
-  std::vector<std::string> args;
+  std::vector<Printed> printed;
   for (size_t k = 0; k < e->operands.size(); ++k) {
     const Expr& o = e->operands[k];
     params.push_back(o->type);
-    args.push_back(print(o).text);
+    printed.push_back(print(o));
     scalar->operands[k] = make_var("$" + std::to_string(k), o->type.element_of(), e->loc);
   }
+  const std::string assignments = sequence(e->operands, &printed);
+  std::vector<std::string> args;
+  for (const Printed& p : printed) args.push_back(p.text);
   // A select's first operand is its (bool) condition: name it by its values' type.
   const Type named = e->operands[e->kind == ExprKind::kSelect ? 1 : 0]->type;
   const std::string name = "t2s_v" + operation_name(e) + "_" + type_suffix(named);
@@ -290,7 +296,33 @@ CCodegen::Printed CCodegen::elementwise(const Expr& e) {
     lane_operands_.clear();
     return text;
   });
-  return {call_helper(name, args), kPrecedenceAtom};
+  return sequenced(assignments, {call_helper(name, args), kPrecedenceAtom});
+}
+
+// OpenCL: when two or more of `operands` have effects, their printed forms are assigned left to
+// right to temporaries (declared before the statement: sequence_decls_) and replaced by them;
+// returns the assignments, `t2s_seq_0 = ..., t2s_seq_1 = ..., `, for sequenced() to put before
+// the operation. Otherwise (and in C++, whose braced lists are evaluated in order) "".
+std::string CCodegen::sequence(const std::vector<Expr>& operands, std::vector<Printed>* printed) {
+  if (dialect_ != CDialect::kOpenCl) return "";
+  int effects = 0;
+  for (const Expr& o : operands) effects += has_effects(o) ? 1 : 0;
+  if (effects < 2) return "";
+  std::string assignments;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (!has_effects(operands[k])) continue;
+    const std::string name = "t2s_seq_" + std::to_string(sequence_count_++);
+    sequence_decls_.emplace_back(c_value_type_name(operands[k]->type, dialect_, loc_), name);
+    assignments += name + " = " + (*printed)[k].text + ", ";
+    (*printed)[k] = {name, kPrecedenceAtom};
+  }
+  return assignments;
+}
+
+// `value` after `assignments` (sequence), with the comma operator.
+CCodegen::Printed CCodegen::sequenced(const std::string& assignments, const Printed& value) {
+  if (assignments.empty()) return value;
+  return {"(" + assignments + value.text + ")", kPrecedenceAtom};
 }
 
 // ramp, broadcast, slice (of more than one lane) and concat.
@@ -341,24 +373,28 @@ CCodegen::Printed CCodegen::vector_op(const Expr& e) {
   }
   // concat: a literal of the parts when the language builds one from them (C++: scalars only;
   // OpenCL: native types also take vector parts), else a helper.
-  std::vector<std::string> parts;
+  std::vector<Printed> printed;
   std::vector<Type> params;
   bool scalars = true, native = dialect_ == CDialect::kOpenCl && opencl_native_lanes(lanes);
   std::string name = "t2s_concat_" + type_suffix(t.element_of());
   for (const Expr& part : o) {
-    parts.push_back(print(part).text);
+    printed.push_back(print(part));
     params.push_back(part->type);
     scalars = scalars && part->type.lanes == 1;
     native = native && (part->type.lanes == 1 || opencl_native_lanes(part->type.lanes));
     name += "_" + std::to_string(part->type.lanes);
   }
-  if (scalars || native) return vector_literal(t, parts);
+  // The parts are lanes in order: reads of one channel must happen in that order.
+  const std::string assignments = sequence(o, &printed);
+  std::vector<std::string> parts;
+  for (const Printed& p : printed) parts.push_back(p.text);
+  if (scalars || native) return sequenced(assignments, vector_literal(t, parts));
   vector_helper(name, t, params, [&](int l) {
     size_t k = 0;
     while (l >= params[k].lanes) l -= params[k++].lanes;
     return param_lane(params[k], static_cast<int>(k), l);
   });
-  return {call_helper(name, parts), kPrecedenceAtom};
+  return sequenced(assignments, {call_helper(name, parts), kPrecedenceAtom});
 }
 
 // Whether a Func or input access with these indices reads or writes consecutive elements: the

@@ -55,7 +55,8 @@ void A(__global const float* restrict a, __global const float* restrict b) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int j = 0; j < 4; j++) {
-    write_channel_intel(drainer_to_collector, (float4)(read_channel_intel(c_to_drainer), read_channel_intel(c_to_drainer), read_channel_intel(c_to_drainer), read_channel_intel(c_to_drainer)));
+    float t2s_seq_0, t2s_seq_1, t2s_seq_2, t2s_seq_3;
+    write_channel_intel(drainer_to_collector, (t2s_seq_0 = read_channel_intel(c_to_drainer), t2s_seq_1 = read_channel_intel(c_to_drainer), t2s_seq_2 = read_channel_intel(c_to_drainer), t2s_seq_3 = read_channel_intel(c_to_drainer), (float4)(t2s_seq_0, t2s_seq_1, t2s_seq_2, t2s_seq_3)));
   }
 }
 
