@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -467,6 +468,10 @@ std::optional<int64_t> uniform_step(const Set& set, const std::vector<Aff>& keys
 
 namespace {
 
+// max_points_within counts the window of every point of a set that is not a box when its
+// bounding box holds at most this many points.
+constexpr int64_t kMaxCountedPoints = int64_t{1} << 18;
+
 // Branch and bound over the offsets: the largest number of `regions` (sets of points) that share
 // a point, given that `chosen` (non-empty) already share the points `common`.
 void best_overlap(const std::vector<isl::set>& regions, size_t next, const isl::set& common,
@@ -510,12 +515,70 @@ int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Af
         return;
       }
       std::vector<int64_t> e;
-      isl::set one = p.as_set();
       for (size_t d = 0; d < set.dims().size(); ++d)
-        e.push_back(to_int64(one.dim_min_val(static_cast<int>(d)), "an offset"));
+        e.push_back(to_int64(
+            isl::manage(isl_point_get_coordinate_val(p.get(), isl_dim_set, static_cast<int>(d))),
+            "an offset"));
       offset_list.push_back(e);
     });
     if (too_many) return limit + 1;
+    // When the points form a box (loop nests always do), the points x whose window holds x + e
+    // form a box too, [lo - e, hi - e] within [lo, hi], so the answer is arithmetic on the
+    // offsets, without an isl set per offset (which made the time grow with the window).
+    const size_t dims = set.dims().size();
+    std::vector<int64_t> lo(dims), hi(dims);
+    std::string box_text = "{ [";
+    for (size_t d = 0; d < dims; ++d)
+      box_text += (d ? ", " : "") + std::string("v") + std::to_string(d);
+    box_text += "] : ";
+    for (size_t d = 0; d < dims; ++d) {
+      lo[d] = to_int64(points.dim_min_val(static_cast<int>(d)), "a bound");
+      hi[d] = to_int64(points.dim_max_val(static_cast<int>(d)), "a bound");
+      box_text += (d ? " and " : "") + std::to_string(lo[d]) + " <= v" + std::to_string(d) +
+                  " <= " + std::to_string(hi[d]);
+    }
+    if (isl::set(ctx.get(), box_text + " }").is_equal(points)) {
+      // Usually one point's window holds every offset: the boxes of all offsets meet (E holds
+      // the offset 0, so their meet lies within [lo, hi]).
+      bool meet = true;
+      for (size_t d = 0; d < dims && meet; ++d) {
+        int64_t low = lo[d], high = hi[d];
+        for (const std::vector<int64_t>& e : offset_list) {
+          low = std::max(low, lo[d] - e[d]);
+          high = std::min(high, hi[d] - e[d]);
+        }
+        meet = low <= high;
+      }
+      if (meet) return static_cast<int64_t>(offset_list.size());
+      // Else the largest overlap of the boxes is at a point whose every coordinate is the lower
+      // corner of one of the boxes that hold it: a branch and bound, one dimension at a time,
+      // over the lower corners of the boxes still in play, which keeps only the boxes that
+      // hold that coordinate (the number of boxes bounds what a branch can still find).
+      int64_t best = 0;
+      std::function<void(size_t, const std::vector<const std::vector<int64_t>*>&)> overlap =
+          [&](size_t d, const std::vector<const std::vector<int64_t>*>& boxes) {
+            if (static_cast<int64_t>(boxes.size()) <= best) return;
+            if (d == dims) {
+              best = static_cast<int64_t>(boxes.size());
+              return;
+            }
+            std::vector<int64_t> corners;
+            for (const std::vector<int64_t>* e : boxes)
+              corners.push_back(std::max(lo[d], lo[d] - (*e)[d]));
+            std::sort(corners.begin(), corners.end());
+            corners.erase(std::unique(corners.begin(), corners.end()), corners.end());
+            for (const int64_t x : corners) {
+              std::vector<const std::vector<int64_t>*> kept;
+              for (const std::vector<int64_t>* e : boxes)
+                if (x >= lo[d] - (*e)[d] && x <= hi[d] - (*e)[d]) kept.push_back(e);
+              overlap(d + 1, kept);
+            }
+          };
+      std::vector<const std::vector<int64_t>*> boxes;
+      for (const std::vector<int64_t>& e : offset_list) boxes.push_back(&e);
+      overlap(0, boxes);
+      return best;
+    }
     // R_e: the points x whose window holds x + e.
     std::vector<isl::set> regions;
     for (const std::vector<int64_t>& e : offset_list) {
@@ -532,48 +595,34 @@ int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Af
     isl::set all = points;
     for (const isl::set& r : regions) all = all.intersect(r);
     if (!all.is_empty()) return static_cast<int64_t>(regions.size());
-    // When the points form a box (loop nests always do), every R_e is a box, and the largest
-    // overlap of boxes is at a point whose every coordinate is some box's lower corner.
-    const size_t dims = set.dims().size();
-    std::vector<int64_t> lo(dims), hi(dims);
-    std::string box_text = "{ [";
-    for (size_t d = 0; d < dims; ++d)
-      box_text += (d ? ", " : "") + std::string("v") + std::to_string(d);
-    box_text += "] : ";
-    for (size_t d = 0; d < dims; ++d) {
-      lo[d] = to_int64(points.dim_min_val(static_cast<int>(d)), "a bound");
-      hi[d] = to_int64(points.dim_max_val(static_cast<int>(d)), "a bound");
-      box_text += (d ? " and " : "") + std::to_string(lo[d]) + " <= v" + std::to_string(d) +
-                  " <= " + std::to_string(hi[d]);
-    }
-    if (isl::set(ctx.get(), box_text + " }").is_equal(points)) {
-      std::vector<std::vector<int64_t>> corners(dims);
-      for (size_t d = 0; d < dims; ++d) {
-        for (const std::vector<int64_t>& e : offset_list)
-          corners[d].push_back(std::max(lo[d], lo[d] - e[d]));
-        std::sort(corners[d].begin(), corners[d].end());
-        corners[d].erase(std::unique(corners[d].begin(), corners[d].end()), corners[d].end());
-      }
+    // Otherwise, when the bounding box holds few points, count each point's window (points
+    // times offsets, each a binary search); else a branch and bound over the regions, which
+    // may take time exponential in the number of offsets.
+    int64_t volume = 1;
+    for (size_t d = 0; d < dims && volume <= kMaxCountedPoints; ++d) volume *= hi[d] - lo[d] + 1;
+    if (volume <= kMaxCountedPoints) {
+      std::vector<std::vector<int64_t>> list;
+      points.foreach_point([&](isl::point p) {
+        std::vector<int64_t> x;
+        for (size_t d = 0; d < dims; ++d)
+          x.push_back(to_int64(
+              isl::manage(isl_point_get_coordinate_val(p.get(), isl_dim_set, static_cast<int>(d))),
+              "a point"));
+        list.push_back(x);
+      });
+      std::sort(list.begin(), list.end());
       int64_t best = 0;
-      std::vector<size_t> at(dims, 0);
-      for (;;) {
+      std::vector<int64_t> y(dims);
+      for (const std::vector<int64_t>& x : list) {
         int64_t count = 0;
         for (const std::vector<int64_t>& e : offset_list) {
-          bool inside = true;
-          for (size_t d = 0; d < dims && inside; ++d) {
-            const int64_t x = corners[d][at[d]];
-            inside = x >= lo[d] - e[d] && x <= hi[d] - e[d];
-          }
-          count += inside;
+          for (size_t d = 0; d < dims; ++d) y[d] = x[d] + e[d];
+          count += std::binary_search(list.begin(), list.end(), y);
         }
         best = std::max(best, count);
-        size_t d = 0;
-        while (d < dims && ++at[d] == corners[d].size()) at[d++] = 0;
-        if (d == dims) break;
       }
       return best;
     }
-    // Otherwise a branch and bound over the regions.
     int64_t best = 0;
     best_overlap(regions, 0, points, 0, &best);
     return best;

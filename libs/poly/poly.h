@@ -135,8 +135,12 @@ std::optional<int64_t> single_value(const Set& set, const Aff& expr);
 // when no key has two points; nullopt when it varies.
 std::optional<int64_t> uniform_step(const Set& set, const std::vector<Aff>& keys, const Aff& time);
 // The largest number of points of one key whose times all lie within `span` of each other (so
-// 0 for an empty set). Found by composing the successor function: n points fit when some n-th
-// successor is at most `span` away. Returns `limit` + 1 when the answer exceeds `limit`.
+// 0 for an empty set). isl gives the offsets E = {y - x: equal keys, 0 <= time(y) - time(x) <=
+// span} (a set that does not grow with the number of points); the answer is the most offsets e
+// with x + e in the set, over the points x. For a box (a loop nest) that is arithmetic on E
+// (boxes [lo - e, hi - e] and their corners); for other sets, the points are counted one by one
+// when their bounding box is small, else a branch and bound in isl. Returns `limit` + 1 when E
+// has more than `limit` offsets.
 int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Aff& time,
                           int64_t span, int64_t limit);
 

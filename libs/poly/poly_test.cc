@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/typing.h"
@@ -183,6 +184,52 @@ int64_t brute_max_within(int64_t I, int64_t J, int64_t K, int64_t span) {
     }
   }
   return best;
+}
+
+// Brute force over explicit points: the largest number of points of one key whose times lie
+// within `span` of each other.
+int64_t brute_max_within(const std::vector<std::pair<int64_t, int64_t>>& key_time, int64_t span) {
+  std::map<int64_t, std::vector<int64_t>> by_key;
+  for (const auto& [key, time] : key_time) by_key[key].push_back(time);
+  int64_t best = 0;
+  for (auto& [key, times] : by_key) {
+    std::sort(times.begin(), times.end());
+    for (size_t a = 0, b = 0; b < times.size(); ++b) {
+      while (times[b] - times[a] > span) ++a;
+      best = std::max<int64_t>(best, static_cast<int64_t>(b - a + 1));
+    }
+  }
+  return best;
+}
+
+// A tiled loop nest (T2SP's GEMM: time jj + JJ * ii + JJ * II * kk, a PE key p): the windows of
+// a register carried across the whole (jj, ii) tile, where no single window holds every offset
+// (the branch and bound over box corners), and a triangular set (not a box: regions in isl).
+TEST(PolyTest, MaxPointsWithinTiledAndTriangularMatchBruteForce) {
+  const int64_t P = 2, JJ = 5, II = 4, KK = 3;
+  Set box = Set({"p", "jj", "ii", "kk"})
+                .where(Cond::range(0, Aff::dim("p"), P))
+                .where(Cond::range(0, Aff::dim("jj"), JJ))
+                .where(Cond::range(0, Aff::dim("ii"), II))
+                .where(Cond::range(0, Aff::dim("kk"), KK));
+  const Aff time = Aff::linear({1, JJ, JJ * II}, {"jj", "ii", "kk"});
+  Set triangle = Set(box).where(Aff::dim("ii") <= Aff::dim("jj"));
+  std::vector<std::pair<int64_t, int64_t>> all, lower;
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t jj = 0; jj < JJ; ++jj)
+      for (int64_t ii = 0; ii < II; ++ii)
+        for (int64_t kk = 0; kk < KK; ++kk) {
+          all.emplace_back(p, jj + JJ * ii + JJ * II * kk);
+          if (ii <= jj) lower.emplace_back(p, jj + JJ * ii + JJ * II * kk);
+        }
+  for (int64_t span : {0, 1, 4, 5, 6, 19, 20, 21, 33, 59, 100}) {
+    EXPECT_EQ(max_points_within(box, {Aff::dim("p")}, time, span, 1000),
+              brute_max_within(all, span))
+        << "box, span " << span;
+    EXPECT_EQ(max_points_within(triangle, {Aff::dim("p")}, time, span, 1000),
+              brute_max_within(lower, span))
+        << "triangle, span " << span;
+  }
 }
 
 TEST(PolyTest, MaxPointsWithinMatchesBruteForce) {

@@ -70,13 +70,21 @@ void k() {
   write_channel_intel(not_a_channel, 2.0f);
 }
 EOF
+# good.cl: as with aoc's built-in functions, a written value may be a compound literal whose
+# braces hold commas (a struct vector type, t2s-emit's widths other than 2, 3, 4, 8 and 16).
 cat >"$TMP/good.cl" <<'EOF'
 #pragma OPENCL EXTENSION cl_intel_channels : enable
+typedef struct { float data[5]; } float_vec5;
 channel float ch[2][3] __attribute__((depth(2)));
+channel float_vec5 vch;
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void k() {
   float x = read_channel_intel(ch[1][2]) + 1.0f;
   write_channel_intel(ch[0][1], x);
+  write_channel_intel(vch, (float_vec5){{x, x, 2.0f, x, 3.0f}});
+  bool ok = write_channel_nb_intel(vch, (float_vec5){{x, x, x, x, x}});
+  float_vec5 v = read_channel_intel(vch);
+  write_channel_intel(ch[1][1], v.data[4]);
 }
 EOF
 cat >"$TMP/bad_host.cpp" <<'EOF'

@@ -14,7 +14,9 @@
 //     error in the surrounding expression is still an error; ch must be a __global lvalue (a
 //     private variable is refused: "changes address space of pointer");
 //   - write_channel_intel(ch, v) assigns v to the channel's element type: a value that does not
-//     convert (a struct to a float channel, say) is refused;
+//     convert (a struct to a float channel, say) is refused. aoc's write_channel_intel is a
+//     built-in function, so v may be any expression, including a compound literal whose braces
+//     hold commas (`(float_vec5){{a, b, c, d, e}}`): the macros take the value as `...`;
 //   - depth(N) and autorun become clang `annotate` attributes (N must be a constant expression),
 //     max_global_work_dim(N) becomes reqd_work_group_size(1, 1, 1) (allowed on kernels only,
 //     N a constant integer expression).
@@ -45,10 +47,10 @@
     *t2s_channel_ptr_;                                               \
   })
 
-#define write_channel_intel(ch, value)                               \
+#define write_channel_intel(ch, ...)                                 \
   ((void)({                                                          \
     __global T2S_CHANNEL_ELEMENT_TYPE(ch)* t2s_channel_ptr_ = &(ch); \
-    *t2s_channel_ptr_ = (value);                                     \
+    *t2s_channel_ptr_ = (__VA_ARGS__);                               \
   }))
 
 // Non-blocking: read_channel_nb_intel(ch, &valid) stores whether a value was read in the bool
@@ -61,10 +63,10 @@
     *t2s_channel_ptr_;                                               \
   })
 
-#define write_channel_nb_intel(ch, value)                            \
+#define write_channel_nb_intel(ch, ...)                              \
   ({                                                                 \
     __global T2S_CHANNEL_ELEMENT_TYPE(ch)* t2s_channel_ptr_ = &(ch); \
-    *t2s_channel_ptr_ = (value);                                     \
+    *t2s_channel_ptr_ = (__VA_ARGS__);                               \
     true;                                                            \
   })
 
