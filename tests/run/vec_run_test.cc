@@ -46,6 +46,24 @@ TEST(VecRunTest, VecTensor) {
             [](const Fill& fill) { return TiledGemm(fill, 4, 4, 3, 2, 2, 2); });
 }
 
+// gemm_vec_space: c(jj, ii, j, i) = sum over k = kkk + 4 * kk of a(k, ii + 2 * i) *
+// b(jj + 3 * j, k) in int32 (wrapping), KKK = 4, JJ = 3, II = 2, KK = 3, J = I = 2.
+TEST(VecRunTest, GemmVecSpace) {
+  CheckSpec("gemm_vec_space", {}, "c", true, [](const Fill& fill) {
+    const Arr<int32_t> a = Input<int32_t>("a", {12, 4}, fill);
+    const Arr<int32_t> b = Input<int32_t>("b", {6, 12}, fill);
+    Arr<int32_t> c({3, 2, 2, 2});
+    for (int64_t i = 0; i < 4; ++i) {
+      for (int64_t j = 0; j < 6; ++j) {
+        int32_t sum = 0;
+        for (int64_t k = 0; k < 12; ++k) sum = Add(sum, Mul(a(k, i), b(j, k)));
+        c.set({j % 3, i % 2, j / 3, i / 2}, sum);
+      }
+    }
+    return c.array();
+  });
+}
+
 // gemm_vec_inner: c(i, j) = sum over k < 8 of a(i, k) * b(k, j), I = J = 4.
 TEST(VecRunTest, GemmVecInner) {
   CheckSpec("gemm_vec_inner", {}, "c", true, [](const Fill& fill) {

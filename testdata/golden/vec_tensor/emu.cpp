@@ -167,7 +167,7 @@ void t2s_A_kn() {
     for (int32_t ii = 0; ii < 2; ii++) {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 3; iii++) {
-          const float A_val_0 = t2s_a_in.read({t2s_add_i32(0, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_0 = t2s_a_in.read({t2s_mul_i32(4, kk), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const float A_val_1 = t2s_a_in.read({t2s_add_i32(1, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const float A_val_2 = t2s_a_in.read({t2s_add_i32(2, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const float A_val_3 = t2s_a_in.read({t2s_add_i32(3, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});

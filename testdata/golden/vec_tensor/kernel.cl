@@ -92,7 +92,7 @@ void A(__global const float* restrict a, __global const float* restrict b, __glo
       for (int jj = 0; jj < 2; jj++) {
         #pragma unroll
         for (int iii = 0; iii < 3; iii++) {
-          const float A_val_0 = a[0 + 4 * kk + 8 * (iii + 3 * ii)];
+          const float A_val_0 = a[4 * kk + 8 * (iii + 3 * ii)];
           const float A_val_1 = a[1 + 4 * kk + 8 * (iii + 3 * ii)];
           const float A_val_2 = a[2 + 4 * kk + 8 * (iii + 3 * ii)];
           const float A_val_3 = a[3 + 4 * kk + 8 * (iii + 3 * ii)];

@@ -63,7 +63,7 @@ void A(__global const float* restrict x, __global float* restrict y) {
   // shift register X_shreg of Func X: 1 value per PE, PE array (4)
   float_vec32 X_shreg[4][1];
   // shift register C_shreg of Func C: 1 value per PE, PE array (4)
-  float_vec32 C_shreg[4][1];
+  float C_shreg[4][1];
   for (int ko = 0; ko < 2; ko++) {
     #pragma unroll
     for (int i = 0; i < 4; i++) {
@@ -71,7 +71,7 @@ void A(__global const float* restrict x, __global float* restrict y) {
       const float_vec32 X_val = i == 0 ? (float_vec32){{x[32 * ko], x[32 * ko + 1], x[32 * ko + 2], x[32 * ko + 3], x[32 * ko + 4], x[32 * ko + 5], x[32 * ko + 6], x[32 * ko + 7], x[32 * ko + 8], x[32 * ko + 9], x[32 * ko + 10], x[32 * ko + 11], x[32 * ko + 12], x[32 * ko + 13], x[32 * ko + 14], x[32 * ko + 15], x[32 * ko + 16], x[32 * ko + 17], x[32 * ko + 18], x[32 * ko + 19], x[32 * ko + 20], x[32 * ko + 21], x[32 * ko + 22], x[32 * ko + 23], x[32 * ko + 24], x[32 * ko + 25], x[32 * ko + 26], x[32 * ko + 27], x[32 * ko + 28], x[32 * ko + 29], x[32 * ko + 30], x[32 * ko + 31]}} : X_shreg[i - 1][0];
       X_shreg[i][0] = X_val;
       const float_vec32 C_val_v = t2s_vmul_f32x32(A_val, X_val);
-      const float C_val_0 = (ko == 0 ? 0.0f : C_shreg[i][0].data[31]) + C_val_v.data[0];
+      const float C_val_0 = (ko == 0 ? 0.0f : C_shreg[i][0]) + C_val_v.data[0];
       const float C_val_1 = C_val_0 + C_val_v.data[1];
       const float C_val_2 = C_val_1 + C_val_v.data[2];
       const float C_val_3 = C_val_2 + C_val_v.data[3];
@@ -103,8 +103,7 @@ void A(__global const float* restrict x, __global float* restrict y) {
       const float C_val_29 = C_val_28 + C_val_v.data[29];
       const float C_val_30 = C_val_29 + C_val_v.data[30];
       const float C_val_31 = C_val_30 + C_val_v.data[31];
-      const float_vec32 C_val = (float_vec32){{C_val_0, C_val_1, C_val_2, C_val_3, C_val_4, C_val_5, C_val_6, C_val_7, C_val_8, C_val_9, C_val_10, C_val_11, C_val_12, C_val_13, C_val_14, C_val_15, C_val_16, C_val_17, C_val_18, C_val_19, C_val_20, C_val_21, C_val_22, C_val_23, C_val_24, C_val_25, C_val_26, C_val_27, C_val_28, C_val_29, C_val_30, C_val_31}};
-      C_shreg[i][0] = C_val;
+      C_shreg[i][0] = C_val_31;
       if (ko == 1) {
         y[i] = C_val_31;
       }

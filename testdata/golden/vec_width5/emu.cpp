@@ -50,12 +50,11 @@ void t2s_W_kn() {
       { const int64_t t2s_at = t2s_W_shreg_rg.locate_write({nn, 0}); t2s_W_shreg_rg.store(t2s_at, W_val); }
       const t2s_rt::Vec<int32_t, 5> X_val = [&] { const t2s_rt::Vec<int32_t, 5> t2s_0 = t2s_ramp_i32x5({t2s_add_i32(nn, t2s_mul_i32(4, no)), 1}); return t2s_rt::Vec<int32_t, 5>{{t2s_x_in.read({t2s_0.lane[0]}), t2s_x_in.read({t2s_0.lane[1]}), t2s_x_in.read({t2s_0.lane[2]}), t2s_x_in.read({t2s_0.lane[3]}), t2s_x_in.read({t2s_0.lane[4]})}}; }();
       const t2s_rt::Vec<int32_t, 5> S_val_v = t2s_vmul_i32x5({W_val, X_val});
-      const int32_t S_val_0 = t2s_add_i32(0, S_val_v.lane[0]);
+      const int32_t S_val_0 = S_val_v.lane[0];
       const int32_t S_val_1 = t2s_add_i32(S_val_0, S_val_v.lane[1]);
       const int32_t S_val_2 = t2s_add_i32(S_val_1, S_val_v.lane[2]);
       const int32_t S_val_3 = t2s_add_i32(S_val_2, S_val_v.lane[3]);
       const int32_t S_val_4 = t2s_add_i32(S_val_3, S_val_v.lane[4]);
-      const t2s_rt::Vec<int32_t, 5> S_val = t2s_rt::Vec<int32_t, 5>{{S_val_0, S_val_1, S_val_2, S_val_3, S_val_4}};
       { const int64_t t2s_at = t2s_y_st.locate_write({nn, no}); t2s_y_st.store(t2s_at, S_val_4); }
     }
   }

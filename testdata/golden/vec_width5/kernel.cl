@@ -29,12 +29,11 @@ void W(__global const int* restrict x, __global const int* restrict w, __global 
       W_shreg[nn][0] = W_val;
       const int_vec5 X_val = (int_vec5){{x[nn + 4 * no], x[nn + 4 * no + 1], x[nn + 4 * no + 2], x[nn + 4 * no + 3], x[nn + 4 * no + 4]}};
       const int_vec5 S_val_v = t2s_vmul_i32x5(W_val, X_val);
-      const int S_val_0 = 0 + S_val_v.data[0];
+      const int S_val_0 = S_val_v.data[0];
       const int S_val_1 = S_val_0 + S_val_v.data[1];
       const int S_val_2 = S_val_1 + S_val_v.data[2];
       const int S_val_3 = S_val_2 + S_val_v.data[3];
       const int S_val_4 = S_val_3 + S_val_v.data[4];
-      const int_vec5 S_val = (int_vec5){{S_val_0, S_val_1, S_val_2, S_val_3, S_val_4}};
       y[nn + 4 * no] = S_val_4;
     }
   }
