@@ -288,6 +288,30 @@ for pair in "vec_channel_widen:channel loadA_to_A: float32x4 (the reader concate
   check "t2s-vec --report $spec: how the channel's lanes were matched" \
     "$(t grep -qxF "${pair#*:}" "$TMP/err")" "$(cat "$TMP/err")"
 done
+# A width OpenCL cannot express (more than 32 lanes): emit-type at the vectorize directive,
+# with a note where the value is computed, and no output file; the cpp target emits it.
+T2S_EMIT="$(dirname "$T2S_STT")/t2s-emit"
+cat >"$TMP/w48.t2s" <<'SPEC_END'
+ImageParam x(Float(32), 2, "x");
+Var i, j;
+Func f(Place::Device);
+f(i, j) = x(i, j) * 2.0f;
+f.vectorize(i);
+f.realize({48, 3});
+SPEC_END
+rc=0
+"$T2S_EMIT" --target opencl "$TMP/w48.t2s" -o "$TMP/w48.cl" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit --target opencl of 48 lanes exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "48 lanes: emit-type at the vectorize directive" \
+  "$(t grep -qxF "$TMP/w48.t2s:5:3: error: vectorize: the opencl target cannot express 48 lanes (vector type int32x48; it takes 2 to 32 lanes) [emit-type]" "$TMP/err")" \
+  "$(cat "$TMP/err")"
+check "48 lanes: a note where the value is computed" \
+  "$(t grep -qxF "$TMP/w48.t2s:4:1: note: a value of that type is computed here" "$TMP/err")" \
+  "$(cat "$TMP/err")"
+check "48 lanes: no OpenCL file" "$(t test ! -e "$TMP/w48.cl")"
+rc=0
+"$T2S_EMIT" --target cpp "$TMP/w48.t2s" -o "$TMP/w48.cpp" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "the cpp target emits 48 lanes" "$(t test "$rc" -eq 0)" "status $rc: $(cat "$TMP/err")"
 rc=0
 "$T2S_VEC" "$TMP/gathered.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
 check "t2s-vec of gathered IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"

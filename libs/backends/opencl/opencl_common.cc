@@ -1,5 +1,6 @@
 #include <cctype>
 #include <cstdint>
+#include <set>
 
 #include "libs/backends/c/c_codegen.h"
 #include "libs/backends/opencl/opencl_internal.h"
@@ -196,7 +197,24 @@ Uses collect_uses(const Program& program, const Kernel& kernel) {
   return UseCollector(program).collect(kernel);
 }
 
-void check_opencl_types(const Kernel& kernel) { VectorTypeCheck(kernel).run(); }
+void check_opencl_types(const Program& program, const Kernel& kernel) {
+  try {
+    VectorTypeCheck(kernel).run();
+  } catch (const Diagnostic& d) {
+    // The Funcs of the kernel: its own, and those merged into it.
+    std::set<std::string> funcs = {kernel.name};
+    for (const Directive& m : program.directives)
+      if (m.name == "merge_ures" && m.func == kernel.name)
+        for (const DirectiveArg& a : m.args) funcs.insert(a.text);
+    for (const Directive& v : program.directives) {
+      if (v.name != "vectorize" || !funcs.count(v.func) || !v.loc.valid()) continue;
+      Diagnostic at_directive(v.loc, "vectorize: " + d.message(), d.rule());
+      at_directive.add_note(d.loc(), "a value of that type is computed here");
+      throw at_directive;
+    }
+    throw;
+  }
+}
 
 std::vector<const Register*> registers_of(const Program& program, const Kernel& kernel) {
   std::vector<const Register*> out;

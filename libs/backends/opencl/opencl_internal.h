@@ -45,8 +45,10 @@ struct Uses {
 Uses collect_uses(const Program& program, const Kernel& kernel);
 
 // Refuses a device kernel's vector types that OpenCL cannot express (more than 32 lanes):
-// emit-type at the innermost statement with a location.
-void check_opencl_types(const Kernel& kernel);
+// emit-type at the `vectorize` directive of the kernel's Func (or of a Func merged into it),
+// with a note at the innermost statement with a location that uses the type; at that statement
+// when no such directive exists (IR written by hand).
+void check_opencl_types(const Program& program, const Kernel& kernel);
 
 inline bool is_device(const Kernel& k) { return k.place == Place::kDevice; }
 
