@@ -8,6 +8,7 @@
 #include "libs/backends/c/c_codegen.h"
 #include "libs/backends/c/c_internal.h"
 #include "libs/ir/strings.h"
+#include "libs/ir/typing.h"
 
 namespace t2s {
 
@@ -101,6 +102,45 @@ Expr ramp_lane(const Expr& ramp, int l) {
   const bool down = step < 0 && step != INT32_MIN;
   return make_binary(down ? BinaryOp::kSub : BinaryOp::kAdd, base,
                      make_int(i32, down ? -step : step), i32);
+}
+
+bool is_call_of(const Expr& e, const char* name) {
+  return e->kind == ExprKind::kCall && e->call_kind == CallKind::kIntrinsic && e->name == name;
+}
+
+bool is_int_literal(const Expr& e, int64_t value) {
+  return e->kind == ExprKind::kIntImm && e->int_value == value;
+}
+
+// Lane l of an index vector built from ramps, broadcasts, scalars and elementwise integer
+// arithmetic, as a scalar expression with the literal parts folded (Halide semantics:
+// `ramp(0, 1, 16) / broadcast(4, 16) + broadcast(4 * jj, 16)` is `1 + 4 * jj` in lane 5), so
+// that an OpenCL gather computes each lane's index directly; nullptr for anything else (a vector
+// let, a register, a channel), which is then taken from the vector as a whole.
+Expr index_lane(const Expr& e, int l) {
+  // a op b, folded where literals make it constant or trivial.
+  auto combine = [&](BinaryOp op, const Expr& a, const Expr& b) -> Expr {
+    if (a->kind == ExprKind::kIntImm && b->kind == ExprKind::kIntImm)
+      return fold_literals(make_binary(op, a, b, Type(), e->loc));
+    if (op == BinaryOp::kAdd && is_int_literal(a, 0)) return b;
+    if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && is_int_literal(b, 0)) return a;
+    if (op == BinaryOp::kMul && is_int_literal(a, 1)) return b;
+    if ((op == BinaryOp::kMul || op == BinaryOp::kDiv) && is_int_literal(b, 1)) return a;
+    return make_binary(op, a, b, a->type, e->loc);
+  };
+  if (e->type.lanes == 1) return e;
+  if (is_ramp(e) && e->type.element_of() == Type::Int(32)) {
+    const Expr& base = e->operands.at(0);
+    return combine(BinaryOp::kAdd, base,
+                   combine(BinaryOp::kMul, make_int(Type::Int(32), l), e->operands.at(1)));
+  }
+  if (is_call_of(e, "broadcast")) return e->operands.at(0);
+  if (e->kind == ExprKind::kBinary && e->type.is_integer()) {
+    Expr a = index_lane(e->operands[0], l), b = index_lane(e->operands[1], l);
+    if (!a || !b) return nullptr;
+    return combine(e->binary_op, a, b);
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -441,15 +481,16 @@ CCodegen::Printed CCodegen::gather(const Expr& e) {
                            "' at indices that read a channel or pop a FIFO register (bind the "
                            "index to a let first)",
                        "emit-unsupported");
-    printed.push_back(is_ramp(i) ? Printed{} : print(i));
+    printed.push_back(i->type.lanes != 1 && index_lane(i, 0) ? Printed{} : print(i));
   }
   for (int l = 0; l < e->type.lanes; ++l) {
     std::vector<std::string> at;
     for (size_t d = 0; d < index.size(); ++d) {
       const Type t = index[d]->type;
-      at.push_back(is_ramp(index[d]) ? print(ramp_lane(index[d], l)).text
-                   : t.lanes == 1    ? printed[d].text
-                                     : lane(printed[d], t, l));
+      const Expr scalar = t.lanes == 1 ? nullptr : index_lane(index[d], l);
+      at.push_back(scalar         ? print(scalar).text
+                   : t.lanes == 1 ? printed[d].text
+                                  : lane(printed[d], t, l));
     }
     reads.push_back(read(at));
   }

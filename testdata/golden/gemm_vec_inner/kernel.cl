@@ -17,7 +17,7 @@ void A(__global const float* restrict a, __global const float* restrict b, __glo
   for (int j = 0; j < 4; j++) {
     #pragma unroll
     for (int i = 0; i < 4; i++) {
-      const float8 A_val = j == 0 ? (float8)(a[i + 4 * 0], a[i + 4 * (0 + 1)], a[i + 4 * (0 + 2)], a[i + 4 * (0 + 3)], a[i + 4 * (0 + 4)], a[i + 4 * (0 + 5)], a[i + 4 * (0 + 6)], a[i + 4 * (0 + 7)]) : A_shreg[j - 1][i][0];
+      const float8 A_val = j == 0 ? (float8)(a[i + 4 * 0], a[i + 4 * 1], a[i + 4 * 2], a[i + 4 * 3], a[i + 4 * 4], a[i + 4 * 5], a[i + 4 * 6], a[i + 4 * 7]) : A_shreg[j - 1][i][0];
       A_shreg[j][i][0] = A_val;
       const float8 B_val = i == 0 ? vload8(0, b + 0 + 8 * j) : B_shreg[j][i - 1][0];
       B_shreg[j][i][0] = B_val;

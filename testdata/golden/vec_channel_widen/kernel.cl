@@ -37,7 +37,7 @@ void A(__global const float* restrict b, __global float* restrict c) {
       float4 t2s_part_1;
       const float8 A_val = j == 0 ? (t2s_part_0 = read_channel_intel(loadA_to_A), t2s_part_1 = read_channel_intel(loadA_to_A), (float8)(t2s_part_0, t2s_part_1)) : A_shreg[j - 1][i][0];
       A_shreg[j][i][0] = A_val;
-      const float8 B_val = i == 0 ? (float8)(b[j + 4 * 0], b[j + 4 * (0 + 1)], b[j + 4 * (0 + 2)], b[j + 4 * (0 + 3)], b[j + 4 * (0 + 4)], b[j + 4 * (0 + 5)], b[j + 4 * (0 + 6)], b[j + 4 * (0 + 7)]) : B_shreg[j][i - 1][0];
+      const float8 B_val = i == 0 ? (float8)(b[j + 4 * 0], b[j + 4 * 1], b[j + 4 * 2], b[j + 4 * 3], b[j + 4 * 4], b[j + 4 * 5], b[j + 4 * 6], b[j + 4 * 7]) : B_shreg[j][i - 1][0];
       B_shreg[j][i][0] = B_val;
       const float8 C_val_v = A_val * B_val;
       const float C_val_0 = 0.0f + C_val_v.s0;

@@ -6,80 +6,6 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-static inline int t2s_div_i32(int a, int b) {
-  long x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return (int)(ulong)(x == LONG_MIN ? x : -x);
-  long q = x / y, r = x % y;
-  if (r < 0) q = y > 0 ? q - 1 : q + 1;
-  return (int)q;
-}
-static inline int t2s_mod_i32(int a, int b) {
-  long x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return 0;
-  long r = x % y;
-  if (r < 0) r += y > 0 ? y : -y;
-  return (int)r;
-}
-static inline int16 t2s_ramp_i32x16(int t2s_0, int t2s_1) {
-  return (int16)(
-      t2s_0,
-      t2s_0 + t2s_1,
-      t2s_0 + 2 * t2s_1,
-      t2s_0 + 3 * t2s_1,
-      t2s_0 + 4 * t2s_1,
-      t2s_0 + 5 * t2s_1,
-      t2s_0 + 6 * t2s_1,
-      t2s_0 + 7 * t2s_1,
-      t2s_0 + 8 * t2s_1,
-      t2s_0 + 9 * t2s_1,
-      t2s_0 + 10 * t2s_1,
-      t2s_0 + 11 * t2s_1,
-      t2s_0 + 12 * t2s_1,
-      t2s_0 + 13 * t2s_1,
-      t2s_0 + 14 * t2s_1,
-      t2s_0 + 15 * t2s_1);
-}
-static inline int16 t2s_vdiv_i32x16(int16 t2s_0, int16 t2s_1) {
-  return (int16)(
-      t2s_div_i32(t2s_0.s0, t2s_1.s0),
-      t2s_div_i32(t2s_0.s1, t2s_1.s1),
-      t2s_div_i32(t2s_0.s2, t2s_1.s2),
-      t2s_div_i32(t2s_0.s3, t2s_1.s3),
-      t2s_div_i32(t2s_0.s4, t2s_1.s4),
-      t2s_div_i32(t2s_0.s5, t2s_1.s5),
-      t2s_div_i32(t2s_0.s6, t2s_1.s6),
-      t2s_div_i32(t2s_0.s7, t2s_1.s7),
-      t2s_div_i32(t2s_0.s8, t2s_1.s8),
-      t2s_div_i32(t2s_0.s9, t2s_1.s9),
-      t2s_div_i32(t2s_0.sa, t2s_1.sa),
-      t2s_div_i32(t2s_0.sb, t2s_1.sb),
-      t2s_div_i32(t2s_0.sc, t2s_1.sc),
-      t2s_div_i32(t2s_0.sd, t2s_1.sd),
-      t2s_div_i32(t2s_0.se, t2s_1.se),
-      t2s_div_i32(t2s_0.sf, t2s_1.sf));
-}
-static inline int16 t2s_vmod_i32x16(int16 t2s_0, int16 t2s_1) {
-  return (int16)(
-      t2s_mod_i32(t2s_0.s0, t2s_1.s0),
-      t2s_mod_i32(t2s_0.s1, t2s_1.s1),
-      t2s_mod_i32(t2s_0.s2, t2s_1.s2),
-      t2s_mod_i32(t2s_0.s3, t2s_1.s3),
-      t2s_mod_i32(t2s_0.s4, t2s_1.s4),
-      t2s_mod_i32(t2s_0.s5, t2s_1.s5),
-      t2s_mod_i32(t2s_0.s6, t2s_1.s6),
-      t2s_mod_i32(t2s_0.s7, t2s_1.s7),
-      t2s_mod_i32(t2s_0.s8, t2s_1.s8),
-      t2s_mod_i32(t2s_0.s9, t2s_1.s9),
-      t2s_mod_i32(t2s_0.sa, t2s_1.sa),
-      t2s_mod_i32(t2s_0.sb, t2s_1.sb),
-      t2s_mod_i32(t2s_0.sc, t2s_1.sc),
-      t2s_mod_i32(t2s_0.sd, t2s_1.sd),
-      t2s_mod_i32(t2s_0.se, t2s_1.se),
-      t2s_mod_i32(t2s_0.sf, t2s_1.sf));
-}
-
 // Kernel A (30:1): reads input a, b; writes buffer Out.
 __kernel __attribute__((max_global_work_dim(0)))
 void A(__global const float* restrict a, __global const float* restrict b, __global float* restrict Out) {
@@ -109,7 +35,7 @@ void A(__global const float* restrict a, __global const float* restrict b, __glo
           const float A_val_14 = A_val_10;
           const float A_val_15 = A_val_11;
           const float16 A_val = (float16)(A_val_0, A_val_1, A_val_2, A_val_3, A_val_4, A_val_5, A_val_6, A_val_7, A_val_8, A_val_9, A_val_10, A_val_11, A_val_12, A_val_13, A_val_14, A_val_15);
-          const float16 B_val = iii == 0 ? (float16)(b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s0) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s0)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s1) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s1)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s2) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s2)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s3) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s3)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s4) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s4)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s5) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s5)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s6) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s6)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s7) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s7)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s8) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s8)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).s9) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).s9)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).sa) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).sa)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).sb) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).sb)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).sc) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).sc)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).sd) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).sd)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).se) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).se)], b[((t2s_vdiv_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * jj)).sf) + 8 * ((t2s_vmod_i32x16(t2s_ramp_i32x16(0, 1), (int16)(4)) + (int16)(4 * kk)).sf)]) : B_shreg[iii - 1][0];
+          const float16 B_val = iii == 0 ? (float16)(b[4 * jj + 8 * (4 * kk)], b[4 * jj + 8 * (1 + 4 * kk)], b[4 * jj + 8 * (2 + 4 * kk)], b[4 * jj + 8 * (3 + 4 * kk)], b[1 + 4 * jj + 8 * (4 * kk)], b[1 + 4 * jj + 8 * (1 + 4 * kk)], b[1 + 4 * jj + 8 * (2 + 4 * kk)], b[1 + 4 * jj + 8 * (3 + 4 * kk)], b[2 + 4 * jj + 8 * (4 * kk)], b[2 + 4 * jj + 8 * (1 + 4 * kk)], b[2 + 4 * jj + 8 * (2 + 4 * kk)], b[2 + 4 * jj + 8 * (3 + 4 * kk)], b[3 + 4 * jj + 8 * (4 * kk)], b[3 + 4 * jj + 8 * (1 + 4 * kk)], b[3 + 4 * jj + 8 * (2 + 4 * kk)], b[3 + 4 * jj + 8 * (3 + 4 * kk)]) : B_shreg[iii - 1][0];
           B_shreg[iii][0] = B_val;
           const float16 C_val_v = A_val * B_val;
           const float C_val_0 = (kk == 0 ? 0.0f : C_shreg[iii][3].s3) + C_val_v.s0;

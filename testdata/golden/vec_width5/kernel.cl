@@ -25,7 +25,7 @@ void W(__global const int* restrict x, __global const int* restrict w, __global 
   for (int no = 0; no < 3; no++) {
     #pragma unroll
     for (int nn = 0; nn < 4; nn++) {
-      const int_vec5 W_val = no == 0 ? (int_vec5){{w[0], w[0 + 1], w[0 + 2], w[0 + 3], w[0 + 4]}} : W_shreg[nn][0];
+      const int_vec5 W_val = no == 0 ? (int_vec5){{w[0], w[1], w[2], w[3], w[4]}} : W_shreg[nn][0];
       W_shreg[nn][0] = W_val;
       const int_vec5 X_val = (int_vec5){{x[nn + 4 * no], x[nn + 4 * no + 1], x[nn + 4 * no + 2], x[nn + 4 * no + 3], x[nn + 4 * no + 4]}};
       const int_vec5 S_val_v = t2s_vmul_i32x5(W_val, X_val);
