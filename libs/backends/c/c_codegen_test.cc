@@ -321,9 +321,15 @@ TEST(CCodegen, Gathers) {
             "t2s_rt::Vec<int32_t, 2>{{a[t2s_0.lane[0]], a[t2s_0.lane[1]]}}; }()");
   // OpenCL: each lane computes its index; one that has an effect is refused.
   EXPECT_EQ(print("a(ramp(i, -3, 2))", CDialect::kOpenCl), "(int2)(a[i], a[i - 3])");
+  // An index built from ramps, broadcasts and integer arithmetic is computed lane by lane as a
+  // scalar, with literal parts folded (Halide's / and %); other vector indices are read lane by
+  // lane from the whole vector.
   EXPECT_EQ(print("a(ramp(i, j, 2) * broadcast(2, 2))", CDialect::kOpenCl),
-            "(int2)(a[(t2s_ramp_i32x2(i, j) * (int2)(2)).s0], a[(t2s_ramp_i32x2(i, j) * "
-            "(int2)(2)).s1])");
+            "(int2)(a[i * 2], a[(i + j) * 2])");
+  EXPECT_EQ(print("a(ramp(-1, 1, 4) % broadcast(2, 4) + ramp(0, 1, 4) / broadcast(2, 4) * "
+                  "broadcast(i, 4))",
+                  CDialect::kOpenCl),
+            "(int4)(a[1], a[0], a[1 + i], a[i])");
 }
 
 // Storage with contiguous vector accesses, as OpenCL's global memory has them.

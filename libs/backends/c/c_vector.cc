@@ -125,14 +125,17 @@ Expr index_lane(const Expr& e, int l) {
     if (op == BinaryOp::kAdd && is_int_literal(a, 0)) return b;
     if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && is_int_literal(b, 0)) return a;
     if (op == BinaryOp::kMul && is_int_literal(a, 1)) return b;
+    // Indices have no effects (gathers refuse those), so 0 * x is 0.
+    if (op == BinaryOp::kMul && (is_int_literal(a, 0) || is_int_literal(b, 0)))
+      return make_int(a->type, 0);
     if ((op == BinaryOp::kMul || op == BinaryOp::kDiv) && is_int_literal(b, 1)) return a;
     return make_binary(op, a, b, a->type, e->loc);
   };
   if (e->type.lanes == 1) return e;
-  if (is_ramp(e) && e->type.element_of() == Type::Int(32)) {
-    const Expr& base = e->operands.at(0);
-    return combine(BinaryOp::kAdd, base,
-                   combine(BinaryOp::kMul, make_int(Type::Int(32), l), e->operands.at(1)));
+  if (is_ramp(e)) {
+    const Expr lane = ramp_lane(e, l);
+    if (lane->kind != ExprKind::kBinary) return lane;
+    return combine(lane->binary_op, lane->operands[0], lane->operands[1]);
   }
   if (is_call_of(e, "broadcast")) return e->operands.at(0);
   if (e->kind == ExprKind::kBinary && e->type.is_integer()) {
