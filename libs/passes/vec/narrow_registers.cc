@@ -165,6 +165,25 @@ bool uses_var(const StmtList& list, const std::string& var) {
 
 }  // namespace
 
+StmtList propagate_copies(const StmtList& list, const std::set<std::string>& candidates) {
+  // Let names are unique in a vectorized kernel (t2s-vec takes fresh names), so a copy's uses
+  // can read the original directly.
+  std::map<std::string, Expr> copies;
+  for_each_stmt(list, [&](const Stmt& s) {
+    const LetStmt* l = s.as<LetStmt>();
+    if (l && candidates.count(l->var) && l->value->kind == ExprKind::kVar)
+      copies[l->var] = l->value;
+  });
+  if (copies.empty()) return list;
+  // Chains of copies (x_8 = x_4 = x_0) resolve to the first.
+  for (auto& [name, value] : copies)
+    while (value->kind == ExprKind::kVar && copies.count(value->name) &&
+           copies.at(value->name) != value)
+      value = copies.at(value->name);
+  VarSubstituter substitute(copies);
+  return substitute.mutate_stmts(list);
+}
+
 StmtList drop_unused_lets(const StmtList& list, const std::set<std::string>& candidates) {
   StmtList out;
   for (const StmtPtr& s : list) {

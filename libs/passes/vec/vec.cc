@@ -36,6 +36,7 @@ class VecPass {
     for (const Channel& c : in.channels) used_.insert(c.name);
     for (const Register& r : in.registers) used_.insert(r.name);
     for (const Kernel& k : in.kernels) collect_names(k.body);
+    original_names_ = used_;
   }
 
   Program run() {
@@ -60,8 +61,10 @@ class VecPass {
     // register was narrowed or removed) goes.
     for (Kernel& k : out_.kernels)
       if (vectorized_kernels_.count(k.name))
-        k.body =
-            vec_internal::drop_unused_lets(vec_internal::decide_known_conditions(k.body), used_);
+        k.body = vec_internal::drop_unused_lets(
+            vec_internal::propagate_copies(vec_internal::decide_known_conditions(k.body),
+                                           new_names()),
+            used_);
     match_channels();
     return out_;
   }
@@ -321,7 +324,15 @@ class VecPass {
   Program out_;
   VecReport* report_;
   Kernel* kernel_ = nullptr;
-  std::set<std::string> used_, vectorized_kernels_;
+  // The names the pass took (the lets of lane-by-lane code, among others).
+  std::set<std::string> new_names() const {
+    std::set<std::string> out;
+    for (const std::string& n : used_)
+      if (!original_names_.count(n)) out.insert(n);
+    return out;
+  }
+
+  std::set<std::string> used_, vectorized_kernels_, original_names_;
   std::map<std::string, std::pair<size_t, int>> vector_regs_;  // register -> lane dims, lanes
 };
 

@@ -65,6 +65,9 @@ std::vector<std::string> narrow_registers(Program& program,
 // known_conditions.cc: `body` with the ifs and scalar selects whose condition the enclosing
 // loops (constant ranges) and ifs decide replaced by the branch taken (isl decides).
 StmtList decide_known_conditions(const StmtList& body);
+// `list` with the uses of each let named in `candidates` whose value is another variable (a
+// lane copied from another lane) reading that variable instead (the let is then unused).
+StmtList propagate_copies(const StmtList& list, const std::set<std::string>& candidates);
 // `list` without the lets named in `candidates` that nothing reads and whose value has no
 // effect.
 StmtList drop_unused_lets(const StmtList& list, const std::set<std::string>& candidates);

@@ -100,14 +100,7 @@ void t2s_A_kn() {
   for (int32_t k = 0; k < 4; k++) {
     for (int32_t i = 0; i < 4; i++) {
       const float A_val_0 = t2s_a_in.read({k, i});
-      const float A_val_1 = A_val_0;
-      const float A_val_2 = A_val_1;
-      const float A_val_3 = A_val_2;
-      const float A_val_4 = A_val_3;
-      const float A_val_5 = A_val_4;
-      const float A_val_6 = A_val_5;
-      const float A_val_7 = A_val_6;
-      const t2s_rt::Vec<float, 8> A_val = t2s_rt::Vec<float, 8>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_4, A_val_5, A_val_6, A_val_7}};
+      const t2s_rt::Vec<float, 8> A_val = t2s_rt::Vec<float, 8>{{A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0}};
       const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = k; return t2s_rt::Vec<float, 8>{{t2s_b_in.read({t2s_0.lane[0], t2s_1}), t2s_b_in.read({t2s_0.lane[1], t2s_1}), t2s_b_in.read({t2s_0.lane[2], t2s_1}), t2s_b_in.read({t2s_0.lane[3], t2s_1}), t2s_b_in.read({t2s_0.lane[4], t2s_1}), t2s_b_in.read({t2s_0.lane[5], t2s_1}), t2s_b_in.read({t2s_0.lane[6], t2s_1}), t2s_b_in.read({t2s_0.lane[7], t2s_1})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), 0});
       { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
       const t2s_rt::Vec<float, 8> C_val = t2s_vadd_f32x8({k == 0 ? t2s_broadcast_f32x8(0.0f) : t2s_C_shreg_rg.read({i, 0}), t2s_vmul_f32x8({A_val, B_val})});

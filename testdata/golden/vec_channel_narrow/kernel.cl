@@ -19,14 +19,7 @@ void A(__global const float* restrict a, __global const float* restrict b) {
     #pragma unroll
     for (int i = 0; i < 4; i++) {
       const float A_val_0 = a[k + 4 * i];
-      const float A_val_1 = A_val_0;
-      const float A_val_2 = A_val_1;
-      const float A_val_3 = A_val_2;
-      const float A_val_4 = A_val_3;
-      const float A_val_5 = A_val_4;
-      const float A_val_6 = A_val_5;
-      const float A_val_7 = A_val_6;
-      const float8 A_val = (float8)(A_val_0, A_val_1, A_val_2, A_val_3, A_val_4, A_val_5, A_val_6, A_val_7);
+      const float8 A_val = (float8)(A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0);
       const float8 B_val = i == 0 ? vload8(0, b + 0 + 8 * k) : B_shreg[i - 1][0];
       B_shreg[i][0] = B_val;
       const float8 C_val = (k == 0 ? (float8)(0.0f) : C_shreg[i][0]) + A_val * B_val;

@@ -171,19 +171,7 @@ void t2s_A_kn() {
           const float A_val_1 = t2s_a_in.read({t2s_add_i32(1, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const float A_val_2 = t2s_a_in.read({t2s_add_i32(2, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const float A_val_3 = t2s_a_in.read({t2s_add_i32(3, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
-          const float A_val_4 = A_val_0;
-          const float A_val_5 = A_val_1;
-          const float A_val_6 = A_val_2;
-          const float A_val_7 = A_val_3;
-          const float A_val_8 = A_val_4;
-          const float A_val_9 = A_val_5;
-          const float A_val_10 = A_val_6;
-          const float A_val_11 = A_val_7;
-          const float A_val_12 = A_val_8;
-          const float A_val_13 = A_val_9;
-          const float A_val_14 = A_val_10;
-          const float A_val_15 = A_val_11;
-          const t2s_rt::Vec<float, 16> A_val = t2s_rt::Vec<float, 16>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_4, A_val_5, A_val_6, A_val_7, A_val_8, A_val_9, A_val_10, A_val_11, A_val_12, A_val_13, A_val_14, A_val_15}};
+          const t2s_rt::Vec<float, 16> A_val = t2s_rt::Vec<float, 16>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3}};
           const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_vadd_i32x16({t2s_vdiv_i32x16({t2s_ramp_i32x16({0, 1}), t2s_broadcast_i32x16(4)}), t2s_broadcast_i32x16(t2s_mul_i32(4, jj))}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_vadd_i32x16({t2s_vmod_i32x16({t2s_ramp_i32x16({0, 1}), t2s_broadcast_i32x16(4)}), t2s_broadcast_i32x16(t2s_mul_i32(4, kk))}); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(iii, 1), 0});
           { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({iii, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
           const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x16({A_val, B_val});

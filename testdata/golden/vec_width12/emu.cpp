@@ -107,18 +107,7 @@ void t2s_X_kn() {
   for (int32_t io = 0; io < 2; io++) {
     for (int32_t j = 0; j < 6; j++) {
       const int16_t X_val_0 = t2s_x_in.read({j});
-      const int16_t X_val_1 = X_val_0;
-      const int16_t X_val_2 = X_val_1;
-      const int16_t X_val_3 = X_val_2;
-      const int16_t X_val_4 = X_val_3;
-      const int16_t X_val_5 = X_val_4;
-      const int16_t X_val_6 = X_val_5;
-      const int16_t X_val_7 = X_val_6;
-      const int16_t X_val_8 = X_val_7;
-      const int16_t X_val_9 = X_val_8;
-      const int16_t X_val_10 = X_val_9;
-      const int16_t X_val_11 = X_val_10;
-      const t2s_rt::Vec<int16_t, 12> X_val = t2s_rt::Vec<int16_t, 12>{{X_val_0, X_val_1, X_val_2, X_val_3, X_val_4, X_val_5, X_val_6, X_val_7, X_val_8, X_val_9, X_val_10, X_val_11}};
+      const t2s_rt::Vec<int16_t, 12> X_val = t2s_rt::Vec<int16_t, 12>{{X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0}};
       const t2s_rt::Vec<int32_t, 12> Y_val = t2s_vadd_i32x12({j == 0 ? t2s_broadcast_i32x12(0) : t2s_Y_shreg_rg.read({0}), t2s_vmul_i32x12({t2s_vcvt_i32x12_i16x12([&] { const t2s_rt::Vec<int32_t, 12> t2s_0 = t2s_ramp_i32x12({t2s_mul_i32(12, io), 1}); const int32_t t2s_1 = j; return t2s_rt::Vec<int16_t, 12>{{t2s_a_in.read({t2s_0.lane[0], t2s_1}), t2s_a_in.read({t2s_0.lane[1], t2s_1}), t2s_a_in.read({t2s_0.lane[2], t2s_1}), t2s_a_in.read({t2s_0.lane[3], t2s_1}), t2s_a_in.read({t2s_0.lane[4], t2s_1}), t2s_a_in.read({t2s_0.lane[5], t2s_1}), t2s_a_in.read({t2s_0.lane[6], t2s_1}), t2s_a_in.read({t2s_0.lane[7], t2s_1}), t2s_a_in.read({t2s_0.lane[8], t2s_1}), t2s_a_in.read({t2s_0.lane[9], t2s_1}), t2s_a_in.read({t2s_0.lane[10], t2s_1}), t2s_a_in.read({t2s_0.lane[11], t2s_1})}}; }()), t2s_vcvt_i32x12_i16x12(X_val)})});
       { const int64_t t2s_at = t2s_Y_shreg_rg.locate_write({0}); t2s_Y_shreg_rg.store(t2s_at, Y_val); }
       if (j == 5) {

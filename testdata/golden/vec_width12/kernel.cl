@@ -95,18 +95,7 @@ void X(__global const short* restrict a, __global const short* restrict x) {
   for (int io = 0; io < 2; io++) {
     for (int j = 0; j < 6; j++) {
       const short X_val_0 = x[j];
-      const short X_val_1 = X_val_0;
-      const short X_val_2 = X_val_1;
-      const short X_val_3 = X_val_2;
-      const short X_val_4 = X_val_3;
-      const short X_val_5 = X_val_4;
-      const short X_val_6 = X_val_5;
-      const short X_val_7 = X_val_6;
-      const short X_val_8 = X_val_7;
-      const short X_val_9 = X_val_8;
-      const short X_val_10 = X_val_9;
-      const short X_val_11 = X_val_10;
-      const short_vec12 X_val = (short_vec12){{X_val_0, X_val_1, X_val_2, X_val_3, X_val_4, X_val_5, X_val_6, X_val_7, X_val_8, X_val_9, X_val_10, X_val_11}};
+      const short_vec12 X_val = (short_vec12){{X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0}};
       const int_vec12 Y_val = t2s_vadd_i32x12(j == 0 ? t2s_broadcast_i32x12(0) : Y_shreg[0][0], t2s_vmul_i32x12(t2s_vcvt_i32x12_i16x12((short_vec12){{a[12 * io + 24 * j], a[12 * io + 1 + 24 * j], a[12 * io + 2 + 24 * j], a[12 * io + 3 + 24 * j], a[12 * io + 4 + 24 * j], a[12 * io + 5 + 24 * j], a[12 * io + 6 + 24 * j], a[12 * io + 7 + 24 * j], a[12 * io + 8 + 24 * j], a[12 * io + 9 + 24 * j], a[12 * io + 10 + 24 * j], a[12 * io + 11 + 24 * j]}}), t2s_vcvt_i32x12_i16x12(X_val)));
       Y_shreg[0][0] = Y_val;
       if (j == 5) {
