@@ -290,8 +290,8 @@ class Analysis {
       if (skip && d == *skip) continue;
       std::optional<size_t> l = index_loop(inline_lets(index[d], s_.lets), s_.space);
       if (!l || s_.space[*l].extent != in_->dims[d] || used[*l])
-        fail("index " + std::to_string(d) + " of " + q(s_.func) + "'s read of channel " +
-                 q(s_.in_channel) + " is " + q(print_expr(index[d])) + ", not a space loop of " +
+        fail("index " + std::to_string(d) + " of the read of channel " + q(s_.in_channel) + " in " +
+                 q(s_.func) + " is " + q(print_expr(index[d])) + ", not a space loop of " +
                  q(s_.func) + " over the channel's dimension (extent " +
                  std::to_string(in_->dims[d]) + ")",
              "gather-loop");
@@ -339,7 +339,7 @@ class Analysis {
       }
     }
     if (!lane_dim)
-      fail("the lanes of " + q(s_.func) + "'s vector read of channel " + q(s_.in_channel) +
+      fail("the lanes of the vector read of channel " + q(s_.in_channel) + " in " + q(s_.func) +
                " do not read its elements 0, 1, ... along one dimension (of extent " +
                std::to_string(n) + ")",
            "gather-loop");
@@ -356,11 +356,12 @@ class Analysis {
     const WriteChannel* w = s_.stmt->as<WriteChannel>();
     if (!w) return;
     s_.out_channel = w->channel;
+    const Channel* out = p_.find_channel(w->channel);
     std::vector<bool> used(s_.space.size(), false);
-    bool ok = true;
-    for (size_t d = 0; d < w->index.size() && ok; ++d) {
+    bool ok = out && out->dims.size() == w->index.size();
+    for (size_t d = 0; ok && d < w->index.size(); ++d) {
       std::optional<size_t> l = index_loop(inline_lets(w->index[d], s_.lets), s_.space);
-      ok = l && !used[*l];
+      ok = l && !used[*l] && s_.space[*l].extent == out->dims[d];
       if (!ok) break;
       used[*l] = true;
       if (s_.space[*l].var == s_.var) s_.out_dim = d;

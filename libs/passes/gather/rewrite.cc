@@ -225,9 +225,9 @@ class Rewriter {
       const int64_t old = c.depth;
       c.depth = s_.pes;
       c.depth_reason = "t2s-gather: the exit PE of " + s_.func + " writes the " +
-                       std::to_string(s_.pes) + " values along " + s_.var + " " + outer_loops() +
-                       " in a row, element after element, while " + c.consumer +
-                       " may take one value of each element in turn: room for " +
+                       std::to_string(s_.pes) + " values of an element (along " + s_.var +
+                       ") in a row, element after element, and " + c.consumer +
+                       " may read the elements in another order: room for " +
                        std::to_string(s_.pes) + " values per element (was " +
                        (old ? std::to_string(old) : std::string("0, the default")) + ")";
       if (report_)
