@@ -50,7 +50,7 @@ build_emulation() {  # build_emulation IR NAME
 }
 
 docs=(testdata/ir/gather_*.json)
-((${#docs[@]} >= 8)) || {
+((${#docs[@]} >= 9)) || {
   echo "FAIL: only ${#docs[@]} gather documents in testdata/ir" >&2
   exit 1
 }

@@ -306,11 +306,45 @@ class Analysis {
     return loop_of;
   }
 
+  // The indices of the read (of its first lane for a vector read) and the dimension its lanes
+  // run along (none when every lane reads the same element: lanes matched to a wider reader).
+  std::pair<std::vector<Expr>, std::optional<size_t>> read_index() const {
+    if (!is_lane_reads_of(s_.read, s_.in_channel))
+      return {std::vector<Expr>(s_.read->operands.begin() + 1, s_.read->operands.end()),
+              std::nullopt};
+    // Every dimension is the same element for every lane, except at most one, along which
+    // lane l reads element l.
+    const std::vector<Expr>& parts = s_.read->operands;
+    const size_t n = parts.size();
+    std::optional<size_t> lane_dim;
+    bool ok = true;
+    for (size_t d = 0; ok && d < in_->dims.size(); ++d) {
+      bool lanes = in_->dims[d] == static_cast<int64_t>(n), same = true;
+      for (size_t l = 0; l < n; ++l) {
+        const Expr& x = parts[l]->operands[1 + d];
+        lanes = lanes && x->kind == ExprKind::kIntImm && x->int_value == static_cast<int64_t>(l);
+        same = same && equal(x, parts[0]->operands[1 + d]);
+      }
+      if (lanes && !lane_dim)
+        lane_dim = d;
+      else
+        ok = same;
+    }
+    if (!ok || (s_.form == Site::kVectorized && !lane_dim))
+      fail("the lanes of the vector read of channel " + q(s_.in_channel) + " in " + q(s_.func) +
+               " do not read its elements 0, 1, ... along one dimension (of extent " +
+               std::to_string(n) + ")",
+           "gather-loop");
+    return {std::vector<Expr>(parts[0]->operands.begin() + 1, parts[0]->operands.end()), lane_dim};
+  }
+
+  // v is one of the space loops that index the read (a vector read's lanes may run along
+  // another dimension, a vectorized loop of F: the values passed along are vectors).
   void unrolled_read() {
-    std::vector<Expr> index(s_.read->operands.begin() + 1, s_.read->operands.end());
-    std::vector<size_t> loop_of = space_indices(index, std::nullopt);
+    const auto [index, lane_dim] = read_index();
+    std::vector<size_t> loop_of = space_indices(index, lane_dim);
     for (size_t d = 0; d < loop_of.size(); ++d) {
-      if (s_.space[loop_of[d]].var != s_.var) continue;
+      if ((lane_dim && d == *lane_dim) || s_.space[loop_of[d]].var != s_.var) continue;
       s_.in_dim = d;
       s_.space_index = loop_of[d];
       s_.vmin = s_.space[loop_of[d]].min;
@@ -318,35 +352,13 @@ class Analysis {
     }
   }
 
-  // The lanes read the channel's elements 0, 1, ..., n - 1 along one dimension, the same
+  // The lanes of v read the channel's elements 0, 1, ..., n - 1 along v's dimension, the same
   // element along the others.
   void vectorized_read() {
-    const std::vector<Expr>& parts = s_.read->operands;
-    const size_t n = parts.size(), dims = in_->dims.size();
-    std::optional<size_t> lane_dim;
-    for (size_t d = 0; d < dims; ++d) {
-      bool lanes = true, same = true;
-      for (size_t l = 0; l < n; ++l) {
-        const Expr& x = parts[l]->operands[1 + d];
-        lanes = lanes && x->kind == ExprKind::kIntImm && x->int_value == static_cast<int64_t>(l);
-        same = same && equal(x, parts[0]->operands[1 + d]);
-      }
-      if (lanes && !lane_dim && in_->dims[d] == static_cast<int64_t>(n)) {
-        lane_dim = d;
-      } else if (!same) {
-        lane_dim.reset();
-        break;
-      }
-    }
-    if (!lane_dim)
-      fail("the lanes of the vector read of channel " + q(s_.in_channel) + " in " + q(s_.func) +
-               " do not read its elements 0, 1, ... along one dimension (of extent " +
-               std::to_string(n) + ")",
-           "gather-loop");
+    const auto [index, lane_dim] = read_index();
     s_.in_dim = *lane_dim;
     s_.vmin = 0;
-    s_.pes = static_cast<int64_t>(n);
-    std::vector<Expr> index(parts[0]->operands.begin() + 1, parts[0]->operands.end());
+    s_.pes = static_cast<int64_t>(s_.read->operands.size());
     space_indices(index, lane_dim);
   }
 

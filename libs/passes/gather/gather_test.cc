@@ -87,7 +87,7 @@ void expect_equivalent(const Gathered& g) {
 TEST(Gather, EveryDocumentKeepsItsResults) {
   for (const char* name :
        {"gather_2d_i_down", "gather_2d_i_up", "gather_2d_j_down", "gather_2d_j_up", "gather_3d",
-        "gather_provide", "gather_vec", "gather_vec_serialised"}) {
+        "gather_provide", "gather_vec", "gather_vec_lanes", "gather_vec_serialised"}) {
     SCOPED_TRACE(name);
     Gathered g = gather(name);
     EXPECT_EQ(g.out.stage, Stage::kGathered);
@@ -253,6 +253,29 @@ TEST(Gather, VectorizedUp) {
                       "i - 1, j)), broadcast(c_own, 3))\n"
                       "        if (i < 2):\n"),
             std::string::npos);
+}
+
+// Along the unrolled j while i is vectorized (seed 003: "gathering is orthogonal to
+// vectorization"): Code 2 with vectors of i's lanes passed along; the output channel, indexed
+// by j only, becomes a single channel.
+TEST(Gather, UnrolledWithVectorValues) {
+  Gathered g = gather("gather_vec_lanes");
+  EXPECT_EQ(kernel_text(g.out, "drainer"),
+            "kernel drainer (device, vector lanes 3):\n"
+            "  for b in [0, 2) serial:\n"
+            "    for j_pe in [0, 4) unrolled:\n"
+            "      let j = 3 - j_pe\n"
+            "      for t in [j, j + (4 - j)) serial:\n"
+            "        let c_gathered = select(t == j, concat(read_channel(c_to_drainer, 0, j), "
+            "read_channel(c_to_drainer, 1, j), read_channel(c_to_drainer, 2, j)), "
+            "read_channel(drainer_gather_fifo, j + 1))\n"
+            "        if (j > 0):\n"
+            "          write_channel drainer_gather_fifo(j) <- c_gathered\n"
+            "        else:\n"
+            "          write_channel drainer_to_collector <- c_gathered\n");
+  EXPECT_EQ(channel(g.out, "drainer_gather_fifo").type, Type::Float(32, 3));
+  EXPECT_EQ(channel(g.out, "drainer_to_collector").dims, std::vector<int64_t>{});
+  EXPECT_EQ(g.report.items[0].form, "unrolled");
 }
 
 // What t2s-vec gives today for a vectorized loop whose lanes read a channel array: the loop
