@@ -4,6 +4,7 @@
 #include <map>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/visitor.h"
 #include "libs/passes/gather/gather_internal.h"
 
 namespace t2s {
@@ -102,6 +103,7 @@ class Analysis {
     else
       vectorized_read();
     output();
+    if (s_.form == Site::kUnrolled && s_.down) down_keeps_order(r);
     return s_;
   }
 
@@ -360,6 +362,39 @@ class Analysis {
     s_.vmin = 0;
     s_.pes = static_cast<int64_t>(s_.read->operands.size());
     space_indices(index, lane_dim);
+  }
+
+  // Down runs the PEs along v from the highest index down: nothing else they do may depend on
+  // their order (another channel or a register).
+  void down_keeps_order(const Found& r) const {
+    const Stmt* v_loop = nullptr;
+    for (const Stmt* s : r.chain)
+      if (const For* f = s->as<For>(); f && f->var == s_.var) v_loop = s;
+    std::string other;
+    auto expr = [&](const Expr& e) {
+      for_each_expr(e, [&](const Expr& x) {
+        if (!other.empty() || x->kind != ExprKind::kCall || is_read_of(x, s_.in_channel)) return;
+        if (x->call_kind == CallKind::kChannel || x->call_kind == CallKind::kFifo)
+          other = std::string(x->call_kind == CallKind::kChannel ? "channel " : "register ") +
+                  q(x->operands[0]->name);
+        if (x->call_kind == CallKind::kRegister) other = "register " + q(x->name);
+      });
+    };
+    for_each_stmt(v_loop->as<For>()->body, [&](const Stmt& st) {
+      if (const WriteChannel* w = st.as<WriteChannel>(); w && &st != s_.stmt && other.empty())
+        other = "channel " + q(w->channel);
+      if (const Shift* sh = st.as<Shift>(); sh && other.empty()) other = "register " + q(sh->reg);
+      if (const Push* pu = st.as<Push>(); pu && other.empty()) other = "register " + q(pu->fifo);
+      if (const Provide* pr = st.as<Provide>(); pr && other.empty() && p_.find_register(pr->func))
+        other = "register " + q(pr->func);
+      for (const Expr* e : st.exprs()) expr(*e);
+    });
+    if (!other.empty())
+      fail("GatherStrategy::Down runs the PEs of " + q(s_.func) + " along " + q(s_.var) +
+               " from the highest index down, which would change the order of its accesses to " +
+               other + "; gathering Down needs F's PEs along " + q(s_.var) +
+               " to use no other channel or register",
+           "gather-order");
   }
 
   // What F does with the value: a provide to its own storage, or a write to a channel indexed

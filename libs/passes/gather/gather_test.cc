@@ -466,6 +466,17 @@ TEST(GatherErrors, Order) {
             "its loop 'i' along 'i', but the exit PE of 'drainer' writes each element's values in "
             "the order of its outer loops, then 'i' ascending: 'i' must be the innermost of them "
             "[gather-order]");
+  // Down runs the PEs from the highest index down: nothing else in them may use a channel.
+  Program other = document(document_text("gather_2d_i_down"));
+  const StmtPtr stmt = nest_of(other, "drainer").stmt;
+  const WriteChannel* w = stmt->as<WriteChannel>();
+  rebuild(other, "drainer", {0, 1, 2},
+          {stmt, make_write_channel(w->channel, w->index, make_float(Type::Float(32), 0.0))});
+  EXPECT_EQ(error_of(other),
+            "16:9: gather: GatherStrategy::Down runs the PEs of 'drainer' along 'i' from the "
+            "highest index down, which would change the order of its accesses to channel "
+            "'drainer_to_collector'; gathering Down needs F's PEs along 'i' to use no other "
+            "channel or register [gather-order]");
   // Along j, the collector's loop i chooses the element: j outside it is fine.
   Program along_j = document(document_text("gather_2d_j_down"));
   rebuild(along_j, "collector", {0, 2, 1}, {nest_of(along_j, "collector").stmt});
