@@ -546,6 +546,7 @@ class Reader {
       }
       c.depth = integer(j, "depth", where);
       if (c.depth < 0) fail(where, "'depth' must not be negative");
+      if (j.contains("depth_reason")) c.depth_reason = str(j, "depth_reason", where);
       c.producer = str(j, "producer", where);
       c.consumer = str(j, "consumer", where);
       c.loc = loc(j, "loc", where);
@@ -677,6 +678,8 @@ std::string write_program(const Program& p) {
     j["type"] = c.type.name();
     j["dims"] = c.dims;
     j["depth"] = c.depth;
+    // Only when a pass recorded why, so other channels read as before.
+    if (!c.depth_reason.empty()) j["depth_reason"] = c.depth_reason;
     j["producer"] = c.producer;
     j["consumer"] = c.consumer;
     j["loc"] = loc_json(c.loc);

@@ -184,6 +184,7 @@ const char* kDocument = R"json({
         4
       ],
       "depth": 2,
+      "depth_reason": "written by hand",
       "producer": "A",
       "consumer": "B",
       "loc": "8:1"
@@ -208,6 +209,8 @@ TEST(IrJsonTest, ReadWriteReproducesBytes) {
   EXPECT_EQ(p.funcs[0].definition->type, Type::Float(32));
   EXPECT_EQ(p.funcs[1].loc, (SourceLoc{"inc/defs.h", 2, 6}));
   EXPECT_EQ(p.channels[1].type, Type::Int(32));
+  EXPECT_EQ(p.channels[0].depth_reason, "written by hand");
+  EXPECT_EQ(p.channels[1].depth_reason, "");  // absent: not written back
   EXPECT_EQ(p.inputs[0].extents, (std::vector<int64_t>{4, 8}));
 }
 
@@ -246,6 +249,10 @@ TEST(IrJsonTest, RejectsBadDocuments) {
   bad_channel.replace(bad_channel.find("read_channel(ch2"), 16, "read_channel(ch3");
   EXPECT_EQ(error_of(bad_channel),
             "doc.json: kernels[0]: read_channel of unknown channel 'ch3' [ir]");
+  std::string bad_reason = doc;
+  bad_reason.replace(bad_reason.find("\"written by hand\""), 17, "2");
+  EXPECT_EQ(error_of(bad_reason),
+            "doc.json: channels[0]: field 'depth_reason' must be a string [ir]");
   std::string bad_bounds = doc;
   bad_bounds.replace(bad_bounds.find("\"k + 2\""), 7, "\"k +\"");
   EXPECT_EQ(error_of(bad_bounds),

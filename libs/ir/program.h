@@ -216,8 +216,9 @@ struct Buffer {
   SourceLoc loc;
 };
 
-// A FIFO between two device kernels. `dims` is the shape of an array of channels (one per PE
-// from the stt stage on; empty for a single channel).
+// A FIFO between two device kernels, or (t2s-gather) between the PEs of one kernel: then
+// `producer` and `consumer` name the same kernel. `dims` is the shape of an array of channels
+// (one per PE from the stt stage on; empty for a single channel).
 struct Channel {
   std::string name;
   Type type;
@@ -225,6 +226,9 @@ struct Channel {
   int64_t depth = 0;
   std::string producer, consumer;  // kernel names
   SourceLoc loc;
+  // Why `depth` is what it is, when a pass chose it (t2s-gather's FIFOs); empty otherwise, and
+  // then absent from the document (where it follows `depth`).
+  std::string depth_reason;
 };
 
 // Storage that t2s-stt allocates for one dependence (a Func read at one distance) in a

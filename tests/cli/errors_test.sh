@@ -7,9 +7,10 @@
 #   // expect-note: FILE:LINE:COL: MESSAGE            any number; a note in FILE (e.g. an include)
 #   // t2s-parse-flags: -D N=3                        optional extra command-line flags
 #
-# `t2s-vec [flags] testdata/errors/NAME.t2s -o $TEST_TMPDIR/out.json` (which parses the spec
-# as t2s-parse does, merges it as t2s-merge does (URE rules, loop nests, kernels, channels),
-# applies the space-time transforms and checks their legality, then vectorizes) must exit 1,
+# `t2s-gather [flags] testdata/errors/NAME.t2s -o $TEST_TMPDIR/out.json` (which parses the
+# spec as t2s-parse does, merges it as t2s-merge does (URE rules, loop nests, kernels,
+# channels), applies the space-time transforms and checks their legality, vectorizes, then
+# gathers) must exit 1,
 # print nothing on stdout, create no output file, and print on stderr first the line
 # `testdata/errors/NAME.t2s:LINE:COL: error: MESSAGE [RULE]`, then the source line, then a caret
 # line; each expected note must appear as a line `PATH:LINE:COL: note: MESSAGE`.
@@ -63,9 +64,9 @@ for spec in "${specs[@]}"; do
   done
 
   # --- run ----------------------------------------------------------------------------------
-  cmd="tools/t2s-vec ${flags[*]:+${flags[*]} }$spec -o \$TEST_TMPDIR/out.json"
+  cmd="tools/t2s-gather ${flags[*]:+${flags[*]} }$spec -o \$TEST_TMPDIR/out.json"
   rc=0
-  tools/t2s-vec "${flags[@]}" "$spec" -o "$out_file" >"$TMP/stdout" 2>"$TMP/stderr" || rc=$?
+  tools/t2s-gather "${flags[@]}" "$spec" -o "$out_file" >"$TMP/stdout" 2>"$TMP/stderr" || rc=$?
   first="$(head -n 1 "$TMP/stderr" | tr -d '\r')"
 
   ((rc == 1)) || problems+=("exit status: expected 1, got $rc")

@@ -3,7 +3,7 @@
 #
 # - The rules of its table between `<!-- spec-rules: begin -->` and `<!-- spec-rules: end -->`
 #   (first column, in backquotes) are exactly the rules of the `// expect-error: ... [RULE]`
-#   lines of testdata/errors/*.t2s, which //tests/cli:errors_test holds t2s-stt to: every
+#   lines of testdata/errors/*.t2s, which //tests/cli:errors_test holds t2s-gather to: every
 #   documented spec rule has a negative spec, and every rule a negative spec produces is
 #   documented.
 # - The rules of its table between `<!-- other-rules: begin -->` and `<!-- other-rules: end -->`

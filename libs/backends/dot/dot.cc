@@ -642,10 +642,125 @@ class DotPrinter {
     return kv ? std::string(", ") + attr + "=" + quote(kv->cluster) : std::string();
   }
 
+  // ---- channels between the PEs of one kernel (t2s-gather's FIFOs) ----
+
+  struct Access {
+    std::vector<Expr> index;
+    std::vector<std::pair<std::string, Expr>> lets;  // around the access, outermost first
+  };
+
+  // The first write and the first read of channel `ch` in `list`.
+  static void find_accesses(const StmtList& list, const std::string& ch,
+                            std::vector<std::pair<std::string, Expr>>* lets,
+                            std::optional<Access>* write, std::optional<Access>* read) {
+    for (const StmtPtr& s : list) {
+      if (const WriteChannel* w = s->as<WriteChannel>(); w && w->channel == ch && !*write)
+        *write = Access{w->index, *lets};
+      for (const Expr* e : s->exprs())
+        for_each_expr(*e, [&](const Expr& x) {
+          if (!*read && x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel &&
+              !x->operands.empty() && x->operands[0]->name == ch)
+            *read = Access{std::vector<Expr>(x->operands.begin() + 1, x->operands.end()), *lets};
+        });
+      const LetStmt* let = s->as<LetStmt>();
+      if (let) lets->push_back({let->var, let->value});
+      for (const StmtList* c : s->children()) find_accesses(*c, ch, lets, write, read);
+      if (let) lets->pop_back();
+    }
+  }
+
+  // `e` with integer variables from `env`: + - * of literals and variables only.
+  static std::optional<int64_t> eval(const Expr& e, const std::map<std::string, int64_t>& env) {
+    if (!e) return std::nullopt;
+    if (e->kind == ExprKind::kIntImm) return e->int_value;
+    if (e->kind == ExprKind::kVar) {
+      auto it = env.find(e->name);
+      return it == env.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    }
+    if (e->kind != ExprKind::kBinary || e->operands.size() != 2) return std::nullopt;
+    std::optional<int64_t> a = eval(e->operands[0], env), b = eval(e->operands[1], env);
+    int64_t r;
+    if (!a || !b) return std::nullopt;
+    if (e->binary_op == BinaryOp::kAdd && !__builtin_add_overflow(*a, *b, &r)) return r;
+    if (e->binary_op == BinaryOp::kSub && !__builtin_sub_overflow(*a, *b, &r)) return r;
+    if (e->binary_op == BinaryOp::kMul && !__builtin_mul_overflow(*a, *b, &r)) return r;
+    return std::nullopt;
+  }
+
+  // The channel index PE `pe` (innermost first) uses in `a`, when its space loops and the lets
+  // around `a` decide it.
+  std::optional<std::vector<int64_t>> index_at(const KernelView& kv, const Access& a,
+                                               const std::vector<int64_t>& pe) const {
+    std::map<std::string, int64_t> env;
+    for (size_t q = 0; q < pe.size(); ++q) {
+      int64_t min = 0;
+      for (const Loop& l : kv.loops)
+        if (l.var == kv.space_vars[q] && l.min && l.min->kind == ExprKind::kIntImm)
+          min = l.min->int_value;
+      env[kv.space_vars[q]] = min + pe[q];
+    }
+    for (const auto& [var, value] : a.lets) {
+      env.erase(var);
+      if (std::optional<int64_t> v = eval(value, env)) env[var] = *v;
+    }
+    std::vector<int64_t> index;
+    for (const Expr& e : a.index) {
+      std::optional<int64_t> v = eval(e, env);
+      if (!v) return std::nullopt;
+      index.push_back(*v);
+    }
+    return index;
+  }
+
+  // Draws channel `c` between the PEs of its kernel: an edge from the PE that writes each
+  // element to the PE that reads it. False when the PEs cannot be told apart (no drawn grid,
+  // indices that the PE does not decide).
+  bool pe_channel_edges(const Channel& c) {
+    const KernelView* kv = view(c.producer);
+    if (c.producer != c.consumer || !kv || !kv->grid.present || kv->grid.symbolic ||
+        kv->space_vars.size() != kv->grid.shape.size())
+      return false;
+    std::vector<std::pair<std::string, Expr>> lets;
+    std::optional<Access> write, read;
+    find_accesses(kv->kernel->body, c.name, &lets, &write, &read);
+    if (!write || !read) return false;
+    const Grid& g = kv->grid;
+    std::map<std::vector<int64_t>, std::vector<int64_t>> writer;
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> edges;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int64_t row = 0; row < g.rows_drawn; ++row) {
+        for (int64_t col = 0; col < g.cols_drawn; ++col) {
+          const std::vector<int64_t> pe = coords(g, row, col);
+          std::optional<std::vector<int64_t>> index = index_at(*kv, pass ? *read : *write, pe);
+          if (!index) return false;
+          if (pass == 0) writer.emplace(*index, pe);
+          auto it = pass ? writer.find(*index) : writer.end();
+          if (it != writer.end() && it->second != pe) edges.push_back({it->second, pe});
+        }
+      }
+    }
+    const std::string text =
+        c.name + " fifo depth " + std::to_string(c.depth) + vector_type_suffix(c.type);
+    for (const auto& [from, to] : edges) {
+      bool flat = from[0] != to[0];
+      for (size_t q = 1; q < from.size(); ++q) flat = flat && from[q] == to[q];
+      out_ << "  " << quote(pe_name(c.producer, from)) << " -> " << quote(pe_name(c.producer, to))
+           << " [" << (flat ? "xlabel=" : "label=") << label({text})
+           << ", style=bold, color=\"#444444\", fontcolor=\"#444444\""
+           << (flat ? ", constraint=false" : ", weight=0") << "];\n";
+    }
+    return true;
+  }
+
   void channel_edges() {
     if (p_.channels.empty()) return;
     out_ << "\n  // channels\n";
     for (const Channel& c : p_.channels) {
+      if (c.producer == c.consumer) {
+        out_ << "  // " << c.name << ": between the PEs of " << c.producer
+             << ", from the PE that writes an element to the PE that reads it\n";
+        if (pe_channel_edges(c)) continue;
+      }
       std::vector<std::string> text = {c.name + " (depth " + std::to_string(c.depth) + ")" +
                                        vector_type_suffix(c.type)};
       if (!c.dims.empty()) {

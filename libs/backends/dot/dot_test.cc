@@ -354,6 +354,54 @@ TEST(DotTest, VectorLanesOfKernelsChannelsAndRegisters) {
       << dot;
 }
 
+// A kernel whose PEs pass values along i over a channel of its own (a t2s-gather FIFO, Down):
+// its PE loop runs from the highest i down (let i = 2 - i_pe); PE i writes fifo(i, j) and reads
+// fifo(i + 1, j). A second such channel is read at an index the PE does not decide.
+Program pe_fifo_program() {
+  Program p;
+  p.stage = Stage::kGathered;
+  Channel fifo{"fifo", Type::Float(32), {3, 2}, 2, "G", "G", {}, "PE i + 1 writes 2 values first"};
+  p.channels.push_back(fifo);
+  fifo.name = "other";
+  p.channels.push_back(fifo);
+  const Expr i = make_var("i"), j = make_var("j"), t = make_var("t");
+  auto read = [&](const std::string& ch, Expr index) {
+    return make_call("read_channel", CallKind::kChannel, Type::Float(32),
+                     {make_var(ch), std::move(index), j});
+  };
+  StmtPtr write = make_write_channel(
+      "fifo", {i, j}, read("fifo", make_binary(BinaryOp::kAdd, i, i32(1), Type::Int(32))));
+  StmtPtr other = make_write_channel("other", {i, j}, read("other", t));
+  StmtPtr body = make_let("i", make_binary(BinaryOp::kSub, i32(2), make_var("i_pe"), Type::Int(32)),
+                          {make_if(make_binary(BinaryOp::kGT, i, i32(0), Type::Bool()),
+                                   {write, loop("t", i32(3), LoopKind::kSerial, {other})}, {})});
+  StmtPtr pes =
+      loop("j", i32(2), LoopKind::kUnrolled, {loop("i_pe", i32(3), LoopKind::kUnrolled, {body})});
+  p.kernels.push_back({"G", Place::kDevice, {pes}, {}});
+  return p;
+}
+
+// A channel between the PEs of one kernel is drawn from the PE that writes each element to the
+// PE that reads it, through the lets that give the PE's index (the picture's PEs are the loop's:
+// PE(0, j) runs first and is i = 2).
+TEST(DotTest, ChannelBetweenThePesOfOneKernel) {
+  std::string dot = emit_dot(pe_fifo_program());
+  EXPECT_TRUE(contains(dot,
+                       "  // fifo: between the PEs of G, from the PE that writes an element "
+                       "to the PE that reads it\n"))
+      << dot;
+  for (const char* edge : {"\"G_pe_0_0\" -> \"G_pe_1_0\"", "\"G_pe_1_0\" -> \"G_pe_2_0\"",
+                           "\"G_pe_0_1\" -> \"G_pe_1_1\"", "\"G_pe_1_1\" -> \"G_pe_2_1\""})
+    EXPECT_TRUE(contains(dot, std::string("  ") + edge +
+                                  " [xlabel=\"fifo fifo depth 2\", style=bold, "
+                                  "color=\"#444444\", fontcolor=\"#444444\", constraint=false];\n"))
+        << edge << "\n"
+        << dot;
+  EXPECT_EQ(count(dot, "\\[xlabel=\"fifo fifo depth 2\""), 4);
+  // Read at t: which PE writes the element read is not known; one edge for the channel.
+  EXPECT_EQ(count(dot, "\"G_pe_2_1\" -> \"G_pe_0_0\" \\[label=\"other \\(depth 2\\)"), 1) << dot;
+}
+
 TEST(DotTest, Deterministic) {
   std::string first = emit_dot(testing::load_golden_ir("isolate_consumer", "stt"));
   EXPECT_EQ(first, emit_dot(testing::load_golden_ir("isolate_consumer", "stt")));
@@ -390,7 +438,8 @@ TEST(DotTest, GraphvizRendersWithoutWarnings) {
                   {"vectorize_gather", testing::load_golden_ir("vectorize_gather", "stt")},
                   {"ar_filter", testing::load_golden_ir("ar_filter", "merged")},
                   {"hand_built", hand_built()},
-                  {"offsets", offsets_program()}};
+                  {"offsets", offsets_program()},
+                  {"pe_fifo", pe_fifo_program()}};
   for (const Case& c : cases) {
     std::string in = dir + "/" + c.name + ".dot";
     std::string err = dir + "/" + c.name + ".err";

@@ -197,7 +197,10 @@ class TextPrinter {
       if (c.depth == 0) out_ << " (default)";
       out_ << ", dims [" << join_ints(c.dims, ", ") << "]";
       if (!c.dims.empty()) out_ << " (" << count_text(product(c.dims)) << " channels)";
+      if (c.producer == c.consumer) out_ << ", between the PEs of " << c.producer;
       out_ << "\n";
+      if (!c.depth_reason.empty())
+        out_ << "    depth " << c.depth << ": " << c.depth_reason << "\n";
     }
   }
 

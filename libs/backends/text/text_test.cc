@@ -220,5 +220,24 @@ TEST(TextTest, DeterministicWithTrailingNewline) {
   EXPECT_NE(first.substr(first.size() - 2), "\n\n");
 }
 
+// A channel between the PEs of one kernel (t2s-gather's FIFOs) says so, and a depth a pass
+// chose comes with its reason.
+TEST(TextTest, ChannelBetweenThePesOfOneKernelAndDepthReason) {
+  Program p;
+  p.stage = Stage::kGathered;
+  p.channels.push_back(
+      {"fifo", Type::Float(32), {3, 4}, 2, "G", "G", {}, "PE i + 1 writes 2 values first"});
+  p.channels.push_back({"out", Type::Float(32), {4}, 0, "G", "H", {}});
+  p.kernels.push_back({"G", Place::kDevice, {}, {}});
+  p.kernels.push_back({"H", Place::kDevice, {}, {}});
+  EXPECT_TRUE(contains(emit_text(p),
+                       "channels:\n"
+                       "  fifo: float32, G -> G, depth 2, dims [3, 4] (12 channels), between the "
+                       "PEs of G\n"
+                       "    depth 2: PE i + 1 writes 2 values first\n"
+                       "  out: float32, G -> H, depth 0 (default), dims [4] (4 channels)\n"))
+      << emit_text(p);
+}
+
 }  // namespace
 }  // namespace t2s

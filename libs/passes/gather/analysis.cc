@@ -1,0 +1,445 @@
+// t2s-gather: finding and checking one gather (seed 003, "Error checking"). Every error is
+// located at the gather directive. docs/ir.md, "The gathered stage", states the form taken.
+#include <algorithm>
+#include <map>
+
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/visitor.h"
+#include "libs/passes/gather/gather_internal.h"
+
+namespace t2s {
+namespace gather_internal {
+namespace {
+
+// A read of A's channel in F's kernel: a read_channel, or the concat of the reads of a
+// vectorized read's lanes.
+struct Found {
+  std::vector<size_t> path;
+  std::vector<const Stmt*> chain;  // the statements from the kernel body down to the read's
+  Expr read;
+  std::string place;       // "value" when it is (in) the value a statement writes
+  bool in_select = false;  // inside a select's value or the right operand of && / ||
+};
+
+class ReadFinder {
+ public:
+  explicit ReadFinder(std::string channel) : channel_(std::move(channel)) {}
+
+  void stmts(const StmtList& list) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      path_.push_back(i);
+      chain_.push_back(list[i].get());
+      stmt(*list[i]);
+      path_.pop_back();
+      chain_.pop_back();
+    }
+  }
+
+  std::vector<Found> found;
+
+ private:
+  void stmt(const Stmt& s) {
+    if (const For* f = s.as<For>()) {
+      expr(f->min, "a loop bound");
+      expr(f->extent, "a loop bound");
+      stmts(f->body);
+    } else if (const LetStmt* l = s.as<LetStmt>()) {
+      expr(l->value, "a let");
+      stmts(l->body);
+    } else if (const IfThenElse* i = s.as<IfThenElse>()) {
+      expr(i->condition, "an if condition");
+      stmts(i->then_body);
+      stmts(i->else_body);
+    } else if (const Provide* p = s.as<Provide>()) {
+      for (const Expr& a : p->args) expr(a, "an index");
+      expr(p->value, "value");
+    } else if (const WriteChannel* w = s.as<WriteChannel>()) {
+      for (const Expr& a : w->index) expr(a, "a channel index");
+      expr(w->value, "value");
+    } else if (const Realize* r = s.as<Realize>()) {
+      for (const Expr& e : r->mins) expr(e, "storage bounds");
+      for (const Expr& e : r->extents) expr(e, "storage bounds");
+      stmts(r->body);
+    } else {
+      for (const Expr* e : s.exprs()) expr(*e, "a register access");
+    }
+  }
+
+  void expr(const Expr& e, const char* place, bool conditional = false) {
+    if (!e) return;
+    if (is_lane_reads_of(e, channel_) || is_read_of(e, channel_)) {
+      found.push_back({path_, chain_, e, place, conditional});
+      return;
+    }
+    const bool logical = e->kind == ExprKind::kBinary &&
+                         (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr);
+    for (size_t i = 0; i < e->operands.size(); ++i)
+      expr(e->operands[i], place,
+           conditional || (e->kind == ExprKind::kSelect && i > 0) || (logical && i > 0));
+  }
+
+  std::string channel_;
+  std::vector<size_t> path_;
+  std::vector<const Stmt*> chain_;
+};
+
+class Analysis {
+ public:
+  Analysis(const Program& p, const Directive& d) : p_(p), d_(d) {}
+
+  Site run() {
+    s_.directive = &d_;
+    s_.func = d_.func;
+    if (d_.args.size() < 2) fail("gather takes a Func and a loop", "gather-loop");
+    s_.source = d_.args[0].text;
+    s_.var = d_.args[1].text;
+    s_.down = d_.args.size() > 2 && d_.args[2].text == "GatherStrategy::Down";
+    kernels();
+    channel();
+    const Found r = read();
+    loops(r);
+    if (s_.form == Site::kUnrolled)
+      unrolled_read();
+    else
+      vectorized_read();
+    output();
+    if (s_.form == Site::kUnrolled && s_.down) down_keeps_order(r);
+    return s_;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message, const char* rule) const {
+    throw Diagnostic(d_.loc, "gather: " + message, rule);
+  }
+
+  std::string q(const std::string& name) const { return "'" + name + "'"; }
+
+  // F must have a kernel of its own; A's values come from the kernel of its merge group.
+  void kernels() {
+    std::map<std::string, std::string> rep_of;  // merged member -> representative
+    std::map<std::string, std::vector<std::string>> members;
+    for (const Directive& m : p_.directives) {
+      if (m.name != "merge_ures") continue;
+      for (const DirectiveArg& a : m.args) {
+        rep_of[a.text] = m.func;
+        members[m.func].push_back(a.text);
+      }
+    }
+    if (rep_of.count(s_.func))
+      fail(q(s_.func) + " is merged into " + q(rep_of.at(s_.func)) +
+               " (merge_ures); gather needs a Func with a kernel of its own, such as an isolated "
+               "consumer",
+           "gather-func");
+    if (members.count(s_.func))
+      fail(q(s_.func) + " computes the merged UREs " + s_.func + ", " +
+               join_names(members.at(s_.func)) +
+               " in one kernel; gather needs a Func whose kernel computes it alone, such as an "
+               "isolated consumer",
+           "gather-func");
+    kernel_ = nullptr;
+    for (const Kernel& k : p_.kernels)
+      if (k.name == s_.func) kernel_ = &k;
+    if (!kernel_)
+      fail(q(s_.func) +
+               " has no kernel of its own; gather needs F's loop nest (an isolated "
+               "consumer of " +
+               q(s_.source) + ")",
+           "gather-func");
+    s_.source_kernel = rep_of.count(s_.source) ? rep_of.at(s_.source) : s_.source;
+  }
+
+  void channel() {
+    std::vector<std::string> names;
+    for (const Channel& c : p_.channels)
+      if (c.producer == s_.source_kernel && c.consumer == s_.func) names.push_back(c.name);
+    const std::string from = s_.source_kernel == s_.source
+                                 ? q(s_.source)
+                                 : q(s_.source) + " (kernel " + q(s_.source_kernel) + ")";
+    if (names.empty())
+      fail("no channel carries the values of " + from + " to " + q(s_.func) +
+               "; gather needs F to read A's values over a channel, as an isolated consumer on "
+               "the device does",
+           "gather-channel");
+    if (names.size() > 1)
+      fail(q(s_.func) + " reads several channels from " + from + " (" + join_names(names) +
+               "); gather needs exactly one",
+           "gather-channel");
+    s_.in_channel = names[0];
+    in_ = p_.find_channel(s_.in_channel);
+  }
+
+  Found read() {
+    ReadFinder finder(s_.in_channel);
+    finder.stmts(kernel_->body);
+    const std::string ch = "channel " + q(s_.in_channel);
+    if (finder.found.empty())
+      fail(q(s_.func) + " does not read " + ch + " (from " + q(s_.source) + ")", "gather-read");
+    if (finder.found.size() > 1)
+      fail(q(s_.func) + " reads " + ch + " " + std::to_string(finder.found.size()) +
+               " times; gather needs exactly one read",
+           "gather-read");
+    const Found& r = finder.found[0];
+    for (const Stmt* s : r.chain)
+      if (const IfThenElse* i = s->as<IfThenElse>())
+        fail(q(s_.func) + " reads " + ch + " under a condition (if " + print_expr(i->condition) +
+                 "); gather needs an unconditional read",
+             "gather-read");
+    if (r.in_select)
+      fail(q(s_.func) + " reads " + ch +
+               " in a branch of a select (or the right operand of && or ||), under a condition; "
+               "gather needs an unconditional read",
+           "gather-read");
+    const std::string needs =
+        "; gather needs the value read to be what F writes to its consumer's channel or stores "
+        "to its own storage";
+    if (r.place != "value")
+      fail(q(s_.func) + " reads " + ch + " in " + r.place + needs, "gather-read");
+    s_.stmt = r.chain.back();
+    if (const Provide* p = s_.stmt->as<Provide>(); p && p->func != s_.func)
+      fail(q(s_.func) + " stores the value read from " + ch + " to " + q(p->func) +
+               ", not to its own storage" + needs,
+           "gather-read");
+    s_.path = r.path;
+    s_.read = r.read;
+    if (is_lane_reads_of(r.read, s_.in_channel)) {
+      const Expr& value = s_.stmt->as<Provide>() ? s_.stmt->as<Provide>()->value
+                                                 : s_.stmt->as<WriteChannel>()->value;
+      if (value != r.read)
+        fail(q(s_.func) + " computes with the vector read from " + ch +
+                 "; gathering a vectorized loop needs the vector itself written on",
+             "gather-read");
+    }
+    return r;
+  }
+
+  bool vectorizes(const std::string& var) const {
+    for (const Directive& v : p_.directives)
+      if (v.name == "vectorize" && v.func == s_.func && !v.args.empty() && v.args[0].text == var)
+        return true;
+    return false;
+  }
+
+  void loops(const Found& r) {
+    std::vector<Loop> all;  // outermost first
+    for (size_t i = 0; i + 1 < r.chain.size(); ++i) {
+      const Stmt* s = r.chain[i];
+      if (const For* f = s->as<For>()) {
+        Loop l;
+        l.var = f->var;
+        l.kind = f->loop_kind;
+        l.constant = f->min->kind == ExprKind::kIntImm && f->extent->kind == ExprKind::kIntImm;
+        if (l.constant) {
+          l.min = f->min->int_value;
+          l.extent = f->extent->int_value;
+        }
+        all.push_back(l);
+      } else if (const LetStmt* let = s->as<LetStmt>()) {
+        s_.lets.push_back({let->var, let->value});
+      }
+    }
+    std::vector<std::string> names;
+    for (const Loop& l : all) names.push_back(l.var);
+    const Loop* v = nullptr;
+    for (const Loop& l : all)
+      if (l.var == s_.var) v = &l;
+    if (!v) {
+      if (!is_lane_reads_of(r.read, s_.in_channel) || !vectorizes(s_.var))
+        fail(q(s_.func) + " has no loop " + q(s_.var) + " around its read of channel " +
+                 q(s_.in_channel) +
+                 (names.empty() ? std::string(" (it has no loops there)")
+                                : "; its loops there are " + join_names(names)),
+             "gather-loop");
+      s_.form = Site::kVectorized;
+    } else if (v->kind != LoopKind::kUnrolled) {
+      fail("loop " + q(s_.var) + " of " + q(s_.func) + " is " + loop_kind_name(v->kind) +
+               "; gather needs a space loop (unrolled, or vectorized)",
+           "gather-loop");
+    } else {
+      s_.serialised = vectorizes(s_.var);
+    }
+    const Loop* first_space = nullptr;
+    for (const Loop& l : all) {
+      if (l.kind == LoopKind::kUnrolled) {
+        if (!l.constant)
+          fail("space loop " + q(l.var) + " of " + q(s_.func) + " has no constant bounds",
+               "gather-loop");
+        if (!first_space) first_space = &l;
+        s_.space.insert(s_.space.begin(), l);
+      } else {
+        if (first_space)
+          fail(loop_kind_name(l.kind) + std::string(" loop ") + q(l.var) + " of " + q(s_.func) +
+                   " is inside its space loop " + q(first_space->var) +
+                   "; the space loops must be the innermost loops around the read of channel " +
+                   q(s_.in_channel),
+               "gather-loop");
+        s_.serial.push_back(l);
+      }
+    }
+    if (in_->dims.empty())
+      fail("channel " + q(s_.in_channel) + " from " + q(s_.source_kernel) + " to " + q(s_.func) +
+               " is a single channel; gather needs A's values on a channel array, one channel "
+               "per PE of " +
+               q(s_.source_kernel) + ", indexed by F's space loops",
+           "gather-loop");
+  }
+
+  // Every index of the read (but `skip`) is a different space loop over that dimension, and
+  // every space loop is one of them; returns the loop of each index (none for `skip`).
+  std::vector<size_t> space_indices(const std::vector<Expr>& index, std::optional<size_t> skip) {
+    std::vector<size_t> loop_of(index.size(), SIZE_MAX);
+    std::vector<bool> used(s_.space.size(), false);
+    for (size_t d = 0; d < index.size(); ++d) {
+      if (skip && d == *skip) continue;
+      std::optional<size_t> l = index_loop(inline_lets(index[d], s_.lets), s_.space);
+      if (!l || s_.space[*l].extent != in_->dims[d] || used[*l])
+        fail("index " + std::to_string(d) + " of the read of channel " + q(s_.in_channel) + " in " +
+                 q(s_.func) + " is " + q(print_expr(index[d])) + ", not a space loop of " +
+                 q(s_.func) + " over the channel's dimension (extent " +
+                 std::to_string(in_->dims[d]) + ")",
+             "gather-loop");
+      used[*l] = true;
+      loop_of[d] = *l;
+    }
+    for (size_t l = 0; l < s_.space.size(); ++l)
+      if (!used[l])
+        fail("space loop " + q(s_.space[l].var) + " of " + q(s_.func) + " does not index channel " +
+                 q(s_.in_channel),
+             "gather-loop");
+    return loop_of;
+  }
+
+  // The indices of the read (of its first lane for a vector read) and the dimension its lanes
+  // run along (none when every lane reads the same element: lanes matched to a wider reader).
+  std::pair<std::vector<Expr>, std::optional<size_t>> read_index() const {
+    if (!is_lane_reads_of(s_.read, s_.in_channel))
+      return {std::vector<Expr>(s_.read->operands.begin() + 1, s_.read->operands.end()),
+              std::nullopt};
+    // Every dimension is the same element for every lane, except at most one, along which
+    // lane l reads element l.
+    const std::vector<Expr>& parts = s_.read->operands;
+    const size_t n = parts.size();
+    std::optional<size_t> lane_dim;
+    bool ok = true;
+    for (size_t d = 0; ok && d < in_->dims.size(); ++d) {
+      bool lanes = in_->dims[d] == static_cast<int64_t>(n), same = true;
+      for (size_t l = 0; l < n; ++l) {
+        const Expr& x = parts[l]->operands[1 + d];
+        lanes = lanes && x->kind == ExprKind::kIntImm && x->int_value == static_cast<int64_t>(l);
+        same = same && equal(x, parts[0]->operands[1 + d]);
+      }
+      if (lanes && !lane_dim)
+        lane_dim = d;
+      else
+        ok = same;
+    }
+    if (!ok || (s_.form == Site::kVectorized && !lane_dim))
+      fail("the lanes of the vector read of channel " + q(s_.in_channel) + " in " + q(s_.func) +
+               " do not read its elements 0, 1, ... along one dimension (of extent " +
+               std::to_string(n) + ")",
+           "gather-loop");
+    return {std::vector<Expr>(parts[0]->operands.begin() + 1, parts[0]->operands.end()), lane_dim};
+  }
+
+  // v is one of the space loops that index the read (a vector read's lanes may run along
+  // another dimension, a vectorized loop of F: the values passed along are vectors).
+  void unrolled_read() {
+    const auto [index, lane_dim] = read_index();
+    std::vector<size_t> loop_of = space_indices(index, lane_dim);
+    for (size_t d = 0; d < loop_of.size(); ++d) {
+      if ((lane_dim && d == *lane_dim) || s_.space[loop_of[d]].var != s_.var) continue;
+      s_.in_dim = d;
+      s_.space_index = loop_of[d];
+      s_.vmin = s_.space[loop_of[d]].min;
+      s_.pes = s_.space[loop_of[d]].extent;
+    }
+  }
+
+  // The lanes of v read the channel's elements 0, 1, ..., n - 1 along v's dimension, the same
+  // element along the others.
+  void vectorized_read() {
+    const auto [index, lane_dim] = read_index();
+    s_.in_dim = *lane_dim;
+    s_.vmin = 0;
+    s_.pes = static_cast<int64_t>(s_.read->operands.size());
+    space_indices(index, lane_dim);
+  }
+
+  // Down runs the PEs along v from the highest index down: nothing else they do may depend on
+  // their order (another channel or a register).
+  void down_keeps_order(const Found& r) const {
+    const Stmt* v_loop = nullptr;
+    for (const Stmt* s : r.chain)
+      if (const For* f = s->as<For>(); f && f->var == s_.var) v_loop = s;
+    std::string other;
+    auto expr = [&](const Expr& e) {
+      for_each_expr(e, [&](const Expr& x) {
+        if (!other.empty() || x->kind != ExprKind::kCall || is_read_of(x, s_.in_channel)) return;
+        if (x->call_kind == CallKind::kChannel || x->call_kind == CallKind::kFifo)
+          other = std::string(x->call_kind == CallKind::kChannel ? "channel " : "register ") +
+                  q(x->operands[0]->name);
+        if (x->call_kind == CallKind::kRegister) other = "register " + q(x->name);
+      });
+    };
+    for_each_stmt(v_loop->as<For>()->body, [&](const Stmt& st) {
+      if (const WriteChannel* w = st.as<WriteChannel>(); w && &st != s_.stmt && other.empty())
+        other = "channel " + q(w->channel);
+      if (const Shift* sh = st.as<Shift>(); sh && other.empty()) other = "register " + q(sh->reg);
+      if (const Push* pu = st.as<Push>(); pu && other.empty()) other = "register " + q(pu->fifo);
+      if (const Provide* pr = st.as<Provide>(); pr && other.empty() && p_.find_register(pr->func))
+        other = "register " + q(pr->func);
+      for (const Expr* e : st.exprs()) expr(*e);
+    });
+    if (!other.empty())
+      fail("GatherStrategy::Down runs the PEs of " + q(s_.func) + " along " + q(s_.var) +
+               " from the highest index down, which would change the order of its accesses to " +
+               other + "; gathering Down needs F's PEs along " + q(s_.var) +
+               " to use no other channel or register",
+           "gather-order");
+  }
+
+  // What F does with the value: a provide to its own storage, or a write to a channel indexed
+  // by its space loops (all of them, or all but v).
+  void output() {
+    const WriteChannel* w = s_.stmt->as<WriteChannel>();
+    if (!w) return;
+    s_.out_channel = w->channel;
+    const Channel* out = p_.find_channel(w->channel);
+    std::vector<bool> used(s_.space.size(), false);
+    bool ok = out && out->dims.size() == w->index.size();
+    for (size_t d = 0; ok && d < w->index.size(); ++d) {
+      std::optional<size_t> l = index_loop(inline_lets(w->index[d], s_.lets), s_.space);
+      ok = l && !used[*l] && s_.space[*l].extent == out->dims[d];
+      if (!ok) break;
+      used[*l] = true;
+      if (s_.space[*l].var == s_.var) s_.out_dim = d;
+    }
+    for (size_t l = 0; l < s_.space.size() && ok; ++l) ok = used[l] || s_.space[l].var == s_.var;
+    if (ok) return;
+    std::vector<std::string> index, space, others;
+    for (const Expr& e : w->index) index.push_back(print_expr(e));
+    for (const Loop& l : s_.space) {  // innermost first, as channel indices are
+      space.push_back(l.var);
+      if (l.var != s_.var) others.push_back(l.var);
+    }
+    fail(q(s_.func) + " writes channel " + q(w->channel) + " at (" + join_names(index) +
+             "); gathering needs it indexed by F's space loops (" + join_names(space) + ")" +
+             (s_.form == Site::kUnrolled
+                  ? std::string(", or by all of them but ") + q(s_.var) +
+                        (others.empty() ? " (no index)" : " (" + join_names(others) + ")")
+                  : std::string()),
+         "gather-loop");
+  }
+
+  const Program& p_;
+  const Directive& d_;
+  const Kernel* kernel_ = nullptr;
+  const Channel* in_ = nullptr;
+  Site s_;
+};
+
+}  // namespace
+
+Site analyse(const Program& p, const Directive& d) { return Analysis(p, d).run(); }
+
+}  // namespace gather_internal
+}  // namespace t2s

@@ -1,0 +1,256 @@
+// t2s-gather: the new code of one gather (seed 003, Code 2 for an unrolled loop v, Code 4 for
+// a vectorized one) and its FIFO channel. docs/ir.md, "The gathered stage", shows both forms.
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/visitor.h"
+#include "libs/passes/gather/gather_internal.h"
+
+namespace t2s {
+namespace gather_internal {
+namespace {
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+  return out + "]";
+}
+
+Expr binary(BinaryOp op, const Expr& a, const Expr& b) {
+  const bool cmp = is_comparison(op);
+  return make_binary(op, a, b, cmp ? Type::Bool(a->type.lanes) : a->type);
+}
+
+Expr broadcast(const Expr& x, int64_t lanes) {
+  return make_call("broadcast", CallKind::kIntrinsic, x->type.with_lanes(static_cast<int>(lanes)),
+                   {x, lit32(lanes)});
+}
+
+class Rewriter {
+ public:
+  Rewriter(Program& p, const Site& s, Names& names, GatherItemReport* report)
+      : p_(p), s_(s), names_(names), report_(report) {}
+
+  void run() {
+    Kernel* kernel = nullptr;
+    for (Kernel& k : p_.kernels)
+      if (k.name == s_.func) kernel = &k;
+    if (!kernel) throw InternalError("gather: the kernel of '" + s_.func + "' went missing");
+    loc_ = s_.directive->loc;
+    const Expr& value =
+        s_.stmt->as<Provide>() ? s_.stmt->as<Provide>()->value : s_.stmt->as<WriteChannel>()->value;
+    type_ = value->type;
+    fifo_ = names_.fresh(s_.func + "_gather_fifo");
+    gathered_ = names_.fresh(s_.source + "_gathered");
+    if (s_.form == Site::kUnrolled) {
+      var_ = s_.var;
+      t_ = names_.fresh("t");
+      for (const Loop& l : s_.space) dims_.push_back(l.extent);
+    } else {
+      own_ = names_.fresh(s_.source + "_own");
+      // The lanes come back as PEs counted from 0, under v's name unless it is taken.
+      bool bound = false;
+      for_each_stmt(kernel->body, [&](const Stmt& st) {
+        if (const For* f = st.as<For>()) bound = bound || f->var == s_.var;
+        if (const LetStmt* l = st.as<LetStmt>()) bound = bound || l->var == s_.var;
+      });
+      var_ = bound ? names_.fresh(s_.var) : s_.var;
+      dims_.push_back(s_.pes);
+      for (const Loop& l : s_.space) dims_.push_back(l.extent);
+    }
+    if (s_.down) pe_var_ = names_.fresh(var_ + "_pe");
+    kernel->body = rebuild(kernel->body, 0);
+    add_fifo();
+    if (s_.form == Site::kUnrolled && !s_.out_channel.empty()) deepen_output();
+  }
+
+ private:
+  StmtList rebuild(const StmtList& list, size_t level) {
+    StmtList out = list;
+    const size_t i = s_.path[level];
+    const StmtPtr& st = list[i];
+    if (level + 1 == s_.path.size()) {
+      out[i] = s_.form == Site::kUnrolled ? count_loop(*st) : lane_pes(*st);
+      return out;
+    }
+    Stmt copy{st->node, st->loc};
+    if (copy.children().size() != 1)
+      throw InternalError("gather: the path to the read crosses a statement with branches");
+    *copy.children()[0] = rebuild(*st->children()[0], level + 1);
+    const For* f = copy.as<For>();
+    if (s_.form == Site::kUnrolled && f && f->var == s_.var && s_.down) {
+      // The PEs along v run from the highest index down, so that each PE runs after the PE it
+      // reads from.
+      StmtPtr let =
+          make_let(var_, binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes - 1), make_var(pe_var_)),
+                   f->body, st->loc);
+      out[i] = make_for(pe_var_, lit32(0), lit32(s_.pes), LoopKind::kUnrolled, {let}, st->loc);
+    } else {
+      out[i] = with_node(*st, copy.node);
+    }
+    return out;
+  }
+
+  // The statement the exit PE runs: `st` writing the gathered value.
+  StmtPtr exit_stmt(const Stmt& st, const Expr& t) {
+    const Expr g = make_var(gathered_, type_, loc_);
+    if (const WriteChannel* w = st.as<WriteChannel>()) {
+      std::vector<Expr> index = w->index;
+      if (s_.out_dim) index.erase(index.begin() + static_cast<long>(*s_.out_dim));
+      return make_write_channel(w->channel, index, g, st.loc);
+    }
+    const Provide* p = st.as<Provide>();
+    std::vector<Expr> args;
+    for (const Expr& a : p->args) {
+      Expr whole = inline_lets(a, s_.lets);
+      if (t && mentions(whole, s_.var)) {
+        std::map<std::string, Expr> with{{s_.var, t}};
+        VarSubstituter sub(with);
+        args.push_back(sub.mutate(whole));
+      } else {
+        args.push_back(a);
+      }
+    }
+    return make_provide(p->func, args, g, st.loc);
+  }
+
+  // The FIFO's indices of PE v (at `var_` + `delta`), innermost first.
+  std::vector<Expr> fifo_index(int64_t delta) const {
+    std::vector<Expr> index;
+    if (s_.form == Site::kVectorized) index.push_back(plus(make_var(var_), delta));
+    for (size_t l = 0; l < s_.space.size(); ++l) {
+      Expr x = plus(make_var(s_.space[l].var), -s_.space[l].min);
+      const bool along_v = s_.form == Site::kUnrolled && l == s_.space_index;
+      index.push_back(along_v ? plus(x, delta) : x);
+    }
+    return index;
+  }
+
+  StmtPtr pass_or_exit(const Stmt& st, const Expr& t) {
+    const Expr v = make_var(var_);
+    const int64_t last = s_.vmin + s_.pes - 1;
+    const Expr passes =
+        s_.down ? binary(BinaryOp::kGT, v, lit32(s_.vmin)) : binary(BinaryOp::kLT, v, lit32(last));
+    StmtPtr pass = make_write_channel(fifo_, fifo_index(0), make_var(gathered_, type_, loc_), loc_);
+    return make_if(passes, {pass}, {exit_stmt(st, t)}, loc_);
+  }
+
+  // Code 2: PE v handles the values of the PEs from the far end to itself, one per step of t,
+  // its own at t == v, the others from its neighbour's FIFO.
+  StmtPtr count_loop(const Stmt& st) {
+    const Expr v = make_var(var_), t = make_var(t_);
+    const Expr& own = st.as<Provide>() ? st.as<Provide>()->value : st.as<WriteChannel>()->value;
+    const Expr from_fifo = make_call("read_channel", CallKind::kChannel, type_,
+                                     with_name(fifo_index(s_.down ? 1 : -1)), loc_);
+    const Expr g = make_select(binary(BinaryOp::kEQ, t, v), own, from_fifo, type_, loc_);
+    StmtPtr body = make_let(gathered_, g, {pass_or_exit(st, t)}, loc_);
+    const Expr min = s_.down ? v : lit32(s_.vmin);
+    const Expr extent =
+        s_.down ? binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes), v) : plus(v, 1 - s_.vmin);
+    return make_for(t_, min, extent, LoopKind::kSerial, {body}, loc_);
+  }
+
+  // Code 4: the lanes become PEs again; each puts its own lane into the vector from its
+  // neighbour (the PE at the far end starts one) and passes it on.
+  StmtPtr lane_pes(const Stmt& st) {
+    const int64_t n = s_.pes;
+    const Expr v = make_var(var_);
+    const Expr& lanes = s_.read;
+    std::vector<Expr> ops = lanes->operands[0]->operands;
+    ops[1 + s_.in_dim] = v;
+    const Type scalar = lanes->operands[0]->type;
+    const Expr own_read = make_call("read_channel", CallKind::kChannel, scalar, ops, loc_);
+    const Expr own = make_var(own_, scalar, loc_);
+    const Expr from_fifo = make_call("read_channel", CallKind::kChannel, type_,
+                                     with_name(fifo_index(s_.down ? 1 : -1)), loc_);
+    const Expr ramp = make_call("ramp", CallKind::kIntrinsic, Type::Int(32, static_cast<int>(n)),
+                                {lit32(0), lit32(1), lit32(n)}, loc_);
+    const Expr mine = binary(BinaryOp::kEQ, ramp, broadcast(v, n));
+    const Expr blend = make_select(mine, broadcast(own, n), from_fifo, type_, loc_);
+    const Expr not_first =
+        s_.down ? binary(BinaryOp::kLT, v, lit32(n - 1)) : binary(BinaryOp::kGT, v, lit32(0));
+    const Expr g = make_select(not_first, blend, broadcast(own, n), type_, loc_);
+    StmtPtr body =
+        make_let(own_, own_read, {make_let(gathered_, g, {pass_or_exit(st, nullptr)}, loc_)}, loc_);
+    if (!s_.down) return make_for(var_, lit32(0), lit32(n), LoopKind::kUnrolled, {body}, loc_);
+    StmtPtr let =
+        make_let(var_, binary(BinaryOp::kSub, lit32(n - 1), make_var(pe_var_)), {body}, loc_);
+    return make_for(pe_var_, lit32(0), lit32(n), LoopKind::kUnrolled, {let}, loc_);
+  }
+
+  std::vector<Expr> with_name(std::vector<Expr> index) const {
+    index.insert(index.begin(), make_var(fifo_));
+    return index;
+  }
+
+  std::string outer_loops() const {
+    std::vector<std::string> names;
+    for (const Loop& l : s_.serial) names.push_back(l.var);
+    return names.empty() ? std::string("of the run") : "of one iteration of " + join_names(names);
+  }
+
+  void add_fifo() {
+    Channel c;
+    c.name = fifo_;
+    c.type = type_;
+    c.dims = dims_;
+    c.producer = c.consumer = s_.func;
+    c.loc = loc_;
+    const std::string v = var_;
+    const std::string next = s_.down ? v + " + 1" : v + " - 1";
+    if (s_.form == Site::kUnrolled) {
+      c.depth = std::max<int64_t>(s_.pes - 1, 1);
+      c.depth_reason = "the PEs run one after another" +
+                       std::string(s_.down ? ", from the highest " + v + " down"
+                                           : " in ascending order of " + v) +
+                       ": PE " + next + " writes all its values " + outer_loops() + " (up to " +
+                       std::to_string(s_.pes - 1) + ": its own and those of the PEs " +
+                       (s_.down ? "above" : "below") + " it) before PE " + v + " reads them";
+    } else {
+      c.depth = 1;
+      c.depth_reason = "PE " + next + " writes one vector " + outer_loops() + ", which PE " + v +
+                       ", run right after it, reads";
+    }
+    p_.channels.push_back(c);
+    if (!report_) return;
+    report_->fifos.push_back("FIFO " + c.name + ": " + c.type.name() + ", dims " +
+                             dims_text(c.dims) + ", depth " + std::to_string(c.depth) + " (" +
+                             c.depth_reason + ")");
+  }
+
+  // The exit PEs write the values of one element of the output channel in a row, one element
+  // after another, where the consumer may take one value of each element in turn (gathering
+  // along an outer space loop): each element needs room for the values of one step.
+  void deepen_output() {
+    for (Channel& c : p_.channels) {
+      if (c.name != s_.out_channel || c.depth >= s_.pes) continue;
+      const int64_t old = c.depth;
+      c.depth = s_.pes;
+      c.depth_reason = "t2s-gather: the exit PE of " + s_.func + " writes the " +
+                       std::to_string(s_.pes) + " values of an element (along " + s_.var +
+                       ") in a row, element after element, and " + c.consumer +
+                       " may read the elements in another order: room for " +
+                       std::to_string(s_.pes) + " values per element (was " +
+                       (old ? std::to_string(old) : std::string("0, the default")) + ")";
+      if (report_)
+        report_->fifos.push_back("channel " + c.name + ": depth " + std::to_string(old) + " -> " +
+                                 std::to_string(c.depth) + " (" + c.depth_reason + ")");
+    }
+  }
+
+  Program& p_;
+  const Site& s_;
+  Names& names_;
+  GatherItemReport* report_;
+  SourceLoc loc_;
+  Type type_;
+  std::string fifo_, gathered_, own_, t_, var_, pe_var_;
+  std::vector<int64_t> dims_;
+};
+
+}  // namespace
+
+void rewrite(Program& p, const Site& site, Names& names, GatherItemReport* report) {
+  Rewriter(p, site, names, report).run();
+}
+
+}  // namespace gather_internal
+}  // namespace t2s
