@@ -33,10 +33,10 @@ derive() {
 # isolate_consumer: device kernels feederA -> A -> drainer -> collector over channels
 # feederA_to_A (depth 0: room for 1), c_to_drainer (1) and drainer_to_collector (4); A reads 32
 # values from feederA and sends 16, drainer forwards 16, collector stores 16.
-# Line 218 is feederA's loop `k` (extent 8), line 428 collector's loop `j` (extent 4).
+# Line 218 is feederA's loop `k` (extent 8), line 458 collector's loop `j` (extent 4).
 derive isolate_consumer/merged.json deadlock_read '218s/"extent": "8"/"extent": "7"/'
-derive isolate_consumer/merged.json deadlock_write '428s/"extent": "4"/"extent": "2"/'
-derive isolate_consumer/merged.json channel_leftover '428s/"extent": "4"/"extent": "3"/'
+derive isolate_consumer/merged.json deadlock_write '458s/"extent": "4"/"extent": "2"/'
+derive isolate_consumer/merged.json channel_leftover '458s/"extent": "4"/"extent": "3"/'
 derive isolate_consumer/merged.json input_bounds '218s/"extent": "8"/"extent": "9"/'
 # seed000_abc (stt): kernel A with FIFO registers A_fifo (depth 9), B_fifo (10), C_fifo (3).
 derive seed000_abc/stt.json fifo_overflow 's/"depth": 9,/"depth": 8,/'

@@ -101,7 +101,6 @@ void t2s_A_kn() {
       const float C_val_5 = C_val_4 + C_val_v.lane[5];
       const float C_val_6 = C_val_5 + C_val_v.lane[6];
       const float C_val_7 = C_val_6 + C_val_v.lane[7];
-      const t2s_rt::Vec<float, 8> C_val = t2s_rt::Vec<float, 8>{{C_val_0, C_val_1, C_val_2, C_val_3, C_val_4, C_val_5, C_val_6, C_val_7}};
       { const int64_t t2s_at = t2s_c_st.locate_write({i, j}); t2s_c_st.store(t2s_at, C_val_7); }
     }
   }

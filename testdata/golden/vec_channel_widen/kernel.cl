@@ -48,7 +48,6 @@ void A(__global const float* restrict b, __global float* restrict c) {
       const float C_val_5 = C_val_4 + C_val_v.s5;
       const float C_val_6 = C_val_5 + C_val_v.s6;
       const float C_val_7 = C_val_6 + C_val_v.s7;
-      const float8 C_val = (float8)(C_val_0, C_val_1, C_val_2, C_val_3, C_val_4, C_val_5, C_val_6, C_val_7);
       c[i + 4 * j] = C_val_7;
     }
   }

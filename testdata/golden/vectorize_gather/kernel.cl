@@ -6,10 +6,10 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-channel float c_to_drainer;  // A -> drainer
-channel float4 drainer_to_collector;  // drainer -> collector
+channel float c_to_drainer[4][4];  // A -> drainer
+channel float drainer_to_collector[4];  // drainer -> collector
 
-// Kernel A (29:1): reads input a, b; channels c_to_drainer.
+// Kernel A (34:1): reads input a, b; channels c_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
 void A(__global const float* restrict a, __global const float* restrict b) {
   // shift register A_shreg of Func A: 1 value per PE, PE array (4, 4), outermost space loop first
@@ -34,29 +34,34 @@ void A(__global const float* restrict a, __global const float* restrict b) {
         const float C_val_3 = C_val_2 + C_val_v.s3;
         C_shreg[j][i][0] = C_val_3;
         if (ko * 4 + 3 == 7) {
-          write_channel_intel(c_to_drainer, C_val_3);
+          write_channel_intel(c_to_drainer[j][i], C_val_3);
         }
       }
     }
   }
 }
 
-// Kernel drainer (45:3): channels c_to_drainer, drainer_to_collector; no global memory: autorun.
+// Kernel drainer (50:3): channels c_to_drainer, drainer_to_collector; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
+  #pragma unroll
+  for (int j = 0; j < 4; j++) {
+    #pragma unroll
+    for (int i = 0; i < 4; i++) {
+      write_channel_intel(drainer_to_collector[j], read_channel_intel(c_to_drainer[j][i]));
+    }
+  }
+}
+
+// Kernel collector (50:3): writes buffer collector; channels drainer_to_collector.
+__kernel __attribute__((max_global_work_dim(0)))
+void collector(__global float* restrict collector) {
+  #pragma unroll
   for (int j = 0; j < 4; j++) {
     float t2s_part_0;
     float t2s_part_1;
     float t2s_part_2;
     float t2s_part_3;
-    write_channel_intel(drainer_to_collector, (t2s_part_0 = read_channel_intel(c_to_drainer), t2s_part_1 = read_channel_intel(c_to_drainer), t2s_part_2 = read_channel_intel(c_to_drainer), t2s_part_3 = read_channel_intel(c_to_drainer), (float4)(t2s_part_0, t2s_part_1, t2s_part_2, t2s_part_3)));
-  }
-}
-
-// Kernel collector (45:3): writes buffer collector; channels drainer_to_collector.
-__kernel __attribute__((max_global_work_dim(0)))
-void collector(__global float* restrict collector) {
-  for (int j = 0; j < 4; j++) {
-    vstore4(read_channel_intel(drainer_to_collector), 0, collector + 0 + 4 * j);
+    vstore4((t2s_part_0 = read_channel_intel(drainer_to_collector[j]), t2s_part_1 = read_channel_intel(drainer_to_collector[j]), t2s_part_2 = read_channel_intel(drainer_to_collector[j]), t2s_part_3 = read_channel_intel(drainer_to_collector[j]), (float4)(t2s_part_0, t2s_part_1, t2s_part_2, t2s_part_3)), 0, collector + 0 + 4 * j);
   }
 }
