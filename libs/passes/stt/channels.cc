@@ -383,9 +383,9 @@ class ChannelArranger {
             (producer ? "writes" : "reads") + " the values of channel '" + ch_.name + "'" +
             (sites_known ? element_text_of(v, a, *w) : "") + ": its iteration " +
             point(names, a, *w) + " came before " + point(names, b, *w) +
-            " and now comes after it; the loops of '" + other.kernel +
-            "' at the other end do not identify the values (it splits or lacks some of them), so "
-            "t2s-stt cannot tell whether it changes its order the same way",
+            " and now comes after it; the loops of the two ends do not name the values alike "
+            "(one of them splits or lacks a loop over them), so t2s-stt cannot tell whether '" +
+            other.kernel + "' at the other end changes its order the same way",
         "stt-channel-order");
   }
 
