@@ -290,6 +290,15 @@ TEST(SttTest, ChannelArraysOverTheProducersPes) {
   EXPECT_EQ(channel_uses(stt, "A", "c_to_drainer"), std::vector<std::string>{"write(iii, jjj)"});
   EXPECT_EQ(channel_uses(stt, "drainer", "c_to_drainer"),
             std::vector<std::string>{"read_channel(c_to_drainer, iii, jjj)"});
+  const std::string report = stt_report(stt);
+  EXPECT_NE(report.find("kernel drainer: PE array iii 3 x jjj 4 (12 PEs), 4 time steps (ii 2 x "
+                        "jj 2)\n  no registers\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("  channel c_to_drainer to drainer: array 3 x 4 (12 channels, one per PE "
+                        "that writes it)\n"),
+            std::string::npos)
+      << report;
 
   // The reduction's last PE writes: kkk, a space loop of the array, is no dimension.
   stt = checked_stt_pass(merged_of({"testdata/specs/gemm_tiled.t2s", {}}), "gemm_tiled");
