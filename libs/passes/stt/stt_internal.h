@@ -130,8 +130,8 @@ struct KernelView {
     int64_t min = 0, extent = 0;
   };
   std::vector<Space> space;
-  StmtList body;  // the statements of one iteration, before the transform
-  SourceLoc at;   // the (last) transform directive, for diagnostics
+  StmtList body;     // the statements of one iteration, before the transform
+  SourceLoc at;      // the (last) transform directive, for diagnostics
   std::string what;  // "space_time_transform of 'A'", the diagnostics' prefix
 };
 
