@@ -123,6 +123,17 @@ Json directive_arg_json(const DirectiveArg& arg) {
   return a;
 }
 
+Json directive_json(const Directive& d) {
+  Json j = Json::object();
+  j["func"] = d.func;
+  j["name"] = d.name;
+  Json args = Json::array();
+  for (const DirectiveArg& a : d.args) args.push_back(directive_arg_json(a));
+  j["args"] = args;
+  j["loc"] = loc_json(d.loc);
+  return j;
+}
+
 Json stmts_json(const StmtList& stmts);
 
 // Constant extents, spelled as the canonical printer spells an integer constant.
@@ -336,6 +347,15 @@ class Reader {
     return DirectiveArg::expr(text);
   }
 
+  Directive directive(const Json& v, const std::string& where) {
+    Directive d;
+    d.func = str(v, "func", where);
+    d.name = str(v, "name", where);
+    for (const Json& a : array(v, "args", where)) d.args.push_back(directive_arg(a, where));
+    d.loc = loc(v, "loc", where);
+    return d;
+  }
+
   StmtList stmts(const Json& v, const std::string& where, int depth) {
     if (!v.is_array()) fail(where, "a statement list must be an array");
     if (depth > 200) fail(where, "statements nested too deeply");
@@ -493,16 +513,8 @@ class Reader {
     }
 
     const Json& directives = array(doc, "directives", "directives");
-    for (size_t i = 0; i < directives.size(); ++i) {
-      std::string where = "directives[" + std::to_string(i) + "]";
-      Directive d;
-      d.func = str(directives[i], "func", where);
-      d.name = str(directives[i], "name", where);
-      for (const Json& a : array(directives[i], "args", where))
-        d.args.push_back(directive_arg(a, where));
-      d.loc = loc(directives[i], "loc", where);
-      p.directives.push_back(d);
-    }
+    for (size_t i = 0; i < directives.size(); ++i)
+      p.directives.push_back(directive(directives[i], "directives[" + std::to_string(i) + "]"));
 
     const Json& output = field(doc, "output", "output");
     p.output.func = str(output, "func", "output");
@@ -530,6 +542,15 @@ class Reader {
       k.loc = loc(kernels[i], "loc", where);
       if (kernels[i].contains("pending_order"))
         k.pending_order = strings(kernels[i], "pending_order", where);
+      if (kernels[i].contains("inherited_transforms")) {
+        const Json& list = array(kernels[i], "inherited_transforms", where);
+        for (size_t t = 0; t < list.size(); ++t) {
+          const std::string at = where + ".inherited_transforms[" + std::to_string(t) + "]";
+          k.inherited_transforms.push_back(directive(list[t], at));
+          if (k.inherited_transforms.back().name != "space_time_transform")
+            fail(at, "an inherited directive must be a space_time_transform");
+        }
+      }
       p.kernels.push_back(std::move(k));
     }
     const Json& channels = array(doc, "channels", "channels");
@@ -633,16 +654,7 @@ std::string write_program(const Program& p) {
   }
   doc["funcs"] = funcs;
   Json directives = Json::array();
-  for (const Directive& d : p.directives) {
-    Json j = Json::object();
-    j["func"] = d.func;
-    j["name"] = d.name;
-    Json args = Json::array();
-    for (const DirectiveArg& a : d.args) args.push_back(directive_arg_json(a));
-    j["args"] = args;
-    j["loc"] = loc_json(d.loc);
-    directives.push_back(j);
-  }
+  for (const Directive& d : p.directives) directives.push_back(directive_json(d));
   doc["directives"] = directives;
   Json output = Json::object();
   output["func"] = p.output.func;
@@ -666,6 +678,12 @@ std::string write_program(const Program& p) {
     j["place"] = place_name(k.place);
     // Only when a reorder waits for t2s-stt, so other kernels read as before.
     if (!k.pending_order.empty()) j["pending_order"] = k.pending_order;
+    // Only for an isolated consumer that inherits a transform (merged stage).
+    if (!k.inherited_transforms.empty()) {
+      Json list = Json::array();
+      for (const Directive& d : k.inherited_transforms) list.push_back(directive_json(d));
+      j["inherited_transforms"] = list;
+    }
     j["body"] = stmts_json(k.body);
     j["loc"] = loc_json(k.loc);
     kernels.push_back(j);

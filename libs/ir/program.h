@@ -204,6 +204,11 @@ struct Kernel {
   // space_time_transform, when a reorder is legal only in the transformed order; `body` runs
   // the loops in an order that respects every dependence. Empty otherwise.
   std::vector<std::string> pending_order;
+  // Merged stage only: the space_time_transform directives (in the normal form of `directives`)
+  // that t2s-stt applies to this kernel because it is an isolated consumer that inherits the
+  // schedule of the Func it consumes (docs/ir.md, "Isolation"). `func` names the Func whose
+  // transform was copied, `loc` the isolation directive. Empty otherwise.
+  std::vector<Directive> inherited_transforms;
   SourceLoc loc;
 };
 

@@ -36,6 +36,7 @@ class Verifier {
       kernel_ = &p_.kernels[i];
       loc_ = kernel_->loc;
       pending_order(i);
+      inherited_transforms(i);
       stmts(kernel_->body, "kernels[" + std::to_string(i) + "].body");
     }
   }
@@ -210,6 +211,24 @@ class Verifier {
            "the pending loop order (" + join(k.pending_order, ", ") +
                ") is not an order of the kernel's loop nest (" + join(loops, ", ") + ")",
            "ir-pending-order", k.loc);
+  }
+
+  // Inherited transforms (merged stage only) are space_time_transform directives of a Func.
+  void inherited_transforms(size_t i) {
+    const Kernel& k = p_.kernels[i];
+    for (size_t t = 0; t < k.inherited_transforms.size(); ++t) {
+      const Directive& d = k.inherited_transforms[t];
+      const std::string where =
+          "kernels[" + std::to_string(i) + "].inherited_transforms[" + std::to_string(t) + "]";
+      if (p_.stage != Stage::kMerged)
+        fail(where,
+             std::string("an inherited transform in a ") + stage_name(p_.stage) +
+                 "-stage program (only the merged stage has them; t2s-stt applies them)",
+             "ir-stage", d.loc);
+      if (!p_.find_func(d.func))
+        fail(where, d.name + " names Func '" + d.func + "', which the program does not have",
+             "ir-unknown-func", d.loc);
+    }
   }
 
   bool has_kernel(const std::string& name) const {

@@ -129,6 +129,27 @@ TEST(Verify, PendingOrder) {
          "13:1");
 }
 
+// An isolated consumer's inherited transforms (merged stage only) name a Func.
+TEST(Verify, InheritedTransforms) {
+  EXPECT_NO_THROW(verify_program(testing::load_golden_ir("gemm_inherit_drainer", "merged"), ""));
+  Json transform;
+  expect(broken("gemm_inherit_drainer", "merged",
+                [&](Json& d) {
+                  transform = d["kernels"][1]["inherited_transforms"][0];
+                  d["kernels"][1]["inherited_transforms"][0]["func"] = "nope";
+                }),
+         "ir-unknown-func",
+         "kernels[1].inherited_transforms[0]: space_time_transform names Func 'nope', which the "
+         "program does not have",
+         "44:3");
+  expect(broken("gemm_inherit_drainer", "stt",
+                [&](Json& d) { d["kernels"][1]["inherited_transforms"] = {transform}; }),
+         "ir-stage",
+         "kernels[1].inherited_transforms[0]: an inherited transform in a stt-stage program (only "
+         "the merged stage has them; t2s-stt applies them)",
+         "44:3");
+}
+
 TEST(Verify, Output) {
   expect(broken("gemm", "merged", [](Json& d) { d["buffers"] = Json::array(); }), "ir-output",
          "output: the output Func 'c' has no buffer", "22:3");

@@ -30,14 +30,19 @@ derive() {
 # applies):
 #   isolate_consumer/merged.json  t2s-parse testdata/specs/isolate_consumer.t2s | t2s-merge
 #   seed000_abc/stt.json          t2s-parse testdata/specs/seed000_abc.t2s | t2s-merge | t2s-stt
+#   gemm_inherit_drainer/stt.json the same for testdata/specs/gemm_inherit_drainer.t2s
 # isolate_consumer: device kernels feederA -> A -> drainer -> collector over channels
 # feederA_to_A (depth 0: room for 1), c_to_drainer (1) and drainer_to_collector (4); A reads 32
 # values from feederA and sends 16, drainer forwards 16, collector stores 16.
-# Line 218 is feederA's loop `k` (extent 8), line 428 collector's loop `j` (extent 4).
+# Line 218 is feederA's loop `k` (extent 8), line 458 collector's loop `j` (extent 4).
 derive isolate_consumer/merged.json deadlock_read '218s/"extent": "8"/"extent": "7"/'
-derive isolate_consumer/merged.json deadlock_write '428s/"extent": "4"/"extent": "2"/'
-derive isolate_consumer/merged.json channel_leftover '428s/"extent": "4"/"extent": "3"/'
+derive isolate_consumer/merged.json deadlock_write '458s/"extent": "4"/"extent": "2"/'
+derive isolate_consumer/merged.json channel_leftover '458s/"extent": "4"/"extent": "3"/'
 derive isolate_consumer/merged.json input_bounds '218s/"extent": "8"/"extent": "9"/'
+# gemm_inherit_drainer (stt): the array A writes channel array c_to_drainer[3][4], one channel
+# per PE; line 338 is the drainer's loop jj (extent 2): reading one tile of two, it leaves A
+# blocked on the full channel of PE (0, 0).
+derive gemm_inherit_drainer/stt.json array_deadlock_write '338s/"extent": "2"/"extent": "1"/'
 # seed000_abc (stt): kernel A with FIFO registers A_fifo (depth 9), B_fifo (10), C_fifo (3).
 derive seed000_abc/stt.json fifo_overflow 's/"depth": 9,/"depth": 8,/'
 derive seed000_abc/stt.json fifo_empty 's/"if": "i < 9"/"if": "i < 0"/'
@@ -51,14 +56,15 @@ declare -A expected=(
   [deadlock_read]="deadlock: every unfinished kernel is blocked: kernel 'A' waits to read from channel 'feederA_to_A' (empty); kernel 'drainer' waits to read from channel 'c_to_drainer' (empty); kernel 'collector' waits to read from channel 'drainer_to_collector' (empty)"
   [deadlock_write]="deadlock: every unfinished kernel is blocked: kernel 'A' waits to write to channel 'c_to_drainer' (full); kernel 'drainer' waits to write to channel 'drainer_to_collector' (full)"
   [channel_leftover]="channel 'drainer_to_collector' still holds 4 unread values after its kernels finished"
+  [array_deadlock_write]="deadlock: every unfinished kernel is blocked: kernel 'A' waits to write to channel 'c_to_drainer' at (0, 0) (full)"
   [input_bounds]="read of input 'a' at (0, 8) is outside its extents (4, 8)"
   [fifo_overflow]="FIFO 'A_fifo' of PE (0) overflows: it already holds its depth of 8 values"
   [fifo_empty]="pop from FIFO 'A_fifo' of PE (0), which is empty"
   [fifo_leftover]="FIFO 'B_fifo' of PE (0) still holds 10 values after kernel 'A' finished"
   [register_bounds]="pop from FIFO 'A_fifo' at (-1) is outside its PE array (10)"
 )
-cases=(deadlock_read deadlock_write channel_leftover input_bounds fifo_overflow fifo_empty
-  fifo_leftover register_bounds)
+cases=(deadlock_read deadlock_write channel_leftover array_deadlock_write input_bounds
+  fifo_overflow fifo_empty fifo_leftover register_bounds)
 
 # Emit every program, then compile them two at a time.
 for name in "${cases[@]}" good_merged good_stt; do

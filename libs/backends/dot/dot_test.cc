@@ -219,26 +219,31 @@ TEST(DotTest, ChannelsBetweenKernelClusters) {
   for (const char* k : {"feederA", "A", "drainer", "collector"})
     EXPECT_TRUE(contains(dot, std::string("subgraph \"cluster_") + k + "\" {")) << k;
   // Kernels without a PE array are one node.
-  EXPECT_TRUE(contains(dot, "\"kernel.drainer\" [label=\"drainer\"];"));
-  EXPECT_TRUE(contains(dot, "label=\"drainer (device)\\nloops: j in [0, 4), i in [0, 4)\";"));
+  EXPECT_TRUE(contains(dot, "\"kernel.feederA\" [label=\"feederA\"];"));
+  EXPECT_TRUE(
+      contains(dot, "label=\"feederA (device)\\nloops: k in [0, 8), j in [0, 4), i in [0, 4)\";"));
+  // drainer and collector inherit A's PE array (isolate_consumer copies the schedule), and the
+  // channels out of an array are arrays of channels, one per PE.
+  EXPECT_TRUE(contains(dot, "label=\"drainer (device)\\nspace: j in [0, 4), i in [0, 4)\";"));
   EXPECT_TRUE(contains(dot,
-                       "\"kernel.drainer\" -> \"kernel.collector\" [label=\"drainer_to_collector "
-                       "(depth 4)\", style=bold, color=\"#444444\", ltail=\"cluster_drainer\", "
-                       "lhead=\"cluster_collector\"];"))
+                       "\"drainer_pe_3_3\" -> \"collector_pe_0_0\" [label=\"drainer_to_collector "
+                       "(depth 4)\\narray 4 x 4 = 16 channels\", style=bold, color=\"#444444\", "
+                       "ltail=\"cluster_drainer\", lhead=\"cluster_collector\"];"))
       << dot;
   EXPECT_TRUE(contains(dot,
                        "\"kernel.feederA\" -> \"A_pe_0_0\" [label=\"feederA_to_A (depth 0)\", "
                        "style=bold, color=\"#444444\", ltail=\"cluster_feederA\", "
                        "lhead=\"cluster_A\"];"));
   // Out of the array from its last PE, so that the consumer is laid out below it.
-  EXPECT_TRUE(
-      contains(dot, "\"A_pe_3_3\" -> \"kernel.drainer\" [label=\"c_to_drainer (depth 0)\""));
-  EXPECT_EQ(count(dot, R"re(\(depth \d\)")re"), 3);
+  EXPECT_TRUE(contains(dot,
+                       "\"A_pe_3_3\" -> \"drainer_pe_0_0\" [label=\"c_to_drainer (depth "
+                       "0)\\narray 4 x 4 = 16 channels\""));
+  EXPECT_EQ(count(dot, R"re(\(depth \d\))re"), 3);
   // a is read by feederA, b by A; collector writes the output buffer.
   EXPECT_TRUE(contains(dot, "\"input.a\" -> \"kernel.feederA\""));
   EXPECT_FALSE(contains(dot, "\"input.a\" -> \"A_pe_0_0\""));
   EXPECT_TRUE(contains(dot, "\"input.b\" -> \"A_pe_0_0\""));
-  EXPECT_TRUE(contains(dot, "\"kernel.collector\" -> \"buffer.collector\""));
+  EXPECT_TRUE(contains(dot, "\"collector_pe_3_3\" -> \"buffer.collector\""));
 }
 
 TEST(DotTest, GeneralTransformMapsTheDistanceThroughItsMatrix) {
@@ -350,7 +355,8 @@ TEST(DotTest, VectorLanesOfKernelsChannelsAndRegisters) {
   q.channels[0].type = Type::Float(32, 8);
   dot = emit_dot(q);
   EXPECT_TRUE(contains(dot, "label=\"" + q.channels[0].name + " (depth " +
-                                std::to_string(q.channels[0].depth) + "), float32x8\""))
+                                std::to_string(q.channels[0].depth) +
+                                "), float32x8\\narray 4 x 4 = 16 channels\""))
       << dot;
 }
 

@@ -85,7 +85,10 @@
 //                  statement with a location), a type with no OpenCL equivalent
 //   [emit-unsupported] a gather in a device kernel whose indices read a channel or pop a FIFO
 //                  register (each lane computes its index)
-//   [emit-channel] a host kernel that reads or writes a channel (channels connect device kernels)
+//   [emit-channel] a host kernel that reads or writes a channel (channels connect device kernels);
+//                  a read or write of a channel array whose index is not a constant once the
+//                  PEs are unrolled (it uses a loop that is not unrolled, directly or through a
+//                  let), at the innermost statement with a location
 // The program must be well formed (libs/ir/verify, which every tool runs on the IR it reads):
 // dangling names, arities and types are not checked again here.
 #pragma once

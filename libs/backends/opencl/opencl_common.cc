@@ -4,6 +4,7 @@
 
 #include "libs/backends/c/c_codegen.h"
 #include "libs/backends/opencl/opencl_internal.h"
+#include "libs/ir/expr_printer.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
@@ -215,6 +216,98 @@ void check_opencl_types(const Program& program, const Kernel& kernel) {
     throw;
   }
 }
+
+namespace {
+
+// Walks a kernel with the variables whose values the unrolling makes constants: unrolled loop
+// variables, and lets of constants and such variables only.
+class ChannelIndexCheck {
+ public:
+  explicit ChannelIndexCheck(const Kernel& k) : kernel_(k) {}
+  void run() { stmts(kernel_.body, kernel_.loc); }
+
+ private:
+  void stmts(const StmtList& list, const SourceLoc& at) {
+    for (const StmtPtr& s : list) stmt(*s, s->loc.valid() ? s->loc : at);
+  }
+
+  void stmt(const Stmt& s, const SourceLoc& at) {
+    for (const Expr* e : s.exprs()) expr(*e, at);
+    if (const WriteChannel* w = s.as<WriteChannel>()) check(w->channel, w->index, "writes", at);
+    if (const For* f = s.as<For>()) {
+      const bool unrolled = f->loop_kind == LoopKind::kUnrolled;
+      (unrolled ? constant_ : serial_).insert(f->var);
+      (unrolled ? serial_ : constant_).erase(f->var);
+      stmts(f->body, at);
+      constant_.erase(f->var);
+      serial_.erase(f->var);
+      return;
+    }
+    if (const LetStmt* l = s.as<LetStmt>()) {
+      const std::string bad = first_varying(l->value);
+      (bad.empty() ? constant_ : serial_).insert(l->var);
+      (bad.empty() ? serial_ : constant_).erase(l->var);
+      if (!bad.empty()) why_[l->var] = "bound by a let to a value that uses " + why(bad);
+      stmts(l->body, at);
+      constant_.erase(l->var);
+      serial_.erase(l->var);
+      return;
+    }
+    for (const StmtList* child : s.children()) stmts(*child, at);
+  }
+
+  void expr(const Expr& e, const SourceLoc& at) {
+    for_each_expr(e, [&](const Expr& x) {
+      if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
+        check(x->operands[0]->name, std::vector<Expr>(x->operands.begin() + 1, x->operands.end()),
+              "reads", at);
+    });
+  }
+
+  // The first variable of `e` that is not constant once the PEs are unrolled ("" if none).
+  std::string first_varying(const Expr& e) const {
+    std::string bad;
+    for_each_expr(e, [&](const Expr& x) {
+      if (bad.empty() && x->kind == ExprKind::kVar && !constant_.count(x->name)) bad = x->name;
+      if (bad.empty() && x->kind == ExprKind::kCall && x->call_kind != CallKind::kIntrinsic)
+        bad = print_expr(x);
+    });
+    return bad;
+  }
+
+  std::string why(const std::string& var) const {
+    if (auto it = why_.find(var); it != why_.end() && serial_.count(var))
+      return "'" + var + "' (" + it->second + ")";
+    if (serial_.count(var)) return "'" + var + "', a loop that is not unrolled";
+    return "'" + var + "'";
+  }
+
+  void check(const std::string& channel, const std::vector<Expr>& index, const char* how,
+             const SourceLoc& at) {
+    for (const Expr& i : index) {
+      const std::string bad = first_varying(i);
+      if (bad.empty()) continue;
+      std::vector<std::string> parts;
+      for (const Expr& j : index) parts.push_back(print_expr(j));
+      throw Diagnostic(at,
+                       "kernel '" + kernel_.name + "' " + how + " channel array '" + channel +
+                           "' at [" + join(parts, "][") + "], whose index uses " + why(bad) +
+                           ": the opencl target indexes channel arrays with constants only, so "
+                           "every index must come from unrolled loops (the emulation and "
+                           "t2s-run run it; gathering the array's values into one stream is "
+                           "t2s-gather's, seed 003)",
+                       "emit-channel");
+    }
+  }
+
+  const Kernel& kernel_;
+  std::set<std::string> constant_, serial_;
+  std::map<std::string, std::string> why_;  // a let that is not constant -> why
+};
+
+}  // namespace
+
+void check_channel_indices(const Kernel& kernel) { ChannelIndexCheck(kernel).run(); }
 
 std::vector<const Register*> registers_of(const Program& program, const Kernel& kernel) {
   std::vector<const Register*> out;

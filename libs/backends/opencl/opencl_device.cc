@@ -396,6 +396,7 @@ class DeviceEmitter {
 
   std::string kernel(const Kernel& k) {
     check_opencl_types(program_, k);
+    check_channel_indices(k);
     const Uses& uses = uses_.at(k.name);
     const bool autorun = autorun_.at(k.name);
     std::vector<std::string> params, notes;

@@ -50,6 +50,11 @@ Uses collect_uses(const Program& program, const Kernel& kernel);
 // when no such directive exists (IR written by hand).
 void check_opencl_types(const Program& program, const Kernel& kernel);
 
+// Refuses a read or write of a channel array whose index is not a constant once the PEs are
+// unrolled (it uses a serial or vectorized loop, directly or through a let): emit-channel at
+// the innermost statement with a location.
+void check_channel_indices(const Kernel& kernel);
+
 inline bool is_device(const Kernel& k) { return k.place == Place::kDevice; }
 
 // The program's registers that belong to `kernel`, in program order.

@@ -638,6 +638,39 @@ TEST(OpenclHost, HostKernelRegistersAndRealizes) {
   EXPECT_CONTAINS(realize, "g.read({t2s_sub_i32(i, 1), j})");
 }
 
+// Intel's channel arrays take constant indices: after unrolling, an index of unrolled loops
+// (or lets of them) is one; a loop that is not unrolled is refused.
+TEST(OpenclDevice, ChannelArrayIndexedByASerialLoopRefused) {
+  const std::string cl = emit_opencl(testing::load_golden_ir("gemm_inherit_drainer", "gathered"));
+  EXPECT_CONTAINS(cl, "channel float c_to_drainer[3][4];");
+  EXPECT_CONTAINS(cl, "write_channel_intel(c_to_drainer[iii][jjj], C_val);");
+  EXPECT_CONTAINS(cl, "read_channel_intel(c_to_drainer[iii][jjj])");
+  // The collector's own transform makes iii a time loop.
+  expect_diagnostic(
+      [&] { emit_opencl(testing::load_golden_ir("gemm_inherit_collector", "gathered")); },
+      "emit-channel", "45:3",
+      "kernel 'collector' reads channel array 'drainer_to_collector' at [iii][jjj], whose index "
+      "uses 'iii', a loop that is not unrolled");
+  // Through a let: the drainer reads the channel at (x, jjj), x bound to an unrolled loop
+  // (accepted) or to a serial one (refused).
+  auto drainer_with_let = [](const std::string& var) {
+    Program p = testing::load_golden_ir("gemm_inherit_drainer", "gathered");
+    StmtList* body = &p.kernels[1].body;
+    for (int depth = 0; depth < 4; ++depth) body = &(*body)[0]->as<For>()->body;
+    Provide* provide = (*body)[0]->as<Provide>();
+    const Type i32 = Type::Int(32);
+    std::vector<Expr> operands = provide->value->operands;
+    operands[1] = make_var("x", i32, {});
+    provide->value = make_call("read_channel", CallKind::kChannel, provide->value->type, operands);
+    *body = StmtList{make_let("x", make_var(var, i32, {}), *body)};
+    return p;
+  };
+  EXPECT_CONTAINS(emit_opencl(drainer_with_let("iii")), "read_channel_intel(c_to_drainer[x][jjj])");
+  expect_diagnostic([&] { emit_opencl(drainer_with_let("jj")); }, "emit-channel", "44:3",
+                    "at [x][jjj], whose index uses 'x' (bound by a let to a value that uses 'jj', "
+                    "a loop that is not unrolled)");
+}
+
 TEST(OpenclHost, ChannelInHostKernelRefused) {
   Program p = load(kChannels);
   p.kernels[1].place = Place::kHost;  // the drainer reads and writes channels

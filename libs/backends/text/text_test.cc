@@ -97,13 +97,19 @@ TEST(TextTest, ChannelsBetweenKernels) {
   EXPECT_TRUE(contains(text,
                        "let A_val = select(j == 0, read_channel(feederA_to_A), "
                        "A_shreg(i, j - 1, 0))\n"));
-  EXPECT_TRUE(
-      contains(text, "      write_channel drainer_to_collector <- read_channel(c_to_drainer)\n"));
+  // The channels out of the array are arrays, one channel per PE: each PE writes its own, and
+  // drainer, which inherits A's PE array, reads the one of the same loop variables.
+  EXPECT_TRUE(contains(text, "          write_channel c_to_drainer(j, i) <- C_val\n"));
   EXPECT_TRUE(contains(text,
-                       "channels:\n"
-                       "  c_to_drainer: float32, A -> drainer, depth 0 (default), dims []\n"
-                       "  drainer_to_collector: float32, drainer -> collector, depth 4, dims []\n"
-                       "  feederA_to_A: float32, feederA -> A, depth 0 (default), dims []\n"))
+                       "      write_channel drainer_to_collector(j, i) <- "
+                       "read_channel(c_to_drainer, j, i)\n"));
+  EXPECT_TRUE(contains(
+      text,
+      "channels:\n"
+      "  c_to_drainer: float32, A -> drainer, depth 0 (default), dims [4, 4] (16 channels)\n"
+      "  drainer_to_collector: float32, drainer -> collector, depth 4, dims [4, 4] (16 "
+      "channels)\n"
+      "  feederA_to_A: float32, feederA -> A, depth 0 (default), dims []\n"))
       << text;
 }
 

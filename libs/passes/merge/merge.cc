@@ -381,6 +381,7 @@ class Merger {
       g.copies = iso.from;
       g.loc = iso.loc;
       copy_loops(g, group(iso.from), from.args);
+      inherit_schedule(in_, plan_, g, group(iso.from), iso.loc);
       apply_deferred(g);
     }
     for (const Directive* d : producer_directives_) isolate_producers(*d);
@@ -755,6 +756,8 @@ class Merger {
     k.place = on_device(g.rep) ? Place::kDevice : Place::kHost;
     k.loc = func(g.rep).loc;
     k.pending_order = g.pending_order;
+    if (auto it = plan_.inherited.find(g.rep); it != plan_.inherited.end())
+      k.inherited_transforms = it->second;
     StmtList inner;
     for (const std::string& m : g.members) {
       for (const StmtPtr& s : compute(m, values.at(m), local_reads)) inner.push_back(s);

@@ -448,6 +448,115 @@ TEST(MergeTest, SplitReorderAndVectorizeOnAnIsolatedConsumer) {
             "them in one order) [isolate-order]");
 }
 
+// The transforms kernel `name` inherits (Kernel::inherited_transforms), as
+// "A: [[i, j], [], SpaceTimeTransform::NoCheckTime]" each.
+std::string arg_text(const DirectiveArg& a) {
+  if (a.kind != DirectiveArg::kList) return a.text;
+  std::string s = "[";
+  for (size_t i = 0; i < a.items.size(); ++i) s += (i ? ", " : "") + arg_text(a.items[i]);
+  return s + "]";
+}
+std::vector<std::string> inherited(const Program& p, const std::string& name) {
+  std::vector<std::string> out;
+  for (const Kernel& k : p.kernels)
+    if (k.name == name)
+      for (const Directive& d : k.inherited_transforms)
+        out.push_back(d.func + ": " + arg_text(DirectiveArg::list(d.args)));
+  return out;
+}
+using Strings = std::vector<std::string>;
+
+TEST(MergeTest, IsolatedConsumerInheritsTheTransform) {
+  const Program p = merged_program(isolated_gemm("A.space_time_transform({k, i}, {1, 2});\n"));
+  // The drainer has c's loops (i, j): k, a space loop it lacks, is dropped with its
+  // coefficient; its next loop out (j) becomes time.
+  EXPECT_EQ(inherited(p, "drain"), Strings{"A: [[i], [2], SpaceTimeTransform::NoCheckTime]"});
+  EXPECT_TRUE(inherited(p, "load").empty());  // producers do not inherit
+  EXPECT_TRUE(inherited(p, "A").empty());     // a kernel's own transforms stay in directives
+  for (const Kernel& k : p.kernels)
+    if (k.name == "drain") {
+      for (const Directive& d : p.directives)
+        if (d.name == "isolate_consumer") EXPECT_EQ(k.inherited_transforms[0].loc, d.loc);
+    }
+  // No loop of the drainer is left for time: the scheduling vector goes too.
+  EXPECT_EQ(inherited(merged_program(isolated_gemm(
+                          "A.reorder(i, j, k).space_time_transform({i, j}, {1, 1});\n")),
+                      "drain"),
+            Strings{"A: [[i, j], [], SpaceTimeTransform::NoCheckTime]"});
+  // A chain's step whose space loops the drainer lacks ends the copy.
+  EXPECT_EQ(inherited(merged_program(isolated_gemm(
+                          "A.space_time_transform({k, i}, {1, 1}, SpaceTimeTransform::CheckTime)"
+                          ".space_time_transform({k});\n")),
+                      "drain"),
+            Strings{"A: [[i], [1], SpaceTimeTransform::CheckTime]"});
+  // A general form whose source loops the drainer lacks (k) is not copied.
+  EXPECT_TRUE(inherited(merged_program(isolated_gemm("Var s, t;\nA.space_time_transform({k, i, "
+                                                     "j}, {s, t}, {{0, 1, 0}, {1, 0, 4}});\n")),
+                        "drain")
+                  .empty());
+  // The drainer's own transform replaces the inherited one.
+  EXPECT_TRUE(inherited(merged_program(isolated_gemm("A.space_time_transform({k, i}, {1, 2});\n"
+                                                     "drain.space_time_transform(j);\n")),
+                        "drain")
+                  .empty());
+}
+
+// A Func with all of its producer's loops inherits a general form as it is; a chain's second
+// consumer inherits what the first ends up with (its own transform).
+TEST(MergeTest, ChainInheritsWhatEachConsumerEndsUpWith) {
+  const std::string spec =
+      "ImageParam a(Int(32), 2, \"a\");\n"
+      "Var i, j, s, t;\n"
+      "Func P(Int(32), {i, j}, Place::Device), d(Place::Device), e(Place::Device);\n"
+      "P(i, j) = select(j == 0, a(i, j), P(i, j - 1) + a(i, j));\n"
+      "P.set_bounds(i, 0, 3, j, 0, 4).space_time_transform({i, j}, {s, t}, {{1, 0}, {1, 1}});\n"
+      "P.isolate_consumer_chain(d, e);\n";
+  Program p = merged_program(spec + "e.realize({3, 4});\n");
+  const std::string general =
+      "P: [[i, j], [s, t], [[1, 0], [1, 1]], [], SpaceTimeTransform::NoCheckTime]";
+  EXPECT_EQ(inherited(p, "d"), Strings{general});
+  EXPECT_EQ(inherited(p, "e"), Strings{general});
+  p = merged_program(spec + "d.space_time_transform(i);\ne.realize({3, 4});\n");
+  EXPECT_TRUE(inherited(p, "d").empty());
+  EXPECT_EQ(inherited(p, "e"), Strings{"d: [[i], [], SpaceTimeTransform::NoCheckTime]"});
+}
+
+TEST(MergeTest, IsolatedConsumerInheritsVectorizedAndUnrolledLoops) {
+  Program p = merged_program(isolated_gemm("A.vectorize(i);\n"));
+  ASSERT_NE(find_loop(p, "drain", "i"), nullptr);
+  EXPECT_EQ(find_loop(p, "drain", "i")->loop_kind, LoopKind::kVectorized);
+  // Its own vectorize replaces the inherited lanes.
+  p = merged_program(isolated_gemm("A.vectorize(i);\ndrain.vectorize(j, 2);\n"));
+  EXPECT_EQ(find_loop(p, "drain", "i")->loop_kind, LoopKind::kSerial);
+  EXPECT_EQ(find_loop(p, "drain", "j_vi")->loop_kind, LoopKind::kVectorized);
+  p = merged_program(isolated_gemm("A.unroll(j);\n"));
+  EXPECT_EQ(find_loop(p, "drain", "j")->loop_kind, LoopKind::kUnrolled);
+  // ... which its own transform replaces with the inherited transform.
+  p = merged_program(isolated_gemm("A.unroll(j);\ndrain.space_time_transform(i);\n"));
+  EXPECT_EQ(find_loop(p, "drain", "j")->loop_kind, LoopKind::kSerial);
+}
+
+TEST(MergeTest, IsolatedConsumerInheritsThePendingOrderWithTheTransform) {
+  // A's reorder is legal only in the transformed order (pending); D inherits it with the
+  // transform, so both ends run one schedule.
+  const std::string spec =
+      "ImageParam a(Int(32), 3, \"a\");\n"
+      "Var i, j, k;\n"
+      "Func A(Int(32), {i, j, k}), out(Place::Device), D(Place::Device);\n"
+      "A(i, j, k) = select(j < 2 || k < 2, a(i, j, k), A(i + 1, j - 2, k - 2) + a(i, j, k));\n"
+      "out(i, j, k) = A(i, j, k) * 2;\n"
+      "A.merge_ures(out).set_bounds(i, 0, 3, j, 0, 4, k, 0, 1).reorder(k, j, i)"
+      ".space_time_transform({k}, {1});\n"
+      "out.isolate_consumer(D);\n";
+  Program p = merged_program(spec + "D.realize({3, 4, 1});\n");
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[1].pending_order, (Strings{"k", "j", "i"}));
+  EXPECT_EQ(p.kernels[1].pending_order, p.kernels[0].pending_order);
+  // With a transform of its own, D runs its merged order.
+  p = merged_program(spec + "D.space_time_transform(i);\nD.realize({3, 4, 1});\n");
+  EXPECT_TRUE(p.kernels[1].pending_order.empty());
+}
+
 TEST(MergeTest, LoopDirectivesOnAnIsolatedFuncNameItsCopiedLoops) {
   EXPECT_EQ(merge_error(isolated_gemm("drain.split(k, ko, ki, 2);\n")),
             "split: 'k' is not a loop of 'drain' (its loops: i, j (innermost first)) [split-var]");

@@ -75,6 +75,8 @@ struct Plan {
   std::map<std::string, LoopNest> nests;     // representative -> its split or unrolled loops
   // representative -> its loops to vectorize -> the vectorize directive (marked by make_kernel)
   std::map<std::string, std::map<std::string, SourceLoc>> vectorized;
+  // isolated consumer -> the space_time_transforms it inherits (inherit.cc), for its kernel
+  std::map<std::string, std::vector<Directive>> inherited;
 };
 
 // Which groups a check covers (t2s-merge checks isolated Funcs once they have copied loops).
@@ -145,6 +147,15 @@ void copy_nest(Plan& plan, const Group& to, const Group& from,
 // `min + outer * factor + inner`. An unrolled loop that is not a loop of the nest (checked
 // here, once an isolated Func has copied its loops) is unroll-var.
 StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner);
+
+// inherit.cc: the space_time_transform directives that apply to the kernel of `rep`: its own
+// (in program order), else those it inherited.
+std::vector<Directive> transforms_of(const Program& p, const Plan& plan, const std::string& rep);
+// The isolated consumer `to`, whose loops copy_nest copied from `from`, inherits the rest of
+// from's schedule (transforms, their pending order, vectorized and unrolled loops), adapted to
+// its loops; `loc` is the isolation directive. Its own directives replace what they cover.
+void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from,
+                      const SourceLoc& loc);
 
 // A definition with its inlined calls replaced: `value`, evaluated after `lets` (outermost
 // first). An inlined call evaluated more than once with the same arguments, and always

@@ -1,5 +1,6 @@
 // The legality checks of a space-time transform, each refusing with a located diagnostic:
-// injectivity, the reverse mapping, dependences in the new execution order, channel order.
+// injectivity, the reverse mapping, dependences in the new execution order (the order of
+// channels is channels.cc's).
 #include <algorithm>
 #include <functional>
 
@@ -201,41 +202,6 @@ void KernelTransformer::collect_ures() {
              distance_text(std::vector<int64_t>(r.distance.rbegin(), r.distance.rend())) +
              " in loop order (" + loop_order() + ")",
          "stt-dependence");
-  }
-}
-
-// A kernel that reads or writes a channel must keep the order of its iterations, since the
-// kernel at the other end runs in the original order.
-void KernelTransformer::check_channel_order() {
-  std::string channel;
-  for (const StmtPtr& s : body_) {
-    std::function<void(const Stmt&)> find = [&](const Stmt& st) {
-      if (const WriteChannel* w = st.as<WriteChannel>(); w && channel.empty()) channel = w->channel;
-      for (const Expr* e : st.exprs())
-        for_each_expr(*e, [&](const Expr& x) {
-          if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel && channel.empty())
-            channel = x->operands[0]->name;
-        });
-      for (const StmtList* list : st.children())
-        for (const StmtPtr& b : *list) find(*b);
-    };
-    find(*s);
-  }
-  if (channel.empty()) return;
-  std::vector<std::string> ys;
-  poly::Set swapped = ordered_pairs(&ys, &input_order_);
-  Aff g = time_;
-  for (int64_t& c : g.coeff) c *= pes_;
-  g.add(order_, 1);
-  swapped.where(poly::Aff::linear(g.coeff, ys) <= poly::Aff::linear(g.coeff, isl_));
-  if (!poly::is_empty(swapped)) {
-    std::string order;  // the input nest's loops, outermost first
-    for (size_t p = input_order_.size(); p-- > 0;)
-      order += names_[input_order_[p]] + (p ? ", " : "");
-    fail("the schedule changes the order of the iterations, but the kernel uses channel '" +
-             channel + "', whose other end runs in the loop order the kernel has before t2s-stt (" +
-             order + ", outermost first); transforming both ends of a channel is not supported yet",
-         "stt-channel-order");
   }
 }
 

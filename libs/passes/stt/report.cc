@@ -40,6 +40,18 @@ std::string stt_report(const Program& p) {
         << " PEs), " << nsteps << " time steps (" << (steps.empty() ? "none" : steps) << ")";
     if (!lanes.empty()) out << ", " << nlanes << " vector lanes per PE (" << lanes << ")";
     out << "\n";
+    // The arrays of channels out of its PEs (docs/ir.md, "The stt stage", "Channels").
+    for (const Channel& c : p.channels) {
+      if (c.producer != k.name || c.dims.empty()) continue;
+      std::string dims;
+      int64_t n = 1;
+      for (int64_t d : c.dims) {
+        dims += (dims.empty() ? "" : " x ") + std::to_string(d);
+        n *= d;
+      }
+      out << "  channel " << c.name << " to " << c.consumer << ": array " << dims << " (" << n
+          << " channels, one per PE that writes it)\n";
+    }
     if (regs.empty()) {
       out << "  no registers\n";
       continue;

@@ -298,8 +298,10 @@ void KernelTransformer::apply_general(const Directive& d, bool check) {
   }
   // Loops outside the source loops stay sequential outer loops: two iterations that differ in
   // one of them are at different steps whatever the matrix does.
+  // Nor do the lanes set aside (vectorized loops no transform names): they are lanes of a PE.
   std::vector<Aff> kept_aff = dst_aff;
   for (size_t i = k; i < loops_.size(); ++i) kept_aff.push_back(loops_[i].aff);
+  for (const Loop& l : lanes_) kept_aff.push_back(l.aff);
   injective(dst, kept_aff);
   TransformStep step;
   if (!d.args[3].items.empty()) {

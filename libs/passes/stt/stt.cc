@@ -25,13 +25,43 @@ void KernelTransformer::run() {
   guard();
   collect_ures();
   check_storage_order();
-  check_channel_order();
   allocate();
   rebuild();
 }
 
 void KernelTransformer::fail(const std::string& message, const std::string& rule) {
-  throw Diagnostic(at_, "space_time_transform of '" + kernel_.name + "': " + message, rule);
+  throw Diagnostic(at_, what() + ": " + message, rule);
+}
+
+// "space_time_transform of 'drainer' (inherited from 'A')" for a transform an isolated consumer
+// inherited (its directives name the Func they were written for).
+std::string KernelTransformer::what() const {
+  std::string s = "space_time_transform of '" + kernel_.name + "'";
+  if (directives_.front()->func != kernel_.name)
+    s += " (inherited from '" + directives_.front()->func + "')";
+  return s;
+}
+
+KernelView KernelTransformer::view() const {
+  KernelView v;
+  v.kernel = kernel_.name;
+  v.transformed = true;
+  v.names = names_;
+  v.mins = mins_;
+  v.extents = extents_;
+  v.input_order = input_order_;
+  // time steps, then PEs in unrolled order (finish_loops): T * PEs + PE
+  v.position = time_;
+  for (int64_t& c : v.position.coeff) c *= pes_;
+  v.position.constant *= pes_;
+  v.position.add(order_, 1);
+  for (size_t i = 0; i < space_; ++i)
+    if (!vectorized_.count(loops_[i].name))
+      v.space.push_back({loops_[i].name, loops_[i].aff, loops_[i].min, loops_[i].extent});
+  v.body = body_;
+  v.at = directives_.back()->loc;
+  v.what = what();
+  return v;
 }
 
 Expr KernelTransformer::directive_expr(const std::string& text) {
@@ -72,17 +102,36 @@ Program stt_pass(const Program& merged) {
     transforms[d.func].push_back(&d);
   }
   for (const std::string& f : order) {
-    Kernel* kernel = nullptr;
-    for (Kernel& k : out.kernels)
-      if (k.name == f) kernel = &k;
-    if (!kernel)
+    bool found = false;
+    for (Kernel& k : out.kernels) found |= k.name == f;
+    if (!found)
       throw Diagnostic(transforms[f].front()->loc,
                        "space_time_transform of '" + f +
                            "': it has no kernel of its own (t2s-stt transforms the loop nest of "
                            "a merge group's representative or of an isolated Func)",
                        "stt-func");
-    stt_internal::KernelTransformer(out, *kernel, transforms[f], used).run();
   }
+  // An isolated consumer without a transform of its own applies the one it inherited (after
+  // the own transforms, in kernel order).
+  for (const Kernel& k : merged.kernels)
+    if (!transforms.count(k.name) && !k.inherited_transforms.empty()) {
+      order.push_back(k.name);
+      for (const Directive& d : k.inherited_transforms) transforms[k.name].push_back(&d);
+    }
+  std::map<std::string, stt_internal::KernelView> views;
+  for (const std::string& f : order)
+    for (Kernel& k : out.kernels)
+      if (k.name == f) {
+        stt_internal::KernelTransformer transformer(out, k, transforms[f], used);
+        transformer.run();
+        views[k.name] = transformer.view();
+      }
+  for (Kernel& k : out.kernels) {
+    k.inherited_transforms.clear();
+    if (!views.count(k.name))
+      if (auto v = stt_internal::untransformed_view(k)) views[k.name] = *v;
+  }
+  stt_internal::arrange_channels(out, views);
   for (const Kernel& k : out.kernels)
     if (!k.pending_order.empty())
       throw Diagnostic(k.loc,

@@ -111,6 +111,38 @@ Expr linear(const std::vector<int64_t>& coeff, const std::vector<std::string>& n
 // "(1, 0, -2)".
 std::string distance_text(const std::vector<int64_t>& d);
 
+// What the channel step of the pass (channels.cc) needs of one kernel, transformed or not: its
+// original loops, the order its iterations run in, its PEs, and one iteration's statements.
+struct KernelView {
+  std::string kernel;
+  bool transformed = false;
+  std::vector<std::string> names;  // the original loop variables, innermost first
+  std::vector<int64_t> mins, extents;
+  // The loops as the merged stage nests them (positions in names, innermost first).
+  std::vector<size_t> input_order;
+  // The position of an iteration in the order the kernel runs them (one value per iteration):
+  // time steps, then PEs in unrolled order; for a kernel t2s-stt leaves alone, its loop nest.
+  Aff position;
+  // The PE array without the lanes (vectorized loops): one per space loop, innermost first.
+  struct Space {
+    std::string loop;  // the loop variable of the transformed nest
+    Aff aff;           // its value as a function of the original loop variables
+    int64_t min = 0, extent = 0;
+  };
+  std::vector<Space> space;
+  StmtList body;     // the statements of one iteration, before the transform
+  SourceLoc at;      // the (last) transform directive, for diagnostics
+  std::string what;  // "space_time_transform of 'A'", the diagnostics' prefix
+};
+
+// channels.cc: the view of a kernel t2s-stt leaves alone (nullopt when it is not one loop nest).
+std::optional<KernelView> untransformed_view(const Kernel& k);
+// Channels whose producer was transformed become arrays over its PEs (without the lanes and
+// the space loops the writes do not vary in); each PE writes its own element and the consumer
+// reads the element of the same loop variables. Then every channel with a transformed end must
+// hand each element's values over in the order they were written (stt-channel-order).
+void arrange_channels(Program& out, const std::map<std::string, KernelView>& views);
+
 // Applies the space_time_transform directives of one kernel (in program order) to it, adds its
 // registers to `out` and takes the names it introduces from `used_names`.
 class KernelTransformer {
@@ -121,11 +153,14 @@ class KernelTransformer {
 
   // Throws Diagnostic at the directive that makes the transform illegal.
   void run();
+  // After run(): the kernel as the channel step sees it.
+  KernelView view() const;
 
  private:
   class ReadRewriter;
 
   [[noreturn]] void fail(const std::string& message, const std::string& rule);
+  std::string what() const;
   // A directive argument (canonical expression text in the IR) as a typed expression.
   Expr directive_expr(const std::string& text);
   std::string fresh(const std::string& base);
@@ -167,7 +202,6 @@ class KernelTransformer {
   std::optional<std::vector<int64_t>> distance_of(const Ure& u,
                                                   const std::vector<Expr>& args) const;
   void collect_ures();
-  void check_channel_order();
   // storage_order.cc: reads of Funcs that keep their storage (not at a constant distance).
   void check_storage_order();
 

@@ -22,6 +22,7 @@
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/ir_json.h"
 #include "libs/ir/verify.h"
+#include "libs/ir/visitor.h"
 #include "libs/passes/merge/merge.h"
 
 namespace t2s {
@@ -233,6 +234,123 @@ TEST(SttTest, SplitLoopsKeepFuncStorageAndTheirDependencesAreChecked) {
     EXPECT_EQ(d.rule(), "stt-dependence");
     EXPECT_NE(d.message().find("(no = 0, t = 0, ni = 1) reads 'W(t, no * 4 + ni - 1)', the value "
                                "of iteration (no = 0, t = 0, ni = 0)"),
+              std::string::npos)
+        << d.message();
+  }
+}
+
+// A spec given as text, merged.
+Program merged_text(const std::string& spec) {
+  SourceManager sources;
+  sources.add("", "test.t2s", spec);
+  return merge_pass(parse_spec(sources, FrontendOptions{}));
+}
+
+const Channel& channel(const Program& p, const std::string& name) {
+  for (const Channel& c : p.channels)
+    if (c.name == name) return c;
+  throw std::runtime_error("no channel " + name);
+}
+
+// The write_channel indices and read_channel calls of `ch` in kernel `k`, as text.
+std::vector<std::string> channel_uses(const Program& p, const std::string& k,
+                                      const std::string& ch) {
+  std::vector<std::string> out;
+  for (const Kernel& kernel : p.kernels) {
+    if (kernel.name != k) continue;
+    for_each_stmt(kernel.body, [&](const Stmt& s) {
+      if (const WriteChannel* w = s.as<WriteChannel>(); w && w->channel == ch) {
+        std::string text = "write(";
+        for (size_t i = 0; i < w->index.size(); ++i)
+          text += (i ? ", " : "") + print_expr(w->index[i]);
+        out.push_back(text + ")");
+      }
+    });
+    for_each_stmt_expr(kernel.body, [&](const Expr& e) {
+      if (e->kind == ExprKind::kCall && e->call_kind == CallKind::kChannel &&
+          e->operands[0]->name == ch)
+        out.push_back(print_expr(e));
+    });
+  }
+  return out;
+}
+
+// isolate_consumer copies the producer's transform (docs/ir.md, "Isolation"): the drainer has
+// the array's PEs, and the channel out of the array is an array of channels over them.
+TEST(SttTest, ChannelArraysOverTheProducersPes) {
+  Program stt = checked_stt_pass(merged_of({"testdata/specs/gemm_inherit_drainer.t2s", {}}),
+                                 "gemm_inherit_drainer");
+  using L = std::tuple<std::string, int64_t, LoopKind>;
+  ASSERT_EQ(stt.kernels.size(), 2u);
+  EXPECT_EQ(loops_of(stt.kernels[1]),
+            (std::vector<L>{L{"ii", 2, LoopKind::kSerial}, L{"jj", 2, LoopKind::kSerial},
+                            L{"iii", 3, LoopKind::kUnrolled}, L{"jjj", 4, LoopKind::kUnrolled}}));
+  EXPECT_TRUE(stt.kernels[1].inherited_transforms.empty());  // applied: merged stage only
+  EXPECT_EQ(channel(stt, "c_to_drainer").dims, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(channel_uses(stt, "A", "c_to_drainer"), std::vector<std::string>{"write(iii, jjj)"});
+  EXPECT_EQ(channel_uses(stt, "drainer", "c_to_drainer"),
+            std::vector<std::string>{"read_channel(c_to_drainer, iii, jjj)"});
+  const std::string report = stt_report(stt);
+  EXPECT_NE(report.find("kernel drainer: PE array iii 3 x jjj 4 (12 PEs), 4 time steps (ii 2 x "
+                        "jj 2)\n  no registers\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("  channel c_to_drainer to drainer: array 3 x 4 (12 channels, one per PE "
+                        "that writes it)\n"),
+            std::string::npos)
+      << report;
+
+  // The reduction's last PE writes: kkk, a space loop of the array, is no dimension.
+  stt = checked_stt_pass(merged_of({"testdata/specs/gemm_tiled.t2s", {}}), "gemm_tiled");
+  EXPECT_EQ(channel(stt, "c_to_drainer").dims, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(channel_uses(stt, "drainer", "c_to_drainer"),
+            std::vector<std::string>{"read_channel(c_to_drainer, ii, jj)"});
+  // A loader that is not transformed keeps one channel.
+  stt = checked_stt_pass(merged_of({"testdata/specs/isolate_consumer.t2s", {}}), "isolate");
+  EXPECT_TRUE(channel(stt, "feederA_to_A").dims.empty());
+  EXPECT_EQ(channel(stt, "drainer_to_collector").dims, (std::vector<int64_t>{4, 4}));
+  // A consumer with a schedule of its own reads the element of the same loop variables.
+  stt = checked_stt_pass(merged_of({"testdata/specs/gemm_inherit_collector.t2s", {}}),
+                         "gemm_inherit_collector");
+  EXPECT_EQ(channel_uses(stt, "collector", "drainer_to_collector"),
+            std::vector<std::string>{"read_channel(drainer_to_collector, iii, jjj)"});
+  EXPECT_EQ(std::get<2>(loops_of(stt.kernels[2])[2]), LoopKind::kSerial);  // iii: time
+}
+
+// A general transform whose time runs k before j within each PE (t = 3 * k + j): the consumer
+// inherits it, so both ends change the order of a channel's values alike, which t2s-stt tells
+// by matching the values of both ends; a consumer that keeps the order is refused.
+std::string same_schedule_spec(const std::string& consumer_directives) {
+  return "ImageParam a(Int(32), 3, \"a\");\n"
+         "Var k, j, i, s, t;\n"
+         "Func A(Int(32), {k, j, i}, Place::Device), out(Place::Device), D(Place::Device);\n"
+         "A(k, j, i) = select(j == 0, a(k, j, i), A(k, j - 1, i) + a(k, j, i));\n"
+         "out(k, j, i) = A(k, j, i) * 2;\n"
+         "A.merge_ures(out).set_bounds(k, 0, 2, j, 0, 3, i, 0, 4)\n"
+         " .space_time_transform({k, j, i}, {s, t}, {{0, 0, 1}, {3, 1, 0}},\n"
+         "                       {{i, s}, {k, t / 3}, {j, t % 3}});\n"
+         "out.isolate_consumer(D);\n" +
+         consumer_directives + "D.realize({2, 3, 4});\n";
+}
+
+TEST(SttTest, BothEndsWithTheSameScheduleMayReorderAChannel) {
+  Program merged = merged_text(same_schedule_spec(""));
+  ASSERT_EQ(merged.kernels.size(), 2u);
+  ASSERT_EQ(merged.kernels[1].inherited_transforms.size(), 1u);
+  Program stt = checked_stt_pass(merged, "same schedule");
+  EXPECT_EQ(channel(stt, "out_to_D").dims, (std::vector<int64_t>{4}));
+  EXPECT_EQ(channel_uses(stt, "D", "out_to_D"),
+            std::vector<std::string>{"read_channel(out_to_D, i)"});
+  auto inputs = complete_inputs(merged, {}, FillKind::kRandom, 3);
+  EXPECT_FALSE(compare_arrays(run_program(merged, inputs), run_program(stt, inputs)));
+
+  try {
+    stt_pass(merged_text(same_schedule_spec("D.space_time_transform(k);\n")));
+    ADD_FAILURE() << "accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "stt-channel-order");
+    EXPECT_NE(d.message().find("space_time_transform of 'D': channel 'out_to_D' would hand its "
+                               "values over in another order: 'A' writes the value of"),
               std::string::npos)
         << d.message();
   }

@@ -23,8 +23,8 @@ t2s_rt::InputArray<float> t2s_a_in;
 t2s_rt::InputArray<float> t2s_b_in;
 t2s_rt::FuncStorage<float> t2s_collector_bf;
 t2s_rt::FuncStorage<float> t2s_unloader_bf;
-t2s_rt::Fifo<float> t2s_c_to_drainer_ch("c_to_drainer", 1);
-t2s_rt::Fifo<float> t2s_drainer_to_collector_ch("drainer_to_collector", 1);
+t2s_rt::FifoArray<float> t2s_c_to_drainer_ch("c_to_drainer", {2, 2}, 1);
+t2s_rt::FifoArray<float> t2s_drainer_to_collector_ch("drainer_to_collector", {2, 2}, 1);
 
 // Kernel 'A' (device, spec 48:1).
 void t2s_A_kn() {
@@ -53,7 +53,7 @@ void t2s_A_kn() {
                     { const int64_t t2s_at = t2s_C_shreg_2_rg.locate_write({kkk, jj, ii, 0}); t2s_C_shreg_2_rg.store(t2s_at, C_val); }
                     { const int64_t t2s_at = t2s_C_shreg_3_rg.locate_write({kkk, jj, ii, 0}); t2s_C_shreg_3_rg.store(t2s_at, C_val); }
                     if (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 7) {
-                      t2s_c_to_drainer_ch.write(C_val);
+                      t2s_c_to_drainer_ch.at({ii, jj}).write(C_val);
                     }
                   }
                 }
@@ -74,7 +74,7 @@ void t2s_drainer_kn() {
         for (int32_t jjj = 0; jjj < 2; jjj++) {
           for (int32_t ii = 0; ii < 2; ii++) {
             for (int32_t jj = 0; jj < 2; jj++) {
-              t2s_drainer_to_collector_ch.write(t2s_c_to_drainer_ch.read());
+              t2s_drainer_to_collector_ch.at({ii, jj}).write(t2s_c_to_drainer_ch.at({ii, jj}).read());
             }
           }
         }
@@ -92,7 +92,7 @@ void t2s_collector_kn() {
         for (int32_t jjj = 0; jjj < 2; jjj++) {
           for (int32_t ii = 0; ii < 2; ii++) {
             for (int32_t jj = 0; jj < 2; jj++) {
-              { const int64_t t2s_at = t2s_collector_st.locate_write({jj, ii, jjj, iii, oj, oi}); t2s_collector_st.store(t2s_at, t2s_drainer_to_collector_ch.read()); }
+              { const int64_t t2s_at = t2s_collector_st.locate_write({jj, ii, jjj, iii, oj, oi}); t2s_collector_st.store(t2s_at, t2s_drainer_to_collector_ch.at({ii, jj}).read()); }
             }
           }
         }

@@ -7,8 +7,8 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-channel float c_to_drainer;  // A -> drainer
-channel float drainer_to_collector;  // drainer -> collector
+channel float c_to_drainer[2][2];  // A -> drainer
+channel float drainer_to_collector[2][2];  // drainer -> collector
 
 // Kernel A (48:1): reads input a, b; channels c_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -52,7 +52,7 @@ void A(__global const float* restrict a, __global const float* restrict b) {
                     C_shreg_2[ii][jj][kkk][0] = C_val;
                     C_shreg_3[ii][jj][kkk][0] = C_val;
                     if (ok * 2 * 2 + kk * 2 + kkk == 7) {
-                      write_channel_intel(c_to_drainer, C_val);
+                      write_channel_intel(c_to_drainer[ii][jj], C_val);
                     }
                   }
                 }
@@ -72,9 +72,11 @@ void drainer() {
     for (int oj = 0; oj < 2; oj++) {
       for (int iii = 0; iii < 2; iii++) {
         for (int jjj = 0; jjj < 2; jjj++) {
+          #pragma unroll
           for (int ii = 0; ii < 2; ii++) {
+            #pragma unroll
             for (int jj = 0; jj < 2; jj++) {
-              write_channel_intel(drainer_to_collector, read_channel_intel(c_to_drainer));
+              write_channel_intel(drainer_to_collector[ii][jj], read_channel_intel(c_to_drainer[ii][jj]));
             }
           }
         }
@@ -90,9 +92,11 @@ void collector(__global float* restrict collector) {
     for (int oj = 0; oj < 2; oj++) {
       for (int iii = 0; iii < 2; iii++) {
         for (int jjj = 0; jjj < 2; jjj++) {
+          #pragma unroll
           for (int ii = 0; ii < 2; ii++) {
+            #pragma unroll
             for (int jj = 0; jj < 2; jj++) {
-              collector[jj + 2 * (ii + 2 * (jjj + 2 * (iii + 2 * (oj + 2 * oi))))] = read_channel_intel(drainer_to_collector);
+              collector[jj + 2 * (ii + 2 * (jjj + 2 * (iii + 2 * (oj + 2 * oi))))] = read_channel_intel(drainer_to_collector[ii][jj]);
             }
           }
         }

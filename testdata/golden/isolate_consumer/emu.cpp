@@ -20,8 +20,8 @@ namespace {
 t2s_rt::InputArray<float> t2s_a_in;
 t2s_rt::InputArray<float> t2s_b_in;
 t2s_rt::FuncStorage<float> t2s_collector_bf;
-t2s_rt::Fifo<float> t2s_c_to_drainer_ch("c_to_drainer", 1);
-t2s_rt::Fifo<float> t2s_drainer_to_collector_ch("drainer_to_collector", 4);
+t2s_rt::FifoArray<float> t2s_c_to_drainer_ch("c_to_drainer", {4, 4}, 1);
+t2s_rt::FifoArray<float> t2s_drainer_to_collector_ch("drainer_to_collector", {4, 4}, 4);
 t2s_rt::Fifo<float> t2s_feederA_to_A_ch("feederA_to_A", 1);
 
 // Kernel 'feederA' (device, spec 34:3).
@@ -52,7 +52,7 @@ void t2s_A_kn() {
         const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + A_val * B_val;
         { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
         if (k == 7) {
-          t2s_c_to_drainer_ch.write(C_val);
+          t2s_c_to_drainer_ch.at({j, i}).write(C_val);
         }
       }
     }
@@ -63,7 +63,7 @@ void t2s_A_kn() {
 void t2s_drainer_kn() {
   for (int32_t j = 0; j < 4; j++) {
     for (int32_t i = 0; i < 4; i++) {
-      t2s_drainer_to_collector_ch.write(t2s_c_to_drainer_ch.read());
+      t2s_drainer_to_collector_ch.at({j, i}).write(t2s_c_to_drainer_ch.at({j, i}).read());
     }
   }
 }
@@ -73,7 +73,7 @@ void t2s_collector_kn() {
   auto& t2s_collector_st = t2s_collector_bf;
   for (int32_t j = 0; j < 4; j++) {
     for (int32_t i = 0; i < 4; i++) {
-      { const int64_t t2s_at = t2s_collector_st.locate_write({i, j}); t2s_collector_st.store(t2s_at, t2s_drainer_to_collector_ch.read()); }
+      { const int64_t t2s_at = t2s_collector_st.locate_write({i, j}); t2s_collector_st.store(t2s_at, t2s_drainer_to_collector_ch.at({j, i}).read()); }
     }
   }
 }

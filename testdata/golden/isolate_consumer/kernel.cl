@@ -6,8 +6,8 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-channel float c_to_drainer;  // A -> drainer
-channel float drainer_to_collector __attribute__((depth(4)));  // drainer -> collector
+channel float c_to_drainer[4][4];  // A -> drainer
+channel float drainer_to_collector[4][4] __attribute__((depth(4)));  // drainer -> collector
 channel float feederA_to_A;  // feederA -> A
 
 // Kernel feederA (34:3): reads input a; channels feederA_to_A.
@@ -45,7 +45,7 @@ void A(__global const float* restrict b) {
         const float C_val = (k == 0 ? 0.0f : C_shreg[j][i][0]) + A_val * B_val;
         C_shreg[j][i][0] = C_val;
         if (k == 7) {
-          write_channel_intel(c_to_drainer, C_val);
+          write_channel_intel(c_to_drainer[j][i], C_val);
         }
       }
     }
@@ -55,9 +55,11 @@ void A(__global const float* restrict b) {
 // Kernel drainer (38:3): channels c_to_drainer, drainer_to_collector; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
+  #pragma unroll
   for (int j = 0; j < 4; j++) {
+    #pragma unroll
     for (int i = 0; i < 4; i++) {
-      write_channel_intel(drainer_to_collector, read_channel_intel(c_to_drainer));
+      write_channel_intel(drainer_to_collector[j][i], read_channel_intel(c_to_drainer[j][i]));
     }
   }
 }
@@ -65,9 +67,11 @@ void drainer() {
 // Kernel collector (38:3): writes buffer collector; channels drainer_to_collector.
 __kernel __attribute__((max_global_work_dim(0)))
 void collector(__global float* restrict collector) {
+  #pragma unroll
   for (int j = 0; j < 4; j++) {
+    #pragma unroll
     for (int i = 0; i < 4; i++) {
-      collector[i + 4 * j] = read_channel_intel(drainer_to_collector);
+      collector[i + 4 * j] = read_channel_intel(drainer_to_collector[j][i]);
     }
   }
 }

@@ -19,8 +19,8 @@ namespace {
 // Inputs, buffers (Func storage that outlives one kernel) and channels.
 t2s_rt::InputArray<int32_t> t2s_a_in;
 t2s_rt::FuncStorage<int32_t> t2s_unload_bf;
-t2s_rt::Fifo<int32_t> t2s_S_to_drain_ch("S_to_drain", 1);
-t2s_rt::Fifo<int32_t> t2s_drain_to_unload_ch("drain_to_unload", 1);
+t2s_rt::FifoArray<int32_t> t2s_S_to_drain_ch("S_to_drain", {3}, 1);
+t2s_rt::FifoArray<int32_t> t2s_drain_to_unload_ch("drain_to_unload", {3}, 1);
 
 // Kernel 'S' (device, spec 15:1).
 void t2s_S_kn() {
@@ -29,7 +29,7 @@ void t2s_S_kn() {
     for (int32_t i = 0; i < 3; i++) {
       const int32_t S_val = t2s_add_i32(j == 0 ? 0 : t2s_S_shreg_rg.read({i, 0}), t2s_a_in.read({i, j}));
       { const int64_t t2s_at = t2s_S_shreg_rg.locate_write({i, 0}); t2s_S_shreg_rg.store(t2s_at, S_val); }
-      t2s_S_to_drain_ch.write(S_val);
+      t2s_S_to_drain_ch.at({i}).write(S_val);
     }
   }
 }
@@ -38,7 +38,7 @@ void t2s_S_kn() {
 void t2s_drain_kn() {
   for (int32_t j = 0; j < 5; j++) {
     for (int32_t i = 0; i < 3; i++) {
-      t2s_drain_to_unload_ch.write(t2s_S_to_drain_ch.read());
+      t2s_drain_to_unload_ch.at({i}).write(t2s_S_to_drain_ch.at({i}).read());
     }
   }
 }
@@ -48,7 +48,7 @@ void t2s_unload_kn() {
   auto& t2s_unload_st = t2s_unload_bf;
   for (int32_t j = 0; j < 5; j++) {
     for (int32_t i = 0; i < 3; i++) {
-      { const int64_t t2s_at = t2s_unload_st.locate_write({i, j}); t2s_unload_st.store(t2s_at, t2s_drain_to_unload_ch.read()); }
+      { const int64_t t2s_at = t2s_unload_st.locate_write({i, j}); t2s_unload_st.store(t2s_at, t2s_drain_to_unload_ch.at({i}).read()); }
     }
   }
 }

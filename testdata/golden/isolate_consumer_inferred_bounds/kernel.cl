@@ -6,8 +6,8 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-channel int S_to_drain;  // S -> drain
-channel int drain_to_unload;  // drain -> unload
+channel int S_to_drain[3];  // S -> drain
+channel int drain_to_unload[3];  // drain -> unload
 
 // Kernel S (15:1): reads input a; channels S_to_drain.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -19,7 +19,7 @@ void S(__global const int* restrict a) {
     for (int i = 0; i < 3; i++) {
       const int S_val = (j == 0 ? 0 : S_shreg[i][0]) + a[i + 3 * j];
       S_shreg[i][0] = S_val;
-      write_channel_intel(S_to_drain, S_val);
+      write_channel_intel(S_to_drain[i], S_val);
     }
   }
 }
@@ -28,8 +28,9 @@ void S(__global const int* restrict a) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drain() {
   for (int j = 0; j < 5; j++) {
+    #pragma unroll
     for (int i = 0; i < 3; i++) {
-      write_channel_intel(drain_to_unload, read_channel_intel(S_to_drain));
+      write_channel_intel(drain_to_unload[i], read_channel_intel(S_to_drain[i]));
     }
   }
 }
@@ -38,8 +39,9 @@ void drain() {
 __kernel __attribute__((max_global_work_dim(0)))
 void unload(__global int* restrict unload) {
   for (int j = 0; j < 5; j++) {
+    #pragma unroll
     for (int i = 0; i < 3; i++) {
-      unload[i + 3 * j] = read_channel_intel(drain_to_unload);
+      unload[i + 3 * j] = read_channel_intel(drain_to_unload[i]);
     }
   }
 }

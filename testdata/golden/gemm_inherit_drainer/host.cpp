@@ -3,7 +3,7 @@
 //   PROGRAM KERNEL.aocx [--input NAME=FILE.npy ...] [-o OUT.npy] [--fill] [--seed N] [--print]
 // Build: g++ -std=c++17 -O2 -ffp-contract=off -pthread THIS.cpp -lOpenCL
 // Kernels in the order they run:
-//   device: A, drain (concurrently)
+//   device: A, drainer (concurrently)
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -26,7 +26,7 @@
 struct t2s_data {
   t2s_rt::Array a;  // input
   t2s_rt::Array b;  // input
-  t2s_rt::Array drain;  // buffer [0, 8) x [0, 4)
+  t2s_rt::Array drainer;  // buffer [0, 4) x [0, 3) x [0, 2) x [0, 2)
 };
 
 }  // namespace
@@ -35,9 +35,9 @@ int main(int argc, char** argv) {
   const t2s_rt::Options t2s_options = t2s_rt::parse_options(argc, argv, "Runs the t2s program (gathered stage) on an OpenCL device: KERNEL.aocx is the device code compiled by aoc.", {"KERNEL.aocx"});
   t2s_rt::check_input_names(t2s_options, {"a", "b"});
   t2s_data t2s_d;
-  t2s_d.a = t2s_rt::input_region(t2s_options, "a", "float32", {4, 4});
-  t2s_d.b = t2s_rt::input_region(t2s_options, "b", "float32", {8, 4});
-  t2s_d.drain = t2s_rt::make_array("float32", {8, 4});
+  t2s_d.a = t2s_rt::input_region(t2s_options, "a", "float32", {6, 5});
+  t2s_d.b = t2s_rt::input_region(t2s_options, "b", "float32", {5, 8});
+  t2s_d.drainer = t2s_rt::make_array("float32", {4, 3, 2, 2});
 
   // OpenCL: platform, device, context, and the program from the .aocx.
   t2s_opencl t2s_cl(t2s_options.positional.at(0));
@@ -45,25 +45,25 @@ int main(int argc, char** argv) {
   (void)t2s_io;
   cl_mem t2s_mem_a = t2s_cl.buffer(CL_MEM_READ_ONLY, t2s_d.a, "input a");
   cl_mem t2s_mem_b = t2s_cl.buffer(CL_MEM_READ_ONLY, t2s_d.b, "input b");
-  cl_mem t2s_mem_drain = t2s_cl.buffer(CL_MEM_READ_WRITE, t2s_d.drain, "buffer drain");
+  cl_mem t2s_mem_drainer = t2s_cl.buffer(CL_MEM_READ_WRITE, t2s_d.drainer, "buffer drainer");
   cl_kernel t2s_kernel_A = t2s_cl.kernel("A");
   t2s_opencl::set_arg(t2s_kernel_A, 0, t2s_mem_a, "kernel A, argument 0: a");
   t2s_opencl::set_arg(t2s_kernel_A, 1, t2s_mem_b, "kernel A, argument 1: b");
   cl_command_queue t2s_queue_A = t2s_cl.queue("kernel A");
-  cl_kernel t2s_kernel_drain = t2s_cl.kernel("drain");
-  t2s_opencl::set_arg(t2s_kernel_drain, 0, t2s_mem_drain, "kernel drain, argument 0: drain");
-  cl_command_queue t2s_queue_drain = t2s_cl.queue("kernel drain");
+  cl_kernel t2s_kernel_drainer = t2s_cl.kernel("drainer");
+  t2s_opencl::set_arg(t2s_kernel_drainer, 0, t2s_mem_drainer, "kernel drainer, argument 0: drainer");
+  cl_command_queue t2s_queue_drainer = t2s_cl.queue("kernel drainer");
   t2s_opencl::write(t2s_io, t2s_mem_a, t2s_d.a, "input a");
   t2s_opencl::write(t2s_io, t2s_mem_b, t2s_d.b, "input b");
 
-  // Device run 1: A, drain, concurrently.
-  t2s_opencl::write(t2s_io, t2s_mem_drain, t2s_d.drain, "buffer drain");
+  // Device run 1: A, drainer, concurrently.
+  t2s_opencl::write(t2s_io, t2s_mem_drainer, t2s_d.drainer, "buffer drainer");
   t2s_opencl::task(t2s_queue_A, t2s_kernel_A, "kernel A");
-  t2s_opencl::task(t2s_queue_drain, t2s_kernel_drain, "kernel drain");
+  t2s_opencl::task(t2s_queue_drainer, t2s_kernel_drainer, "kernel drainer");
   t2s_opencl::finish(t2s_queue_A, "kernel A");
-  t2s_opencl::finish(t2s_queue_drain, "kernel drain");
-  t2s_opencl::read(t2s_io, t2s_mem_drain, t2s_d.drain, "buffer drain");
+  t2s_opencl::finish(t2s_queue_drainer, "kernel drainer");
+  t2s_opencl::read(t2s_io, t2s_mem_drainer, t2s_d.drainer, "buffer drainer");
 
-  t2s_rt::write_output(t2s_options, "drain", t2s_d.drain);
+  t2s_rt::write_output(t2s_options, "drainer", t2s_d.drainer);
   return 0;
 }

@@ -1,0 +1,159 @@
+// The schedule an isolated consumer inherits (LANGUAGE.md section 5: isolate_consumer copies
+// P's "arguments, bounds, loop order, loop kinds and space-time transform"). copy_nest (split.cc)
+// already copies the loops, bounds and splits; this file copies the rest, adapted to the loops
+// the consumer has (the arguments of the Func it consumes):
+//
+//   - the space_time_transform directives that apply to the producer's kernel (its own, or those
+//     it inherited), recorded in Plan::inherited for Kernel::inherited_transforms (t2s-stt applies
+//     them); replaced by the consumer's own space_time_transform, if it has one;
+//   - the pending loop order that goes with those transforms (Kernel::pending_order);
+//   - the vectorized loops (replaced by the consumer's own vectorize directives) and the
+//     unrolled loops (dropped when the consumer has its own transform), on loops it has.
+//
+// Adapting a transform to the consumer's loops (docs/ir.md, "Isolation"): a simple form keeps
+// the space loops the consumer has, with their coefficients; a space loop it lacks (a lane of
+// the producer's PEs, or a loop the producer writes the values at one value of, such as the
+// reduction's last PE) is dropped, and a step with no space loop left ends the copy (with the
+// steps after it); its scheduling vector is dropped when no loop of the consumer is left for
+// time (every PE then runs once: c(i, j) of a GEMM transformed with ({i, j}, {1, 1})). A
+// general form is copied as it is when the consumer has all of its source
+// loops, else it ends the copy. Loops outside the space loops need nothing: the consumer's next
+// loop out becomes time, and the loops it lacks (the reduction kk) are not there.
+#include <algorithm>
+#include <set>
+
+#include "libs/passes/merge/plan.h"
+
+namespace t2s::merge_internal {
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+bool has_directive(const Program& p, const std::string& func,
+                   std::initializer_list<const char*> names) {
+  for (const Directive& d : p.directives)
+    if (d.func == func)
+      for (const char* n : names)
+        if (d.name == n) return true;
+  return false;
+}
+
+// The loops the kernel of `g` runs, innermost first (its split loops too).
+std::vector<std::string> nest_loops_of(const Plan& plan, const Group& g) {
+  auto it = plan.nests.find(g.rep);
+  return it == plan.nests.end() || it->second.splits.empty() ? g.loop_vars : it->second.loops;
+}
+
+std::vector<std::string> names(const DirectiveArg& list) {
+  std::vector<std::string> out;
+  for (const DirectiveArg& a : list.items) out.push_back(a.text);
+  return out;
+}
+
+// `transforms` adapted to a kernel whose loops are `loops` and whose vectorized loops are
+// `lanes` (see the comment at the top).
+std::vector<Directive> adapt(const std::vector<Directive>& transforms,
+                             const std::vector<std::string>& loops,
+                             const std::set<std::string>& lanes, const SourceLoc& loc) {
+  std::vector<Directive> out;
+  std::vector<std::string> previous;  // the space loops of the last step copied
+  for (const Directive& d : transforms) {
+    Directive c = d;
+    c.loc = loc;
+    const bool simple = d.args.size() == 3 && d.args[0].kind == DirectiveArg::kList &&
+                        d.args[1].kind == DirectiveArg::kList;
+    const bool general = d.args.size() == 5 && d.args[0].kind == DirectiveArg::kList &&
+                         d.args[1].kind == DirectiveArg::kList;
+    std::vector<std::string> space;
+    if (simple) {
+      const std::vector<std::string> all = names(d.args[0]);
+      const bool coefficients = d.args[1].items.size() == all.size();
+      std::vector<DirectiveArg> kept, vector;
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (!contains(loops, all[i])) continue;
+        kept.push_back(d.args[0].items[i]);
+        if (coefficients) vector.push_back(d.args[1].items[i]);
+        space.push_back(all[i]);
+      }
+      if (space.empty()) break;
+      // A chain's space loops shrink at every step; a step the drop made equal to the one
+      // before adds nothing the consumer can use.
+      if (!previous.empty()) {
+        bool proper = space.size() < previous.size();
+        for (const std::string& s : space) proper &= contains(previous, s);
+        if (!proper) break;
+      }
+      // A scheduling vector needs a loop left for time (the lanes are not): without one, every
+      // PE runs once and the vector has nothing to skew.
+      bool time_left = false;
+      for (const std::string& l : loops) time_left |= !contains(space, l) && !lanes.count(l);
+      c.args[0] = DirectiveArg::list(kept);
+      c.args[1] =
+          DirectiveArg::list(coefficients && time_left ? vector : std::vector<DirectiveArg>{});
+    } else if (general) {
+      bool all = true;
+      for (const std::string& s : names(d.args[0])) all &= contains(loops, s);
+      if (!all) break;
+      const std::vector<std::string> dst = names(d.args[1]);
+      space.assign(dst.begin(), dst.end() - (dst.empty() ? 0 : 1));
+    } else {
+      // Not in the normal form: t2s-stt reports it on the copy.
+      out.push_back(c);
+      break;
+    }
+    out.push_back(c);
+    previous = space;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Directive> transforms_of(const Program& p, const Plan& plan, const std::string& rep) {
+  std::vector<Directive> own;
+  for (const Directive& d : p.directives)
+    if (d.func == rep && d.name == "space_time_transform") own.push_back(d);
+  if (!own.empty()) return own;
+  auto it = plan.inherited.find(rep);
+  return it == plan.inherited.end() ? std::vector<Directive>{} : it->second;
+}
+
+void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from,
+                      const SourceLoc& loc) {
+  const std::vector<std::string> loops = nest_loops_of(plan, to);
+  const bool own_transform = has_directive(p, to.rep, {"space_time_transform"});
+  if (!has_directive(p, to.rep, {"vectorize"}))
+    if (auto v = plan.vectorized.find(from.rep); v != plan.vectorized.end())
+      for (const auto& [loop, at] : v->second)
+        if (contains(loops, loop)) plan.vectorized[to.rep].emplace(loop, loc);
+  if (!own_transform) {
+    std::set<std::string> lanes;
+    if (auto v = plan.vectorized.find(to.rep); v != plan.vectorized.end())
+      for (const auto& [loop, at] : v->second) lanes.insert(loop);
+    for (const Directive& d : p.directives)  // its own, applied after this copy
+      if (d.func == to.rep && d.name == "vectorize" && !d.args.empty())
+        lanes.insert(d.args[0].text);
+    std::vector<Directive> copied = adapt(transforms_of(p, plan, from.rep), loops, lanes, loc);
+    if (!copied.empty()) {
+      plan.inherited[to.rep] = copied;
+      // The loop order the transforms were written for, when the merged stage left it to
+      // t2s-stt; the consumer's own reorder or split replaces it.
+      if (!from.pending_order.empty() && !has_directive(p, to.rep, {"reorder", "split"}))
+        for (const std::string& l : from.pending_order)
+          if (contains(loops, l)) to.pending_order.push_back(l);
+      if (to.pending_order.size() != loops.size()) to.pending_order.clear();
+    }
+  }
+  if (!own_transform)
+    if (auto n = plan.nests.find(from.rep); n != plan.nests.end())
+      for (const auto& [loop, at] : n->second.unrolled)
+        if (contains(loops, loop)) {
+          Directive unroll{to.rep, "unroll", {DirectiveArg::expr(loop)}, loc};
+          apply_loop_directive(plan, to, unroll);
+        }
+}
+
+}  // namespace t2s::merge_internal
