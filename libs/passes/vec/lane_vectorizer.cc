@@ -178,6 +178,32 @@ class LaneVectorizer {
     return fold(s.mutate(e));
   }
 
+  // The indices of channel `channel` in each lane, for an array of channels indexed by the
+  // lanes: each index with the lanes' loop values substituted. Indices that read anything
+  // other than loop variables and uniform lets, and channels of vectors, keep the lanes'
+  // order only lane by lane.
+  std::vector<std::vector<Expr>> channel_lane_indices(const std::string& channel,
+                                                      const std::vector<Expr>& index) const {
+    const Channel* c = program_.find_channel(channel);
+    if (!c || c->type.lanes != 1)
+      throw Serialise{"channel '" + channel + "' of vectors is indexed by a vectorized loop"};
+    for (const Expr& i : index)
+      for_each_expr(i, [&](const Expr& x) {
+        auto it = x->kind == ExprKind::kVar ? vars_.find(x->name) : vars_.end();
+        if (x->kind == ExprKind::kCall ||
+            (it != vars_.end() && it->second.kind != VarKind::kUniform))
+          throw Serialise{"channel '" + channel + "' is indexed by a vectorized loop through " +
+                          "a value that is not a loop variable"};
+      });
+    std::vector<std::vector<Expr>> out;
+    for (int l = 0; l < lanes_.n; ++l) {
+      std::vector<Expr> at;
+      for (const Expr& i : index) at.push_back(at_lane_values(i, l));
+      out.push_back(at);
+    }
+    return out;
+  }
+
   // For the lane indices `args` of a register access: the lane each lane reads (-1: outside
   // the lanes, a value no taken branch uses).
   std::vector<int> source_lanes(const std::vector<Expr>& args, const std::string& reg) const {
@@ -467,11 +493,18 @@ class LaneVectorizer {
         return make_call(e->name, CallKind::kFifo, e->type.with_lanes(n), args, e->loc);
       }
       case CallKind::kChannel: {
-        for (size_t i = 1; i < e->operands.size(); ++i)
-          if (varying(e->operands[i]))
-            throw Serialise{"channel '" + e->operands[0]->name +
-                            "' is indexed by a vectorized loop"};
-        return make_call(e->name, CallKind::kChannel, e->type.with_lanes(n), e->operands, e->loc);
+        const std::vector<Expr> index(e->operands.begin() + 1, e->operands.end());
+        if (!std::any_of(index.begin(), index.end(), [&](const Expr& i) { return varying(i); }))
+          return make_call(e->name, CallKind::kChannel, e->type.with_lanes(n), e->operands, e->loc);
+        // An array of channels indexed by the lanes (a gathering drainer's read of its
+        // producer's PEs, seed 003 Code 3): lane l reads its own element, in lane order.
+        std::vector<Expr> parts;
+        for (const std::vector<Expr>& at_lane : channel_lane_indices(e->operands[0]->name, index)) {
+          std::vector<Expr> ops{e->operands[0]};
+          ops.insert(ops.end(), at_lane.begin(), at_lane.end());
+          parts.push_back(make_call(e->name, CallKind::kChannel, e->type, ops, e->loc));
+        }
+        return make_call("concat", CallKind::kIntrinsic, e->type.with_lanes(n), parts, e->loc);
       }
       case CallKind::kIntrinsic:
         if (is_vector_op(e->name)) throw Serialise{"the body has vector values already"};
@@ -572,10 +605,18 @@ class LaneVectorizer {
     if (const LetStmt* let = s->as<LetStmt>()) return let_stmt(*s, *let, at);
     if (const Provide* p = s->as<Provide>()) return provide(*s, *p, at);
     if (const WriteChannel* w = s->as<WriteChannel>()) {
-      for (const Expr& i : w->index)
-        if (varying(i))
-          throw Serialise{"channel '" + w->channel + "' is indexed by a vectorized loop"};
-      return {make_write_channel(w->channel, w->index, as_vector(vec(w->value, at)), s->loc)};
+      if (!std::any_of(w->index.begin(), w->index.end(), [&](const Expr& i) { return varying(i); }))
+        return {make_write_channel(w->channel, w->index, as_vector(vec(w->value, at)), s->loc)};
+      // Lane l writes lane l of the value to its own element of the array, in lane order.
+      const std::vector<std::vector<Expr>> lanes = channel_lane_indices(w->channel, w->index);
+      const std::string name = fresh(w->channel + "_value");
+      const Expr value = as_vector(vec(w->value, at));
+      const Expr v = make_var(name, value->type, s->loc);
+      StmtList writes;
+      for (int l = 0; l < lanes_.n; ++l)
+        writes.push_back(
+            make_write_channel(w->channel, lanes[static_cast<size_t>(l)], lane_of(v, l), s->loc));
+      return {make_let(name, value, writes, s->loc)};
     }
     if (const Shift* sh = s->as<Shift>()) {
       if (!lane_regs_.count(sh->reg)) return {s};

@@ -15,6 +15,20 @@
 static inline int32_t t2s_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 static inline int32_t t2s_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
 static inline int32_t t2s_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline t2s_rt::Vec<float, 4> t2s_broadcast_f32x4(float t2s_0) {
+  return t2s_rt::Vec<float, 4>{{
+      t2s_0,
+      t2s_0,
+      t2s_0,
+      t2s_0}};
+}
+static inline t2s_rt::Vec<int32_t, 4> t2s_broadcast_i32x4(int32_t t2s_0) {
+  return t2s_rt::Vec<int32_t, 4>{{
+      t2s_0,
+      t2s_0,
+      t2s_0,
+      t2s_0}};
+}
 static inline t2s_rt::Vec<int32_t, 4> t2s_ramp_i32x4(const std::tuple<int32_t, int32_t>& t2s_in) {
   const auto& [t2s_0, t2s_1] = t2s_in;
   return t2s_rt::Vec<int32_t, 4>{{
@@ -22,6 +36,14 @@ static inline t2s_rt::Vec<int32_t, 4> t2s_ramp_i32x4(const std::tuple<int32_t, i
       t2s_add_i32(t2s_0, t2s_1),
       t2s_add_i32(t2s_0, t2s_mul_i32(2, t2s_1)),
       t2s_add_i32(t2s_0, t2s_mul_i32(3, t2s_1))}};
+}
+static inline t2s_rt::Vec<bool, 4> t2s_veq_i32x4(const std::tuple<t2s_rt::Vec<int32_t, 4>, t2s_rt::Vec<int32_t, 4>>& t2s_in) {
+  const auto& [t2s_0, t2s_1] = t2s_in;
+  return t2s_rt::Vec<bool, 4>{{
+      t2s_0.lane[0] == t2s_1.lane[0],
+      t2s_0.lane[1] == t2s_1.lane[1],
+      t2s_0.lane[2] == t2s_1.lane[2],
+      t2s_0.lane[3] == t2s_1.lane[3]}};
 }
 static inline t2s_rt::Vec<float, 4> t2s_vmul_f32x4(const std::tuple<t2s_rt::Vec<float, 4>, t2s_rt::Vec<float, 4>>& t2s_in) {
   const auto& [t2s_0, t2s_1] = t2s_in;
@@ -31,6 +53,14 @@ static inline t2s_rt::Vec<float, 4> t2s_vmul_f32x4(const std::tuple<t2s_rt::Vec<
       t2s_0.lane[2] * t2s_1.lane[2],
       t2s_0.lane[3] * t2s_1.lane[3]}};
 }
+static inline t2s_rt::Vec<float, 4> t2s_vselect_f32x4(const std::tuple<t2s_rt::Vec<bool, 4>, t2s_rt::Vec<float, 4>, t2s_rt::Vec<float, 4>>& t2s_in) {
+  const auto& [t2s_0, t2s_1, t2s_2] = t2s_in;
+  return t2s_rt::Vec<float, 4>{{
+      t2s_0.lane[0] ? t2s_1.lane[0] : t2s_2.lane[0],
+      t2s_0.lane[1] ? t2s_1.lane[1] : t2s_2.lane[1],
+      t2s_0.lane[2] ? t2s_1.lane[2] : t2s_2.lane[2],
+      t2s_0.lane[3] ? t2s_1.lane[3] : t2s_2.lane[3]}};
+}
 
 namespace {
 
@@ -39,8 +69,8 @@ t2s_rt::InputArray<float> t2s_a_in;
 t2s_rt::InputArray<float> t2s_b_in;
 t2s_rt::FuncStorage<float> t2s_collector_bf;
 t2s_rt::FifoArray<float> t2s_c_to_drainer_ch("c_to_drainer", {4, 4}, 1);
-t2s_rt::FifoArray<float> t2s_drainer_to_collector_ch("drainer_to_collector", {4}, 4);
-t2s_rt::FifoArray<float> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {4, 4}, 3);
+t2s_rt::FifoArray<t2s_rt::Vec<float, 4>> t2s_drainer_to_collector_ch("drainer_to_collector", {4}, 1);
+t2s_rt::FifoArray<t2s_rt::Vec<float, 4>> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {4, 4}, 1);
 
 // Kernel 'A' (device, spec 34:1).
 void t2s_A_kn() {
@@ -73,14 +103,12 @@ void t2s_drainer_kn() {
   for (int32_t j = 0; j < 4; j++) {
     for (int32_t i_pe = 0; i_pe < 4; i_pe++) {
       const int32_t i = t2s_sub_i32(3, i_pe);
-      for (int64_t t_t2s_i64 = i; t_t2s_i64 < (int64_t)(i) + (int64_t)(t2s_sub_i32(4, i)); t_t2s_i64++) {
-        const int32_t t = (int32_t)t_t2s_i64;
-        const float c_gathered = t == i ? t2s_c_to_drainer_ch.at({j, i}).read() : t2s_drainer_gather_fifo_ch.at({t2s_add_i32(i, 1), j}).read();
-        if (i > 0) {
-          t2s_drainer_gather_fifo_ch.at({i, j}).write(c_gathered);
-        } else {
-          t2s_drainer_to_collector_ch.at({j}).write(c_gathered);
-        }
+      const float c_own = t2s_c_to_drainer_ch.at({j, i}).read();
+      const t2s_rt::Vec<float, 4> c_gathered = i < 3 ? t2s_vselect_f32x4({t2s_veq_i32x4({t2s_ramp_i32x4({0, 1}), t2s_broadcast_i32x4(i)}), t2s_broadcast_f32x4(c_own), t2s_drainer_gather_fifo_ch.at({t2s_add_i32(i, 1), j}).read()}) : t2s_broadcast_f32x4(c_own);
+      if (i > 0) {
+        t2s_drainer_gather_fifo_ch.at({i, j}).write(c_gathered);
+      } else {
+        t2s_drainer_to_collector_ch.at({j}).write(c_gathered);
       }
     }
   }
@@ -93,7 +121,7 @@ void t2s_collector_kn() {
     {
       const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({0, 1});
       const int32_t t2s_1 = j;
-      const t2s_rt::Vec<float, 4> t2s_2 = t2s_rt::Vec<float, 4>{{t2s_drainer_to_collector_ch.at({j}).read(), t2s_drainer_to_collector_ch.at({j}).read(), t2s_drainer_to_collector_ch.at({j}).read(), t2s_drainer_to_collector_ch.at({j}).read()}};
+      const t2s_rt::Vec<float, 4> t2s_2 = t2s_drainer_to_collector_ch.at({j}).read();
       { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[0], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[0]); }
       { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[1], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[1]); }
       { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[2], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[2]); }

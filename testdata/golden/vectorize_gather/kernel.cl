@@ -6,9 +6,31 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
+static inline int4 t2s_ramp_i32x4(int t2s_0, int t2s_1) {
+  return (int4)(
+      t2s_0,
+      t2s_0 + t2s_1,
+      t2s_0 + 2 * t2s_1,
+      t2s_0 + 3 * t2s_1);
+}
+static inline char4 t2s_veq_i32x4(int4 t2s_0, int4 t2s_1) {
+  return (char4)(
+      t2s_0.s0 == t2s_1.s0,
+      t2s_0.s1 == t2s_1.s1,
+      t2s_0.s2 == t2s_1.s2,
+      t2s_0.s3 == t2s_1.s3);
+}
+static inline float4 t2s_vselect_f32x4(char4 t2s_0, float4 t2s_1, float4 t2s_2) {
+  return (float4)(
+      t2s_0.s0 ? t2s_1.s0 : t2s_2.s0,
+      t2s_0.s1 ? t2s_1.s1 : t2s_2.s1,
+      t2s_0.s2 ? t2s_1.s2 : t2s_2.s2,
+      t2s_0.s3 ? t2s_1.s3 : t2s_2.s3);
+}
+
 channel float c_to_drainer[4][4];  // A -> drainer
-channel float drainer_to_collector[4] __attribute__((depth(4)));  // drainer -> collector
-channel float drainer_gather_fifo[4][4] __attribute__((depth(3)));  // drainer -> drainer
+channel float4 drainer_to_collector[4];  // drainer -> collector
+channel float4 drainer_gather_fifo[4][4] __attribute__((depth(1)));  // drainer -> drainer
 
 // Kernel A (34:1): reads input a, b; channels c_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -50,14 +72,12 @@ void drainer() {
     #pragma unroll
     for (int i_pe = 0; i_pe < 4; i_pe++) {
       const int i = 3 - i_pe;
-      for (long t_t2s_i64 = i; t_t2s_i64 < (long)(i) + (long)(4 - i); t_t2s_i64++) {
-        const int t = (int)t_t2s_i64;
-        const float c_gathered = t == i ? read_channel_intel(c_to_drainer[j][i]) : read_channel_intel(drainer_gather_fifo[i + 1][j]);
-        if (i > 0) {
-          write_channel_intel(drainer_gather_fifo[i][j], c_gathered);
-        } else {
-          write_channel_intel(drainer_to_collector[j], c_gathered);
-        }
+      const float c_own = read_channel_intel(c_to_drainer[j][i]);
+      const float4 c_gathered = i < 3 ? t2s_vselect_f32x4(t2s_veq_i32x4(t2s_ramp_i32x4(0, 1), (int4)(i)), (float4)(c_own), read_channel_intel(drainer_gather_fifo[i + 1][j])) : (float4)(c_own);
+      if (i > 0) {
+        write_channel_intel(drainer_gather_fifo[i][j], c_gathered);
+      } else {
+        write_channel_intel(drainer_to_collector[j], c_gathered);
       }
     }
   }
@@ -68,10 +88,6 @@ __kernel __attribute__((max_global_work_dim(0)))
 void collector(__global float* restrict collector) {
   #pragma unroll
   for (int j = 0; j < 4; j++) {
-    float t2s_part_0;
-    float t2s_part_1;
-    float t2s_part_2;
-    float t2s_part_3;
-    vstore4((t2s_part_0 = read_channel_intel(drainer_to_collector[j]), t2s_part_1 = read_channel_intel(drainer_to_collector[j]), t2s_part_2 = read_channel_intel(drainer_to_collector[j]), t2s_part_3 = read_channel_intel(drainer_to_collector[j]), (float4)(t2s_part_0, t2s_part_1, t2s_part_2, t2s_part_3)), 0, collector + 0 + 4 * j);
+    vstore4(read_channel_intel(drainer_to_collector[j]), 0, collector + 0 + 4 * j);
   }
 }
