@@ -17,33 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
 CXX="${CXX:-g++}"
 CHECKS=libs/backends/opencl/testing
-failed=0
-expect() {  # expect DESCRIPTION STATUS [GREP-PATTERN FILE]
-  local what="$1" want="$2"
-  if [[ "$rc" -ne "$want" ]]; then
-    echo "FAIL: $what: exit $rc, expected $want" >&2
-    sed 's/^/    | /' "$TMP/err" | head -n 10 >&2
-    failed=$((failed + 1))
-  elif [[ $# -ge 4 ]] && ! grep -qE -- "$3" "$4"; then
-    echo "FAIL: $what: no line matching '$3' in $4" >&2
-    sed 's/^/    | /' "$4" | head -n 10 >&2
-    failed=$((failed + 1))
-  else
-    echo "ok   $what"
-  fi
-}
-run() {
-  set +e
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  rc=$?
-  set -e
-}
-check() {  # check DESCRIPTION COMMAND...: passes when COMMAND succeeds
-  local what="$1"
-  shift
-  run "$@"
-  expect "$what" 0
-}
+source "$(dirname "${BASH_SOURCE[0]}")/ir_checks.sh"
 
 # The emulation of IR: emitted, compiled (warnings are errors), in $TMP/NAME_emu.
 build_emulation() {  # build_emulation IR NAME

@@ -224,15 +224,7 @@ class Analysis {
     for (size_t i = 0; i + 1 < r.chain.size(); ++i) {
       const Stmt* s = r.chain[i];
       if (const For* f = s->as<For>()) {
-        Loop l;
-        l.var = f->var;
-        l.kind = f->loop_kind;
-        l.constant = f->min->kind == ExprKind::kIntImm && f->extent->kind == ExprKind::kIntImm;
-        if (l.constant) {
-          l.min = f->min->int_value;
-          l.extent = f->extent->int_value;
-        }
-        all.push_back(l);
+        all.push_back(as_loop(*f));
       } else if (const LetStmt* let = s->as<LetStmt>()) {
         s_.lets.push_back({let->var, let->value});
       }

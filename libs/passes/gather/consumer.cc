@@ -34,15 +34,7 @@ void find_reads(const StmtList& list, const std::string& channel, std::vector<Lo
     };
     for (const Expr* e : s->exprs()) expr(*e);
     if (const For* f = s->as<For>()) {
-      Loop l;
-      l.var = f->var;
-      l.kind = f->loop_kind;
-      l.constant = f->min->kind == ExprKind::kIntImm && f->extent->kind == ExprKind::kIntImm;
-      if (l.constant) {
-        l.min = f->min->int_value;
-        l.extent = f->extent->int_value;
-      }
-      loops->push_back(l);
+      loops->push_back(as_loop(*f));
       find_reads(f->body, channel, loops, lets, out);
       loops->pop_back();
     } else if (const LetStmt* let = s->as<LetStmt>()) {

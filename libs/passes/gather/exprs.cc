@@ -7,6 +7,18 @@ namespace gather_internal {
 
 Expr lit32(int64_t v) { return make_int(Type::Int(32), v); }
 
+Loop as_loop(const For& f) {
+  Loop l;
+  l.var = f.var;
+  l.kind = f.loop_kind;
+  l.constant = f.min->kind == ExprKind::kIntImm && f.extent->kind == ExprKind::kIntImm;
+  if (l.constant) {
+    l.min = f.min->int_value;
+    l.extent = f.extent->int_value;
+  }
+  return l;
+}
+
 Expr plus(const Expr& e, int64_t c) {
   if (c == 0) return e;
   if (e->kind == ExprKind::kIntImm) return lit32(e->int_value + c);

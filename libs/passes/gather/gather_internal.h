@@ -27,6 +27,9 @@ struct Loop {
   LoopKind kind = LoopKind::kSerial;
 };
 
+// The Loop a for statement runs.
+Loop as_loop(const For& f);
+
 // One gather directive, checked, with everything the rewrite needs.
 struct Site {
   const Directive* directive = nullptr;
