@@ -269,9 +269,10 @@ class Analysis {
     }
     if (in_->dims.empty())
       fail("channel " + q(s_.in_channel) + " from " + q(s_.source_kernel) + " to " + q(s_.func) +
-               " is a single channel; gather needs A's values on a channel array, one channel "
-               "per PE of " +
-               q(s_.source_kernel) + ", indexed by F's space loops",
+               " is a single channel; gathering needs the values of " + q(s_.source) +
+               " on a channel array, one channel per PE of " + q(s_.source_kernel) +
+               " (a space_time_transform of " + q(s_.source_kernel) +
+               "), indexed by the space loops of " + q(s_.func),
            "gather-loop");
   }
 
