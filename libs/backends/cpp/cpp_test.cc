@@ -39,7 +39,6 @@ Program copy_program() { return read_program(kCopy, "copy.json"); }
 Stmt& provide_stmt_of(Program& p) {
   return *p.kernels[0].body[0]->as<For>()->body[0]->as<For>()->body[0];
 }
-Provide& provide_of(Program& p) { return *provide_stmt_of(p).as<Provide>(); }
 
 Diagnostic diagnostic_of(const Program& p) {
   try {
