@@ -140,6 +140,29 @@ T read_with_params(const std::string& text, const Params& params, Read&& read) {
   try {
     t = read(full);
   } catch (const isl::exception& e) {
+    // An unknown name is a syntax error to isl: say which name when declaring it as a
+    // parameter makes the text readable.
+    std::string decl;
+    for (const auto& p : params) decl += p.first + ", ";
+    for (size_t i = 0; i < text.size();) {
+      if (!isalpha(static_cast<unsigned char>(text[i])) && text[i] != '_') {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < text.size() && (isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
+        ++j;
+      std::string id = text.substr(i, j - i);
+      i = j;
+      if (isl_keyword(id)) continue;
+      try {
+        read("[" + decl + id + "] -> " + text.substr(first == std::string::npos ? 0 : first));
+      } catch (const isl::exception&) {
+        continue;
+      }
+      throw PolyError("'" + id + "' is neither a dim nor a parameter with a value (give it one " +
+                      "in \"params\")");
+    }
     throw PolyError("isl cannot read it: " + isl_message(e));
   }
   if (t.is_null()) throw PolyError("isl cannot read it");
