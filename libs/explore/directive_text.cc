@@ -210,6 +210,57 @@ Directive transform(const std::vector<Raw>& raw, const std::string& func, const 
   return d;
 }
 
+std::string count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string t;
+  for (const std::string& s : v) t += (t.empty() ? "" : ", ") + s;
+  return t;
+}
+
+// The front end's checks of transforms (libs/frontend/directives.cc), with its messages and
+// rules: a space loop named twice, a vector of the wrong length, a chained transform whose
+// space loops are not a proper subset of the previous transform's.
+void check_transforms(const std::vector<Directive>& ds) {
+  std::vector<std::vector<std::string>> chain;
+  for (const Directive& d : ds) {
+    if (d.name != "space_time_transform") continue;
+    std::vector<std::string> space;
+    if (d.args.size() == 3) {
+      for (const DirectiveArg& a : d.args[0].items) space.push_back(a.text);
+      if (!d.args[1].items.empty() && d.args[1].items.size() != space.size())
+        throw Diagnostic(d.loc,
+                         "space_time_transform: the scheduling vector has " +
+                             count(d.args[1].items.size(), "coefficient") + " for " +
+                             count(space.size(), "space loop"),
+                         "directive-args");
+    } else {
+      for (size_t i = 0; i + 1 < d.args[1].items.size(); ++i)
+        space.push_back(d.args[1].items[i].text);
+    }
+    for (size_t i = 0; i < space.size(); ++i)
+      if (std::count(space.begin(), space.end(), space[i]) > 1)
+        throw Diagnostic(d.loc, "space_time_transform: Var '" + space[i] + "' appears twice",
+                         "directive-args");
+    if (!chain.empty()) {
+      const std::vector<std::string>& prev = chain.back();
+      bool subset = space.size() < prev.size();
+      for (const std::string& v : space)
+        if (std::find(prev.begin(), prev.end(), v) == prev.end()) subset = false;
+      if (!subset)
+        throw Diagnostic(d.loc,
+                         "the space loops (" + join(space) +
+                             ") of a chained space_time_transform must be a proper subset of "
+                             "the previous transform's (" +
+                             join(prev) + ")",
+                         "stt-chain");
+    }
+    chain.push_back(space);
+  }
+}
+
 }  // namespace
 
 std::string directive_text(const Directive& d) {
@@ -266,6 +317,7 @@ std::vector<Directive> parse_chain(const std::string& text, const std::string& f
     p.expect('.');
   }
   if (!p.at_end()) p.fail("unexpected text after the directives");
+  check_transforms(out);
   return out;
 }
 

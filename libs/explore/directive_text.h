@@ -20,7 +20,9 @@ std::string chain_text(const std::string& func, const std::vector<Directive>& ds
 // Reads "reorder(j, i).space_time_transform({i, j}, {2, 3})" (a leading "A." names the Func,
 // which must be `func`; a trailing ';' is allowed) into normal-form directives of `func` at
 // `loc`. Only reorder and space_time_transform are taken. Throws std::invalid_argument with
-// a message for the user.
+// a message for the user when the text does not read, and Diagnostic (at `loc`, with the front
+// end's message and rule) when a transform breaks a rule the front end checks: a space loop
+// named twice, a vector of the wrong length, a chain that is not a proper subset (stt-chain).
 std::vector<Directive> parse_chain(const std::string& text, const std::string& func,
                                    const SourceLoc& loc);
 

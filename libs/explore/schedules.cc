@@ -197,6 +197,14 @@ class Explorer {
         ds = parse_chain(t, f, loc_);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("--try ") + e.what());
+      } catch (const Diagnostic& d) {
+        ScheduleCandidate c;
+        c.origin = "--try";
+        c.text = t;
+        c.rule = d.rule();
+        c.message = d.message();
+        g.tried.push_back(c);
+        continue;
       }
       g.tried.push_back(evaluate_fresh(ds, "--try"));
     }
