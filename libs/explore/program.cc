@@ -69,7 +69,7 @@ std::string ordering_text(const std::vector<std::vector<int64_t>>& rows,
     }
     names += (names.empty() ? "" : ", ") + std::string(r[at] < 0 ? "-" : "") + space[at];
   }
-  if (loops && rows.size() > 1)
+  if (loops && (rows.size() > 1 || rows.size() < space.size()))
     return "(" + names + (rows.size() < space.size() ? ", ..." : "") + ")";
   if (rows.size() == 1) return vec(rows[0]);
   std::string t = "[";
