@@ -17,7 +17,7 @@ namespace t2s::explore {
 
 // Bounds on enumeration (DESIGN.md section 5: no input may make a tool allocate without bound).
 struct Limits {
-  int64_t max_points = 20'000'000;  // dependency instances and statement instances, each
+  int64_t max_points = 2'000'000;  // dependency instances and statement instances, each
 };
 
 // One dependency: the values one read access of `dst` gets from statement `src`.

@@ -56,7 +56,7 @@ void add_options(Tool& tool, CliOptions* o) {
   app.add_option("--max-points", o->explore.limits.max_points,
                  "Refuse inputs with more dependency instances or operations than this (exit 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
-      ->default_str("20000000");
+      ->default_str("2000000");
   app.add_option("--starting-set", o->starting_set,
                  "Print the size of MASAI-1's starting set of linear mappings of an N-dimensional "
                  "space (section 3.5.5.2: N x N matrices of --coefficients, and the non-singular "
@@ -99,8 +99,16 @@ void add_options(Tool& tool, CliOptions* o) {
                "Spec input: also enumerate chained transforms (a second projection of the "
                "innermost space loops, seed 000's case 3)");
   app.add_flag(
-      "--keep-order", [o](int64_t) { o->schedules.reorder = false; },
+      "--keep-order", [o](int64_t) { o->schedules.orders = ScheduleOptions::Orders::kSpec; },
       "Spec input: only the group's own loop order (no reorder)");
+  app.add_flag(
+      "--all-orders", [o](int64_t) { o->schedules.orders = ScheduleOptions::Orders::kAll; },
+      "Spec input: every loop order, however many loops (default: every order for "
+      "groups of up to 3 loops, the group's own order beyond)");
+  app.add_option("--max-space", o->schedules.max_space,
+                 "Spec input: at most N innermost loops to space (default 3)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{16}));
   app.add_option("--min-pes", o->schedules.min_pes,
                  "Spec input: rank only schedules with at least N PEs")
       ->type_name("N")

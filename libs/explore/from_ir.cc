@@ -230,6 +230,8 @@ class Builder {
         provide(*p, s.loc, cond, lets);
       } else if (const Realize* r = s.as<Realize>()) {
         statements(r->body, cond, lets);
+      } else if (const WriteChannel* w = s.as<WriteChannel>()) {
+        channel(*w, s.loc, cond, lets);
       } else {
         fail("its loop nest holds more than one level of loops or other statements");
       }
@@ -245,32 +247,53 @@ class Builder {
     st.loc = loc;
     IntSet box = IntSet::box(st.name, out_.loops, out_.mins, out_.extents);
     st.domain = restrict(box, cond);
-    auto access = [&](const std::string& array, const std::vector<Expr>& args,
-                      const IntSet& domain) -> std::optional<IntMap> {
-      Affine f;
-      for (const Expr& a : args) {
-        auto af = affine(a);
-        if (!af) return std::nullopt;
-        f.coeff.push_back(af->first);
-        f.constant.push_back(af->second);
-      }
-      return IntMap::from_affine(domain, array, f);
-    };
     auto w = access(p.func, p.args, st.domain);
     if (!w) fail("'" + p.func + "' is written at an index that is not affine in the loops");
     st.writes.push_back(Access{*w, p.func, loc});
     std::vector<Read> rs = lets;
     for (const Expr& a : p.args) reads(a, Dnf{Conj{}}, &rs);
     reads(p.value, Dnf{Conj{}}, &rs);
+    add_reads(&st, rs, loc);
+    out_.program.statements.push_back(std::move(st));
+  }
+
+  // A value sent over a channel: a statement that only reads (named after the channel).
+  void channel(const WriteChannel& w, const SourceLoc& loc, const Dnf& cond,
+               const std::vector<Read>& lets) {
+    Statement st;
+    st.name = w.channel;
+    for (int n = 2; out_.program.find_statement(st.name) >= 0; ++n)
+      st.name = w.channel + "_" + std::to_string(n);
+    st.loc = loc;
+    st.domain = restrict(IntSet::box(st.name, out_.loops, out_.mins, out_.extents), cond);
+    std::vector<Read> rs = lets;
+    for (const Expr& a : w.index) reads(a, Dnf{Conj{}}, &rs);
+    reads(w.value, Dnf{Conj{}}, &rs);
+    add_reads(&st, rs, loc);
+    out_.program.statements.push_back(std::move(st));
+  }
+
+  void add_reads(Statement* st, const std::vector<Read>& rs, const SourceLoc& loc) {
     for (const Read& r : rs) {
-      auto m = access(r.func, r.args, restrict(st.domain, r.cond));
+      auto m = access(r.func, r.args, restrict(st->domain, r.cond));
       if (!m) {
         note("a read of '" + r.func + "' at an index that is not affine (left out)");
         continue;
       }
-      st.reads.push_back(Access{*m, r.func, r.loc.valid() ? r.loc : loc});
+      st->reads.push_back(Access{*m, r.func, r.loc.valid() ? r.loc : loc});
     }
-    out_.program.statements.push_back(std::move(st));
+  }
+
+  std::optional<IntMap> access(const std::string& array, const std::vector<Expr>& args,
+                               const IntSet& domain) const {
+    Affine f;
+    for (const Expr& a : args) {
+      auto af = affine(a);
+      if (!af) return std::nullopt;
+      f.coeff.push_back(af->first);
+      f.constant.push_back(af->second);
+    }
+    return IntMap::from_affine(domain, array, f);
   }
 
   const Program& merged_;

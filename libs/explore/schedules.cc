@@ -175,9 +175,37 @@ class Explorer {
     for (const Kernel& k : merged.kernels)
       if (k.name == f) kernel = &k;
     if (!kernel) throw std::invalid_argument("--group: '" + f + "' has no loop nest of its own");
-    g.kernel = kernel_program(merged, f);
-    g.deps = flow_dependencies(g.kernel.program, limits_);
-    g.placed = analyze_placement(g.kernel.program, g.deps, g.kernel.program.placements[0]);
+    modelled_ = true;
+    try {
+      g.kernel = kernel_program(merged, f);
+      g.deps = flow_dependencies(g.kernel.program, limits_);
+      g.placed = analyze_placement(g.kernel.program, g.deps, g.kernel.program.placements[0]);
+    } catch (const Diagnostic& d) {
+      if (d.rule() != "explore-kernel") throw;
+      // Not one perfect nest: the transforms are still judged by the passes, without the
+      // dependencies (no locality, no early refusal).
+      modelled_ = false;
+      g.kernel = KernelProgram{};
+      g.kernel.notes.push_back(d.message() + "; schedules are judged without its dependencies");
+      const StmtList* body = &kernel->body;
+      while (body->size() == 1) {
+        const Stmt& s = *(*body)[0];
+        if (const For* loop = s.as<For>()) {
+          g.kernel.loops.push_back(loop->var);
+          g.kernel.mins.push_back(loop->min->kind == ExprKind::kIntImm ? loop->min->int_value : 0);
+          g.kernel.extents.push_back(
+              loop->extent->kind == ExprKind::kIntImm ? loop->extent->int_value : 0);
+          body = &loop->body;
+        } else if (const Realize* r = s.as<Realize>()) {
+          body = &r->body;
+        } else {
+          break;
+        }
+      }
+      g.kernel.program.space = g.kernel.loops;
+      g.deps.clear();
+      g.placed = PlacementAnalysis{};
+    }
     dims_ = g.kernel.loops;
     baseline_ = dims_;
     if (!kernel->pending_order.empty())
@@ -276,6 +304,7 @@ class Explorer {
   }
 
   void locality(const std::vector<std::string>& order, ScheduleCandidate* c) const {
+    if (!modelled_) return;
     auto entries = transformed(order, dims_, c->directives);
     if (!entries) return;
     c->locality_known = true;
@@ -310,7 +339,9 @@ class Explorer {
       if (!vectorized_.count(n)) movable.push_back(n);
     std::vector<std::vector<std::string>> orders;
     std::vector<std::string> perm = movable;
-    if (o_.reorder) {
+    g->all_orders = o_.orders == ScheduleOptions::Orders::kAll ||
+                    (o_.orders == ScheduleOptions::Orders::kAuto && movable.size() <= 3);
+    if (g->all_orders) {
       std::sort(perm.begin(), perm.end());
       do orders.push_back(perm);
       while (std::next_permutation(perm.begin(), perm.end()));
@@ -356,7 +387,7 @@ class Explorer {
       }
       std::vector<std::vector<Directive>> cands;
       const size_t m = order0.size();
-      for (size_t s = 1; s <= m; ++s) {
+      for (size_t s = 1; s <= m && static_cast<int64_t>(s) <= o_.max_space; ++s) {
         std::vector<std::string> space(order0.rbegin(), order0.rbegin() + static_cast<long>(s));
         for (const auto& c :
              s == m ? std::vector<std::vector<int64_t>>{std::vector<int64_t>(s, 0)} : vectors(s)) {
@@ -524,6 +555,7 @@ class Explorer {
   const PlacementAnalysis* placed_ = nullptr;
   const PolyProgram* program_ = nullptr;
   std::vector<Task> tasks_;
+  bool modelled_ = true;
 };
 
 }  // namespace

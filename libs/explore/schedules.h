@@ -18,9 +18,13 @@ namespace t2s::explore {
 struct ScheduleOptions {
   std::vector<std::string> groups;  // representatives to explore; empty: every merge group
   int64_t bound = 1;
-  bool chain = false;   // also chained transforms (a second projection of the space loops)
-  bool reorder = true;  // also other loop orders (a `reorder` before the transform)
-  bool best = false;    // print the top-ranked schedule only
+  bool chain = false;  // also chained transforms (a second projection of the space loops)
+  // Loop orders: every permutation (a `reorder` before the transform), the spec's own, or
+  // (auto) every permutation when the group has at most 3 movable loops, else the spec's own.
+  enum class Orders { kAuto, kSpec, kAll };
+  Orders orders = Orders::kAuto;
+  int64_t max_space = 3;           // space loops per candidate, at most
+  bool best = false;               // print the top-ranked schedule only
   std::vector<std::string> tries;  // directive chains to judge instead of, or besides, enumerating
   bool enumerate = true;
   // Ranking keys, most significant first: pes, time, storage, locality; "-key" for descending.
@@ -47,6 +51,7 @@ struct GroupSchedules {
   std::vector<Dependency> deps;
   PlacementAnalysis placed;
   int64_t enumerated = 0;
+  bool all_orders = false;      // every loop order was enumerated (else the spec's own)
   int64_t refused_by_time = 0;  // refused before the stt pass: a dependence backwards in time
   std::vector<ScheduleCandidate> ranked;   // legal, best first
   std::vector<ScheduleCandidate> refused;  // refused by the stt pass (or by time)

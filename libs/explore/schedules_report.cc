@@ -86,8 +86,8 @@ void group_text(const GroupSchedules& g, const ScheduleOptions& o, std::ostrings
   }
   if (!o.enumerate) return;
   out << "  schedules: " << g.enumerated << " enumerated ("
-      << (o.reorder ? "every loop order" : "the spec's loop order")
-      << ", the innermost loops to space, vectors in [-" << o.bound << ", " << o.bound << "]"
+      << (g.all_orders ? "every loop order" : "the spec's loop order") << ", up to " << o.max_space
+      << " innermost loops to space, vectors in [-" << o.bound << ", " << o.bound << "]"
       << (o.chain ? ", chained" : "") << "): " << g.ranked.size() << " legal"
       << (o.min_pes || o.max_pes ? " within the PE limits" : "") << ", " << g.refused_by_time
       << " refused for a dependence backwards in time, "
@@ -133,6 +133,9 @@ Json candidate_json(const ScheduleCandidate& c) {
 
 std::string schedules_text(const std::vector<GroupSchedules>& groups, const ScheduleOptions& o) {
   std::ostringstream out;
+  if (groups.empty())
+    out << "no merge group to explore (no merge_ures or space_time_transform directive; "
+           "--group FUNC names a Func with a loop nest of its own)\n";
   for (size_t i = 0; i < groups.size(); ++i) {
     if (i) out << "\n";
     group_text(groups[i], o, out);
@@ -148,7 +151,7 @@ std::string schedules_json(const std::vector<GroupSchedules>& groups, const Sche
   doc["rank_by"] = o.rank_by;
   doc["bound"] = o.bound;
   doc["chain"] = o.chain;
-  doc["reorder"] = o.reorder;
+  doc["max_space"] = o.max_space;
   Json gs = Json::array();
   for (const GroupSchedules& g : groups) {
     Json j;
@@ -173,6 +176,7 @@ std::string schedules_json(const std::vector<GroupSchedules>& groups, const Sche
     for (const ScheduleCandidate& c : g.tried) tried.push_back(candidate_json(c));
     j["judged"] = tried;
     j["enumerated"] = g.enumerated;
+    j["every_loop_order"] = g.all_orders;
     j["refused_backwards_in_time"] = g.refused_by_time;
     Json ranked = Json::array();
     for (size_t i = 0; i < g.ranked.size(); ++i) {

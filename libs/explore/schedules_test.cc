@@ -167,7 +167,7 @@ TEST(SchedulesTest, Seed000TwoDimensionalExample) {
 TEST(SchedulesTest, Seed000ThreeDimensionalExample) {
   ScheduleOptions o;
   o.bound = 3;
-  o.reorder = false;
+  o.orders = ScheduleOptions::Orders::kSpec;
   o.tries = {"space_time_transform({i, j}, {2, 3}).space_time_transform({i}, {2})",
              "space_time_transform(j)", "space_time_transform({i, j}, {-1, 0})",
              "space_time_transform({i, j}, {2, 3}).space_time_transform({j, k}, {2, 1})"};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 
 namespace t2s::explore {
 
@@ -168,6 +169,13 @@ SearchResult search_orderings(const PolyProgram& p, const std::vector<Dependency
                               const std::vector<Signal>& signals, const Placement& placement,
                               const PlacementAnalysis& placed, int64_t bound) {
   const size_t n = placement.maps.empty() ? 0 : placement.maps[0].out_dims();
+  double count = 1;
+  for (size_t i = 0; i < n; ++i) count *= static_cast<double>(2 * bound + 1);
+  if (count > 200000)
+    throw std::invalid_argument("--search: " + std::to_string(static_cast<int64_t>(count)) +
+                                " ordering vectors in [-" + std::to_string(bound) + ", " +
+                                std::to_string(bound) + "]^" + std::to_string(n) +
+                                " are too many; lower --bound");
   std::vector<Rows> candidates;
   std::vector<size_t> dims(n);
   std::iota(dims.begin(), dims.end(), 0);
@@ -213,6 +221,12 @@ PartialBounds partial_order_bounds(const PolyProgram& p, const std::vector<Depen
     for (const auto& r : fixed) used = used || r[d] != 0;
     if (!used) free.push_back(d);
   }
+  double completions = 1;
+  for (size_t i = 1; i <= free.size(); ++i)
+    completions *= static_cast<double>(i) * (reversals ? 2 : 1);
+  if (completions > 100000)
+    throw std::invalid_argument("--bounds: " + std::to_string(static_cast<int64_t>(completions)) +
+                                " completions of the fixed loops are too many; fix more loops");
   PartialBounds b;
   b.groups.resize(groups.size());
   OpTable table(signals);

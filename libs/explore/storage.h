@@ -73,7 +73,7 @@ struct SearchResult {
 
 // The legal orderings of smallest storage (`between`) among: every loop order of the common
 // space (permutations, with loops running up or down) and every ordering vector with integer
-// entries in [-bound, bound] (primitive).
+// entries in [-bound, bound] (primitive). More than 200000 vectors: std::invalid_argument.
 SearchResult search_orderings(const PolyProgram& p, const std::vector<Dependency>& deps,
                               const std::vector<Signal>& signals, const Placement& placement,
                               const PlacementAnalysis& placed, int64_t bound);
@@ -91,7 +91,7 @@ struct PartialBounds {
 // Chapter 4: the loops `fixed` (rows, outermost first) are fixed outermost; every legal
 // completion orders the other dims of the common space in some order (running up, or also
 // down with `reversals`). The smallest and largest storage (`between`) of each group over the
-// legal completions.
+// legal completions. More than 100000 completions: std::invalid_argument.
 PartialBounds partial_order_bounds(const PolyProgram& p, const std::vector<Dependency>& deps,
                                    const std::vector<Signal>& signals, const Placement& placement,
                                    const PlacementAnalysis& placed, const Rows& fixed,

@@ -56,6 +56,10 @@ check "GEMM --best: the directive to paste" "$(grep -E '^  A\..*space_time_trans
 run testdata/specs/gemm.t2s --format json --keep-order
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); g=d['groups'][0]; assert g['func'] == 'A' and g['ranked'][0]['legal']" "$TMP/out"
 check "GEMM JSON" "$?"
+run testdata/specs/gemm_tiled.t2s
+check "tiled GEMM: exit 0" "$rc"
+check "tiled GEMM: its own loop order (9 loops)" "$(has "$TMP/out" "39 enumerated (the spec's loop order, up to 3 innermost loops to space")"
+check "tiled GEMM: the channel write reads C" "$(has "$TMP/out" "C -> c_to_drainer (C)")"
 run testdata/specs/seed000_2d.t2s --no-enumerate --try "space_time_transform(j)"
 check "refused --try: exit 0" "$rc"
 check "refused --try: the reason" "$(has "$TMP/out" "[stt-space-loops]")"
@@ -97,7 +101,7 @@ check "--help: exit 0" "$rc"
 for opt in --output --format --param --placement --order --search --bound --bounds --fix \
   --reversals --no-basic-sets --max-points --starting-set --coefficients --spec --define \
   --include-dir --no-t2s-macros --group --best --try --no-enumerate --rank-by --chain \
-  --keep-order --min-pes --max-pes --top --show-refused --version; do
+  --keep-order --all-orders --max-space --min-pes --max-pes --top --show-refused --version; do
   check "--help documents $opt" "$(has "$TMP/out" "$opt")"
 done
 
