@@ -198,6 +198,28 @@ TEST(SchedulesTest, Seed000ThreeDimensionalExample) {
   EXPECT_EQ(g.tried[4].rule, "stt-chain");
 }
 
+TEST(SchedulesTest, TiledGemmNonUniformDependences) {
+  ScheduleOptions o;
+  o.enumerate = false;
+  auto groups = explore_schedules(spec("testdata/specs/gemm_tiled.t2s"), o, Limits{});
+  const GroupSchedules& g = groups[0];
+  // Loops oi, oj, ok, kk, iii, jjj, ii, jj, kkk (each of extent 2). C reads
+  // C(kkk + 1, ..., kk + 1, ok - 1) when kkk == 0 and kk == 0, C(kkk + 1, ..., kk - 1) when
+  // kkk == 0 and kk > 0, else C(kkk - 1): three dependencies, 64, 128 and 256 instances.
+  ASSERT_GE(g.deps.size(), 5u);
+  EXPECT_EQ(g.kernel.loops.size(), 9u);
+  std::map<Point, int64_t> c_vectors;
+  for (size_t d = 0; d < g.deps.size(); ++d)
+    if (g.kernel.program.statements[g.deps[d].src].name == "C" &&
+        g.kernel.program.statements[g.deps[d].dst].name == "C")
+      for (const VectorCount& v : g.placed.deps[d].vectors) c_vectors[v.vector] += v.count;
+  EXPECT_EQ(c_vectors, (std::map<Point, int64_t>{{{0, 0, 1, -1, 0, 0, 0, 0, -1}, 64},
+                                                 {{0, 0, 0, 1, 0, 0, 0, 0, -1}, 128},
+                                                 {{0, 0, 0, 0, 0, 0, 0, 0, 1}, 256}}));
+  // The value sent to the drainer is C's at the last k.
+  EXPECT_EQ(g.kernel.program.statements.back().name, "c_to_drainer");
+}
+
 TEST(SchedulesTest, DirectiveText) {
   SourceLoc at{"", 3, 1};
   auto ds = parse_chain(

@@ -191,6 +191,11 @@ SearchResult search_orderings(const PolyProgram& p, const std::vector<Dependency
     if (i == n) break;
     ++v[i];
   }
+  // A loop order of one dim is also a vector: each candidate once.
+  std::vector<Rows> unique;
+  for (const Rows& rows : candidates)
+    if (std::find(unique.begin(), unique.end(), rows) == unique.end()) unique.push_back(rows);
+  candidates = unique;
   SearchResult r;
   OpTable table(signals);
   for (const Rows& rows : candidates) {
