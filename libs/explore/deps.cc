@@ -100,6 +100,13 @@ PlacementAnalysis analyze_placement(const PolyProgram& p, const std::vector<Depe
       }
     }
     pd.uniform = pd.vectors.size() == 1;
+    std::vector<Point> differences;
+    for (const VectorCount& v : pd.vectors) {
+      Point d = v.vector;
+      for (size_t i = 0; i < n; ++i) d[i] -= pd.vectors[0].vector[i];
+      differences.push_back(d);
+    }
+    pd.linear_rank = rank(differences, n);
     if (d.src >= d.dst && counts.count(Point(n, 0))) a.backward_zero.push_back(index);
     ++index;
     pd.cone = conic_hull(nonzero, n);

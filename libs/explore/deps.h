@@ -65,7 +65,10 @@ struct VectorCount {
 struct PlacedDependency {
   std::vector<VectorCount> vectors;  // distinct vectors (dst - src), sorted, with multiplicity
   bool uniform = false;              // a single vector
-  Cone cone;                         // the local dependency cone (non-zero vectors)
+  // Section 3.5.4: rank(I - D'), the dimension of the affine hull of the vectors: 0 for a
+  // uniform dependency, 1 when they lie on a line (one direction if it passes the origin).
+  size_t linear_rank = 0;
+  Cone cone;  // the local dependency cone (non-zero vectors)
 };
 
 struct PlacementAnalysis {

@@ -192,6 +192,9 @@ TEST(DepsTest, ConesOfTheThreePlacements) {
   // Figure 3.28: B -> C has vectors (k, N + 1 - k): a two-dimensional local cone.
   PlacementAnalysis initial = analyze_placement(p, deps, p.placements[0]);
   EXPECT_EQ(initial.deps[3].cone.rays, (std::vector<Point>{{5, 1}, {1, 5}}));
+  // rank(I - D') of B -> C (section 3.5.4): 1 in figures 3.28 and 3.30 (the vectors lie on a
+  // line), 0 in figure 3.31 (uniform).
+  EXPECT_EQ(initial.deps[3].linear_rank, 1u);
   EXPECT_FALSE(initial.deps[3].uniform);
   EXPECT_EQ(initial.dependency_cone.rays, (std::vector<Point>{{1, 0}, {0, 1}}));
   EXPECT_NEAR(*angle_2d(initial.dependency_cone), half_pi, 1e-12);
@@ -202,12 +205,16 @@ TEST(DepsTest, ConesOfTheThreePlacements) {
   PlacementAnalysis mid = analyze_placement(p, deps, p.placements[1]);
   EXPECT_EQ(mid.deps[3].cone.rays, (std::vector<Point>{{1, 1}}));
   EXPECT_EQ(mid.deps[3].vectors.size(), 5u);
+  EXPECT_EQ(mid.deps[3].linear_rank, 1u);
   EXPECT_NEAR(*angle_2d(mid.dependency_cone), half_pi, 1e-12);
   EXPECT_NEAR(*angle_2d(mid.dependency_cone), brute_costs(5, 1).angle, 1e-12);
   // Figure 3.31: every dependency uniform, all pointing up: a cone of angle 0, and a half-plane
   // of allowed ordering vectors.
   PlacementAnalysis fin = analyze_placement(p, deps, p.placements[2]);
-  for (const PlacedDependency& d : fin.deps) EXPECT_TRUE(d.uniform);
+  for (const PlacedDependency& d : fin.deps) {
+    EXPECT_TRUE(d.uniform);
+    EXPECT_EQ(d.linear_rank, 0u);
+  }
   EXPECT_EQ(fin.deps[0].vectors[0].vector, (Point{1, 0}));
   EXPECT_EQ(fin.deps[2].vectors[0].vector, (Point{2, 0}));
   EXPECT_EQ(fin.dependency_cone.rays, (std::vector<Point>{{1, 0}}));

@@ -246,13 +246,14 @@ std::string report_text(const ExploreReport& r) {
     std::string space;
     for (const std::string& s : p.space) space += (space.empty() ? "" : ", ") + s;
     out << "\nplacement '" << pl.name << "' (common space " << space << "):\n";
-    rows = {{"#", "vectors (dst - src) x instances", "uniform", "cone rays", "locality"}};
+    rows = {{"#", "vectors (dst - src) x instances", "uniform", "rank", "cone rays", "locality"}};
     for (size_t k = 0; k < r.deps.size(); ++k) {
       const PlacedDependency& d = pr.analysis.deps[k];
-      rows.push_back({std::to_string(k + 1), vectors_text(d), yes(d.uniform), rays_text(d.cone),
+      rows.push_back({std::to_string(k + 1), vectors_text(d), yes(d.uniform),
+                      std::to_string(d.linear_rank), rays_text(d.cone),
                       std::to_string(pr.costs.locality_per_dep[k])});
     }
-    out << table(rows, "  ", {true, false, false, false, true});
+    out << table(rows, "  ", {true, false, false, true, false, true});
     const Cone& dc = pr.analysis.dependency_cone;
     out << "  dependency cone: " << rays_text(dc) << "; dimension " << dc.dimension();
     if (auto a = angle_2d(dc)) out << ", angle " << angle_text(*a);
@@ -413,6 +414,7 @@ std::string report_json(const ExploreReport& r) {
         vs.push_back({{"vector", v.vector}, {"count", v.count}});
       pdeps.push_back({{"vectors", vs},
                        {"uniform", d.uniform},
+                       {"linear_rank", d.linear_rank},
                        {"cone", cone_json(d.cone)},
                        {"locality", pr.costs.locality_per_dep[k]}});
     }
