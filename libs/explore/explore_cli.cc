@@ -1,6 +1,7 @@
 #include "libs/explore/explore_cli.h"
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "libs/explore/masai.h"
 #include "libs/frontend/frontend.h"
@@ -122,6 +123,10 @@ void add_options(Tool& tool, CliOptions* o) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_flag("--show-refused", o->schedules.show_refused,
                "Spec input: also list every refused candidate and why");
+  app.add_flag("--polyhedral", o->polyhedral,
+               "Spec input: also the report of a polyhedral program on each group's loop nest "
+               "(costs, storage of orderings, basic sets; implied by --search, --bounds, --fix "
+               "and --order, whose loop names are the group's loops)");
 }
 
 namespace {
@@ -210,8 +215,33 @@ void run(Tool& tool, const CliOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  tool.write_output(o.format == "json" ? schedules_json(groups, so, display)
-                                       : schedules_text(groups, so));
+  // The polyhedral report on each group's loop nest, when asked.
+  const bool polyhedral = o.polyhedral || eo.search || eo.bounds || !eo.orders.empty();
+  std::vector<ExploreReport> reports;
+  if (polyhedral)
+    for (const GroupSchedules& g : groups) {
+      if (g.kernel.program.statements.empty()) continue;
+      try {
+        reports.push_back(explore(g.kernel.program, eo));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      reports.back().source = display + ", merge group " + g.func;
+    }
+  if (o.format == "json") {
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(schedules_json(groups, so, display));
+    if (polyhedral) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const ExploreReport& r : reports)
+        list.push_back(nlohmann::ordered_json::parse(report_json(r)));
+      doc["polyhedral"] = list;
+    }
+    tool.write_output(doc.dump(2) + "\n");
+    return;
+  }
+  std::string report = schedules_text(groups, so);
+  for (const ExploreReport& r : reports) report += "\n" + report_text(r);
+  tool.write_output(report);
 }
 
 }  // namespace t2s::explore

@@ -17,7 +17,8 @@ struct CliOptions {
   std::string spec;                 // --spec
   ExploreOptions explore;
   ScheduleOptions schedules;
-  int64_t bound = -1;  // --bound; unset: 2 for the ordering search, 1 for schedules
+  bool polyhedral = false;  // spec input: also the polyhedral report of each group
+  int64_t bound = -1;       // --bound; unset: 2 for the ordering search, 1 for schedules
   int64_t starting_set = 0;
   std::vector<int64_t> coefficients = {0, 1};
 };

@@ -60,6 +60,8 @@ run testdata/specs/gemm_tiled.t2s
 check "tiled GEMM: exit 0" "$rc"
 check "tiled GEMM: its own loop order (9 loops)" "$(has "$TMP/out" "39 enumerated (the spec's loop order, up to 3 innermost loops to space")"
 check "tiled GEMM: the channel write reads C" "$(has "$TMP/out" "C -> c_to_drainer (C)")"
+run testdata/specs/gemm.t2s --no-enumerate --order k,j,i
+check "GEMM --order: the group's loop nest" "$(grep -E '^  --order k,j,i +loops +\(k, j, i\) +yes +21 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 run testdata/specs/seed000_2d.t2s --no-enumerate --try "space_time_transform(j)"
 check "refused --try: exit 0" "$rc"
 check "refused --try: the reason" "$(has "$TMP/out" "[stt-space-loops]")"
@@ -101,7 +103,8 @@ check "--help: exit 0" "$rc"
 for opt in --output --format --param --placement --order --search --bound --bounds --fix \
   --reversals --no-basic-sets --max-points --starting-set --coefficients --spec --define \
   --include-dir --no-t2s-macros --group --best --try --no-enumerate --rank-by --chain \
-  --keep-order --all-orders --max-space --min-pes --max-pes --top --show-refused --version; do
+  --keep-order --all-orders --max-space --min-pes --max-pes --top --show-refused --polyhedral \
+  --version; do
   check "--help documents $opt" "$(has "$TMP/out" "$opt")"
 done
 
