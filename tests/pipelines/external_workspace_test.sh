@@ -7,7 +7,7 @@
 # downloaded) and `t2s_dependencies()`, and whose BUILD names only t2s's public face (its
 # top-level BUILD and the rules): it loads @t2s//pipelines:t2s.bzl, defines pipelines over its
 # own copies of two specs (gemm, conv1d), and runs the tool @t2s//:t2s-emit in a genrule. Then:
-#   0. the BUILD names no internal t2s label, @t2s//:tools holds the seven public tools, and the
+#   0. the BUILD names no internal t2s label, @t2s//:tools holds the eight public tools, and the
 #      pipeline rule's tools are those public names (bazel query);
 #   1. `bazel build //...` builds them; every output exists, and gemm's (every stage, gemm.cl,
 #      ...) equal this repository's own pipeline output (`bazel build //testdata:gemm` here,
@@ -114,7 +114,7 @@ spawns() {
   ' "$1"
 }
 
-TOOLS=(t2s-parse t2s-merge t2s-stt t2s-vec t2s-gather t2s-emit t2s-run)
+TOOLS=(t2s-parse t2s-merge t2s-stt t2s-vec t2s-gather t2s-emit t2s-run t2s-explore)
 
 # --- 0. only public names -------------------------------------------------------------------
 start=$SECONDS
@@ -129,7 +129,7 @@ if "${BAZEL[@]}" "${QUERY[@]}" 'labels(srcs, @t2s//:tools)' >"$WORK/tools.txt" \
   2>"$WORK/query.log"; then
   expected="$(printf '@t2s//:%s\n' "${TOOLS[@]}" | sort)"
   if [[ "$(sort "$WORK/tools.txt")" == "$expected" ]]; then
-    ok "@t2s//:tools is the seven public tools (${TOOLS[*]})"
+    ok "@t2s//:tools is the eight public tools (${TOOLS[*]})"
   else
     fail "@t2s//:tools holds $(tr '\n' ' ' <"$WORK/tools.txt"), not @t2s//:{${TOOLS[*]}}"
   fi
