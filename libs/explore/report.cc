@@ -335,7 +335,7 @@ std::string report_text(const ExploreReport& r) {
     const PartialBounds& b = *pr.bounds;
     out << "\nbounds on placement '" << p.placements[pr.placement].name << "' with "
         << (pr.fixed.empty() ? std::string("nothing") : ordering_text(pr.fixed, p.space))
-        << " fixed outermost: " << b.completions << " completions"
+        << " fixed outermost: " << b.completions << " completion" << (b.completions == 1 ? "" : "s")
         << (r.reversals ? " (loops up or down)" : "") << ", " << b.legal << " legal\n";
     if (b.legal == 0) continue;
     rows = {{"group", "lower", "upper", "lower at", "upper at"}};
