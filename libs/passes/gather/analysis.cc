@@ -283,8 +283,12 @@ class Analysis {
            "gather-loop");
   }
 
-  // Every index of the read (but `skip`) is a different space loop over that dimension, and
-  // every space loop is one of them; returns the loop of each index (none for `skip`).
+  // Every index of the read (but `skip`) is a different space loop over that dimension;
+  // returns the loop of each index (none for `skip`). A space loop that indexes nothing is
+  // allowed: its PEs read one element in turn, in that loop's order, which gathering keeps
+  // (it reverses or counts only along v, which indexes the read), so each still gets the
+  // value it got before (a collector that inherits the drainer's PEs (jjj, iii) after the
+  // drainer gathered along iii: PE (iii, jjj) reads the iii-th value of channel jjj).
   std::vector<size_t> space_indices(const std::vector<Expr>& index, std::optional<size_t> skip) {
     std::vector<size_t> loop_of(index.size(), SIZE_MAX);
     std::vector<bool> used(s_.space.size(), false);
@@ -300,11 +304,6 @@ class Analysis {
       used[*l] = true;
       loop_of[d] = *l;
     }
-    for (size_t l = 0; l < s_.space.size(); ++l)
-      if (!used[l])
-        fail("space loop " + q(s_.space[l].var) + " of " + q(s_.func) + " does not index channel " +
-                 q(s_.in_channel),
-             "gather-loop");
     return loop_of;
   }
 
@@ -352,6 +351,11 @@ class Analysis {
       s_.vmin = s_.space[loop_of[d]].min;
       s_.pes = s_.space[loop_of[d]].extent;
     }
+    if (s_.pes == 0)
+      fail("space loop " + q(s_.var) + " of " + q(s_.func) + " does not index channel " +
+               q(s_.in_channel) + "; gathering along " + q(s_.var) +
+               " needs its PEs to read the elements along one dimension of the channel",
+           "gather-loop");
   }
 
   // The lanes of v read the channel's elements 0, 1, ..., n - 1 along v's dimension, the same

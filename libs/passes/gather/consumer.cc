@@ -91,7 +91,16 @@ void check_consumer(const Program& p, const Site& s) {
                             " writes each element's values in the order of its outer loops, "
                             "then " +
                             q(s.var) + " ascending";
-  for (const ConsumerRead& r : reads) {
+  for (ConsumerRead r : reads) {
+    if (is_lane_reads_of(r.read, s.out_channel)) {
+      // Lanes that all read at one index along v run along another dimension (a collector
+      // vectorized along jjj reading the drainer gathered along iii): each lane reads its own
+      // element, at the index of the first lane's read along v.
+      bool same = true;
+      for (const Expr& part : r.read->operands)
+        same = same && equal(part->operands[1 + dim], r.read->operands[0]->operands[1 + dim]);
+      if (same) r.read = r.read->operands[0];
+    }
     if (is_lane_reads_of(r.read, s.out_channel)) {
       // The lanes of a vector read take the values one after another: lane l must be v's l.
       bool ok = static_cast<int64_t>(r.read->operands.size()) == s.pes;

@@ -112,9 +112,9 @@ TEST(Gather, UnrolledDownAlongTheInnerLoop) {
             "        let i = 2 - i_pe\n"
             "        for t in [i, i + (3 - i)) serial:\n"
             "          let c_gathered = select(t == i, read_channel(c_to_drainer, i, j), "
-            "read_channel(drainer_gather_fifo, i + 1, j))\n"
+            "read_channel(drainer_gather_fifo, j, i + 1))\n"
             "          if (i > 0):\n"
-            "            write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "          else:\n"
             "            write_channel drainer_to_collector(j) <- c_gathered\n");
   // The consumer reads each element's values in the order PE 0 writes them.
@@ -125,7 +125,7 @@ TEST(Gather, UnrolledDownAlongTheInnerLoop) {
             "      for i in [0, 3) unrolled:\n"
             "        collector(i, j, b) = read_channel(drainer_to_collector, j)\n");
   const Channel& fifo = channel(g.out, "drainer_gather_fifo");
-  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{4, 3}));  // as c_to_drainer: j, then i
   EXPECT_EQ(fifo.depth, 2);
   const Channel& out = channel(g.out, "drainer_to_collector");
   EXPECT_EQ(out.dims, (std::vector<int64_t>{4}));
@@ -133,7 +133,7 @@ TEST(Gather, UnrolledDownAlongTheInnerLoop) {
   EXPECT_EQ(
       gather_report_text(g.report),
       "gather drainer: c along i, Down, unrolled: 3 PEs, channel c_to_drainer, exit PE i = 0\n"
-      "  FIFO drainer_gather_fifo: float32, dims [3, 4], depth 2 (the PEs run one after "
+      "  FIFO drainer_gather_fifo: float32, dims [4, 3], depth 2 (the PEs run one after "
       "another, from the highest i down: PE i + 1 writes all its values of one iteration of "
       "b (up to 2: its own and those of the PEs above it) before PE i reads them)\n"
       "  channel drainer_to_collector: depth 0 -> 3 (t2s-gather: the exit PE of drainer "
@@ -155,9 +155,9 @@ TEST(Gather, UnrolledUpAlongTheInnerLoop) {
             "      for i in [0, 3) unrolled:\n"
             "        for t in [0, i + 1) serial:\n"
             "          let c_gathered = select(t == i, read_channel(c_to_drainer, i, j), "
-            "read_channel(drainer_gather_fifo, i - 1, j))\n"
+            "read_channel(drainer_gather_fifo, j, i - 1))\n"
             "          if (i < 2):\n"
-            "            write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "          else:\n"
             "            write_channel drainer_to_collector(j) <- c_gathered\n");
 }
@@ -174,9 +174,9 @@ TEST(Gather, UnrolledAlongTheOuterLoop) {
             "      for i in [0, 3) unrolled:\n"
             "        for t in [j, j + (4 - j)) serial:\n"
             "          let c_gathered = select(t == j, read_channel(c_to_drainer, i, j), "
-            "read_channel(drainer_gather_fifo, i, j + 1))\n"
+            "read_channel(drainer_gather_fifo, j + 1, i))\n"
             "          if (j > 0):\n"
-            "            write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "          else:\n"
             "            write_channel drainer_to_collector(i) <- c_gathered\n");
   EXPECT_EQ(channel(down.out, "drainer_to_collector").dims, (std::vector<int64_t>{3}));
@@ -225,16 +225,16 @@ TEST(Gather, VectorizedDown) {
             "        let i = 2 - i_pe\n"
             "        let c_own = read_channel(c_to_drainer, i, j)\n"
             "        let c_gathered = select(i < 2, select(ramp(0, 1, 3) == broadcast(i, 3), "
-            "broadcast(c_own, 3), read_channel(drainer_gather_fifo, i + 1, j)), "
+            "broadcast(c_own, 3), read_channel(drainer_gather_fifo, j, i + 1)), "
             "broadcast(c_own, 3))\n"
             "        if (i > 0):\n"
-            "          write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "          write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "        else:\n"
             "          write_channel drainer_to_collector(j) <- c_gathered\n");
   EXPECT_EQ(kernel_text(g.out, "collector"), kernel_text(g.in, "collector"));
   const Channel& fifo = channel(g.out, "drainer_gather_fifo");
   EXPECT_EQ(fifo.type, Type::Float(32, 3));
-  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{4, 3}));  // j, then the new PE loop i
   EXPECT_EQ(fifo.depth, 1);
   EXPECT_EQ(channel(g.out, "drainer_to_collector").depth, 0);
 }
@@ -250,7 +250,7 @@ TEST(Gather, VectorizedUp) {
                       "        let c_own = read_channel(c_to_drainer, i, j)\n"
                       "        let c_gathered = select(i > 0, select(ramp(0, 1, 3) == "
                       "broadcast(i, 3), broadcast(c_own, 3), read_channel(drainer_gather_fifo, "
-                      "i - 1, j)), broadcast(c_own, 3))\n"
+                      "j, i - 1)), broadcast(c_own, 3))\n"
                       "        if (i < 2):\n"),
             std::string::npos);
 }
