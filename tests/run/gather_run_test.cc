@@ -130,8 +130,12 @@ TEST(GatherRunTest, Gather3dVectorizedI) {
   CheckGather("gather_3d", {"-D", "VEC_I"}, "collector", DotProducts3d);
 }
 
+TEST(GatherRunTest, Gather3dVectorizedIL) {
+  CheckGather("gather_3d", {"-D", "VEC_I", "-D", "VEC_L"}, "collector", DotProducts3d);
+}
+
 TEST(GatherRunTest, Gather3dVectorizedL) {
-  CheckGather("gather_3d", {"-D", "ALONG_L", "-D", "VEC"}, "collector", DotProducts3d);
+  CheckGather("gather_3d", {"-D", "ALONG_L", "-D", "VEC_L"}, "collector", DotProducts3d);
 }
 
 // gemm_gather_a10: unloader(jjj, iii, jj, ii) = sum over k = kkk + 16 * kk of a(k, i) * b(j, k),

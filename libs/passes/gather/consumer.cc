@@ -120,12 +120,13 @@ void check_consumer(const Program& p, const Site& s) {
     }
     const Expr index = inline_lets(r.read->operands[1 + dim], r.lets);
     std::optional<size_t> l = index_loop(index, r.loops);
+    std::string at = q(print_expr(r.read->operands[1 + dim]));
+    if (!equal(index, r.read->operands[1 + dim])) at += " (" + print_expr(index) + ")";
     if (!l || !r.loops[*l].constant || r.loops[*l].extent != s.pes)
       throw Diagnostic(s.directive->loc,
-                       "gather: " + who + " at " + q(print_expr(r.read->operands[1 + dim])) +
-                           " along " + q(s.var) + "; gathering needs a loop of " +
-                           q(consumer->name) + " over the " + std::to_string(s.pes) +
-                           " values there; " + order,
+                       "gather: " + who + " at " + at + " along " + q(s.var) +
+                           "; gathering needs a loop of " + q(consumer->name) + " over the " +
+                           std::to_string(s.pes) + " values there; " + order,
                        "gather-order");
     // The loops that do not choose the element: the one along v must be the innermost.
     std::vector<std::string> inside;
