@@ -299,6 +299,7 @@ class ChannelArranger {
     // their values once.
     for (size_t v = 0; v < c_->names.size(); ++v)
       if (common(c_->names[v]) == v) keys_.push_back(c_->names[v]);
+    if (exact_sites && same_schedule()) return;
     if (exact_sites && !keys_.empty() && identifies(*p_, writes_) && identifies(*c_, reads_)) {
       exact();
       return;
@@ -307,8 +308,24 @@ class ChannelArranger {
       if (end->transformed) keeps_order(*end, exact_sites);
   }
 
+  // The two ends have the same loop variables over the same ranges (every one a key) and run
+  // the iterations in the same order (a consumer that inherits its producer's transform): a
+  // value is written and read at the same point of that order, so two values cannot cross,
+  // and isl need not be asked (exact() would find nothing).
+  bool same_schedule() const {
+    if (keys_.size() != c_->names.size() || p_->names.size() != c_->names.size()) return false;
+    if (p_->position.constant != c_->position.constant) return false;
+    for (size_t v = 0; v < c_->names.size(); ++v) {
+      const size_t at = static_cast<size_t>(
+          std::find(p_->names.begin(), p_->names.end(), c_->names[v]) - p_->names.begin());
+      if (at == p_->names.size() || p_->position.coeff[at] != c_->position.coeff[v]) return false;
+    }
+    return true;
+  }
+
   // Each iteration of `v` that uses the channel has its own values of the common loops.
   bool identifies(const KernelView& v, const std::vector<std::vector<Expr>>& paths) const {
+    if (keys_.size() == v.names.size()) return true;  // every loop variable is a key
     poly::Set set;
     Copy a = add_copy(set, v, "a"), b = add_copy(set, v, "b");
     set.where(used_at(paths, a)).where(used_at(paths, b)).where(differ(a, b));
