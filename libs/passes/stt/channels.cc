@@ -98,6 +98,7 @@ struct Copy {
   poly::VarDims dims;            // loop variable -> dim
   std::vector<std::string> isl;  // dims, in the order of view->names
   size_t offset = 0;             // position of the first dim in the set
+  std::vector<size_t> pos;       // the position of each dim in the set (a witness's index)
 
   poly::Aff of(const Aff& a) const { return poly::Aff::linear(a.coeff, isl, a.constant); }
   poly::Aff var(const std::string& name) const { return poly::Aff::dim(dims.at(name)); }
@@ -113,12 +114,31 @@ Copy add_copy(poly::Set& set, const KernelView& v, const std::string& tag) {
     set.where(Cond::range(v.mins[i], poly::Aff::dim(d), v.mins[i] + v.extents[i]));
     c.dims[v.names[i]] = d;
     c.isl.push_back(d);
+    c.pos.push_back(c.offset + i);
   }
   return c;
 }
 
 // The iteration uses the channel: any of the paths, each the conjunction of its conditions
 // that are quasi-affine in the loop variables (the others are taken to hold).
+// A copy of `v` whose every loop variable is `other`'s of the same name (no dims of its own):
+// the other end's iteration with the same values of the common loops, when those are all of
+// `v`'s loop variables.
+Copy alias_copy(const KernelView& v, const Copy& other) {
+  Copy c;
+  c.view = &v;
+  c.offset = other.offset;
+  for (const std::string& name : v.names) {
+    c.dims[name] = other.dims.at(name);
+    c.isl.push_back(other.dims.at(name));
+    const size_t at =
+        static_cast<size_t>(std::find(other.view->names.begin(), other.view->names.end(), name) -
+                            other.view->names.begin());
+    c.pos.push_back(other.pos.at(at));
+  }
+  return c;
+}
+
 Cond used_at(const std::vector<std::vector<Expr>>& paths, const Copy& c) {
   std::vector<Cond> any;
   for (const std::vector<Expr>& path : paths) {
@@ -154,7 +174,7 @@ std::string point(const std::vector<std::string>& names, const Copy& c,
   for (size_t i = 0; i < names.size(); ++i) {
     const size_t at = static_cast<size_t>(
         std::find(c.view->names.begin(), c.view->names.end(), names[i]) - c.view->names.begin());
-    s += (i ? ", " : "") + names[i] + " = " + std::to_string(w[c.offset + at]);
+    s += (i ? ", " : "") + names[i] + " = " + std::to_string(w[c.pos.at(at)]);
   }
   return s + ")";
 }
@@ -338,10 +358,15 @@ class ChannelArranger {
   void exact() {
     poly::Set set;
     Copy x1 = add_copy(set, *p_, "x"), x2 = add_copy(set, *p_, "X");
-    Copy y1 = add_copy(set, *c_, "y"), y2 = add_copy(set, *c_, "Y");
+    // When every loop variable of the consumer is a key, its iteration is the producer's
+    // keys: the consumer's copies share the producer's dims (half the dims for isl).
+    const bool alias = keys_.size() == c_->names.size();
+    Copy y1 = alias ? alias_copy(*c_, x1) : add_copy(set, *c_, "y");
+    Copy y2 = alias ? alias_copy(*c_, x2) : add_copy(set, *c_, "Y");
     set.where(used_at(writes_, x1)).where(used_at(writes_, x2));
     set.where(used_at(reads_, y1)).where(used_at(reads_, y2));
     for (const std::string& k : keys_) {
+      if (alias) break;
       set.where(x1.var(k) == y1.var(k));
       set.where(x2.var(k) == y2.var(k));
     }
