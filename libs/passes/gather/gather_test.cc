@@ -496,7 +496,7 @@ TEST(GatherErrors, Loop) {
   for (Directive& d : twice.directives)
     if (d.name == "gather" && d.func == "collector") d.args[1] = DirectiveArg::expr("iii");
   EXPECT_EQ(error_of(twice),
-            "72:11: gather: space loop 'iii' of 'collector' does not index channel "
+            "76:11: gather: space loop 'iii' of 'collector' does not index channel "
             "'drainer_to_collector'; gathering along 'iii' needs its PEs to read the elements "
             "along one dimension of the channel [gather-loop]");
   // Along the vectorized l when i is vectorized too: the lanes run along two dimensions.

@@ -48,7 +48,7 @@ struct t2s_data {
   t2s_rt::Array unloader;  // buffer [0, 8) x [0, 10) x [0, 2) x [0, 2)
 };
 
-// Host kernel unloader (61:5).
+// Host kernel unloader (65:5).
 void t2s_host_unloader(t2s_data& t2s_d) {
   const t2s_ref<float> collector("'collector'", reinterpret_cast<float*>(t2s_d.collector.data.data()), {0, 0, 0, 0}, {8, 10, 2, 2});
   const t2s_ref<float> unloader("'unloader'", reinterpret_cast<float*>(t2s_d.unloader.data.data()), {0, 0, 0, 0}, {8, 10, 2, 2});

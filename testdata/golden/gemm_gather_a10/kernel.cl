@@ -46,7 +46,7 @@ channel float drainer_to_collector[8] __attribute__((depth(10)));  // drainer ->
 channel float drainer_gather_fifo[10][8] __attribute__((depth(9)));  // drainer -> drainer
 channel float8 collector_gather_fifo[10][8] __attribute__((depth(1)));  // collector -> collector
 
-// Kernel A (46:1): reads input a, b; channels Out_to_drainer.
+// Kernel A (50:1): reads input a, b; channels Out_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
 void A(__global const float* restrict a, __global const float* restrict b) {
   // shift register A_shreg of Func A: 1 value per PE, PE array (8, 10), outermost space loop first
@@ -98,7 +98,7 @@ void A(__global const float* restrict a, __global const float* restrict b) {
   }
 }
 
-// Kernel drainer (61:5): channels Out_to_drainer, drainer_gather_fifo, drainer_to_collector; no global memory: autorun.
+// Kernel drainer (65:5): channels Out_to_drainer, drainer_gather_fifo, drainer_to_collector; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int ii = 0; ii < 2; ii++) {
@@ -122,7 +122,7 @@ void drainer() {
   }
 }
 
-// Kernel collector (61:5): writes buffer collector; channels collector_gather_fifo, drainer_to_collector.
+// Kernel collector (65:5): writes buffer collector; channels collector_gather_fifo, drainer_to_collector.
 __kernel __attribute__((max_global_work_dim(0)))
 void collector(__global float* restrict collector) {
   for (int ii = 0; ii < 2; ii++) {
