@@ -19,3 +19,11 @@ time_ms() {
 
 # The median of the numbers on standard input, one per line.
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# Milliseconds of CPU time (user + system) of one command (its output discarded): what a run
+# costs whatever else the machine runs, unlike its wall time.
+time_cpu_ms() {
+  local TIMEFORMAT='%3U %3S' t
+  t=$({ time "$@" >/dev/null 2>&1; } 2>&1)
+  awk '{ printf "%d\n", ($1 + $2) * 1000 + 0.5 }' <<<"$t"
+}

@@ -1,6 +1,7 @@
 // tests/run/run_support.h: what the numeric tests of t2s-run share (run_test.cc,
-// vec_run_test.cc): typed views of .npy arrays, the inputs t2s-run generates, running the tool
-// on a spec, and bit-exact comparison of outputs with values computed by the test in C++.
+// vec_run_test.cc, gather_run_test.cc): typed views of .npy arrays, the inputs t2s-run
+// generates, running the tools on a spec, and bit-exact comparison of outputs with values
+// computed by the test in C++.
 // Test-only; the functions are inline so that each test binary includes them once.
 #pragma once
 
@@ -172,9 +173,11 @@ struct ToolRun {
   }
 };
 
-inline ToolRun RunTool(const std::vector<std::string>& args) {
+// Runs `TOOL ARGS...` (tools/t2s-run unless told) with standard input from /dev/null.
+inline ToolRun RunTool(const std::vector<std::string>& args,
+                       const std::string& tool = "tools/t2s-run") {
   ToolRun run;
-  run.command = "tools/t2s-run";
+  run.command = tool;
   for (const std::string& arg : args) run.command += " " + ShellQuote(arg);
   const std::string err_path = TmpDir() + "/stderr.txt";
   const std::string shell = run.command + " >" + ShellQuote(TmpDir() + "/stdout.txt") + " 2>" +

@@ -276,13 +276,17 @@ class Analysis {
            "gather-loop");
   }
 
-  // Every index of the read (but `skip`) is a different space loop over that dimension, and
-  // every space loop is one of them; returns the loop of each index (none for `skip`).
-  std::vector<size_t> space_indices(const std::vector<Expr>& index, std::optional<size_t> skip) {
+  // Every index of the read (but those `skip` marks) is a different space loop over that
+  // dimension; returns the loop of each index (none for those skipped). A space loop that
+  // indexes nothing is allowed: its PEs read one element in turn, in that loop's order, which
+  // gathering keeps (it reverses or counts only along v, which indexes the read), so each still
+  // gets the value it got before (a collector that inherits the drainer's PEs (jjj, iii) after
+  // the drainer gathered along iii: PE (iii, jjj) reads the iii-th value of channel jjj).
+  std::vector<size_t> space_indices(const std::vector<Expr>& index, const std::vector<bool>& skip) {
     std::vector<size_t> loop_of(index.size(), SIZE_MAX);
     std::vector<bool> used(s_.space.size(), false);
     for (size_t d = 0; d < index.size(); ++d) {
-      if (skip && d == *skip) continue;
+      if (skip[d]) continue;
       std::optional<size_t> l = index_loop(inline_lets(index[d], s_.lets), s_.space);
       if (!l || s_.space[*l].extent != in_->dims[d] || used[*l])
         fail("index " + std::to_string(d) + " of the read of channel " + q(s_.in_channel) + " in " +
@@ -293,68 +297,86 @@ class Analysis {
       used[*l] = true;
       loop_of[d] = *l;
     }
-    for (size_t l = 0; l < s_.space.size(); ++l)
-      if (!used[l])
-        fail("space loop " + q(s_.space[l].var) + " of " + q(s_.func) + " does not index channel " +
-                 q(s_.in_channel),
-             "gather-loop");
     return loop_of;
   }
 
-  // The indices of the read (of its first lane for a vector read) and the dimension its lanes
-  // run along (none when every lane reads the same element: lanes matched to a wider reader).
-  std::pair<std::vector<Expr>, std::optional<size_t>> read_index() const {
-    if (!is_lane_reads_of(s_.read, s_.in_channel))
-      return {std::vector<Expr>(s_.read->operands.begin() + 1, s_.read->operands.end()),
-              std::nullopt};
-    // Every dimension is the same element for every lane, except at most one, along which
-    // lane l reads element l.
+  // The indices of the read (of its first lane for a vector read), the dimensions along which
+  // the lanes read different elements (those of F's vectorized loops; none when every lane
+  // reads the same element: lanes matched to a wider reader), and the one along which lane l
+  // reads element l, if any.
+  struct ReadIndex {
+    std::vector<Expr> index;
+    std::vector<bool> varying;
+    size_t varying_count = 0;
+    std::optional<size_t> lane_dim;
+  };
+
+  ReadIndex read_index() const {
+    ReadIndex r;
+    r.varying.assign(in_->dims.size(), false);
+    if (!is_lane_reads_of(s_.read, s_.in_channel)) {
+      r.index.assign(s_.read->operands.begin() + 1, s_.read->operands.end());
+      return r;
+    }
     const std::vector<Expr>& parts = s_.read->operands;
     const size_t n = parts.size();
-    std::optional<size_t> lane_dim;
-    bool ok = true;
-    for (size_t d = 0; ok && d < in_->dims.size(); ++d) {
+    r.index.assign(parts[0]->operands.begin() + 1, parts[0]->operands.end());
+    for (size_t d = 0; d < in_->dims.size(); ++d) {
       bool lanes = in_->dims[d] == static_cast<int64_t>(n), same = true;
       for (size_t l = 0; l < n; ++l) {
         const Expr& x = parts[l]->operands[1 + d];
         lanes = lanes && x->kind == ExprKind::kIntImm && x->int_value == static_cast<int64_t>(l);
         same = same && equal(x, parts[0]->operands[1 + d]);
       }
-      if (lanes && !lane_dim)
-        lane_dim = d;
-      else
-        ok = same;
+      r.varying[d] = !same;
+      r.varying_count += !same;
+      if (lanes && !r.lane_dim) r.lane_dim = d;
     }
-    if (!ok || (s_.form == Site::kVectorized && !lane_dim))
-      fail("the lanes of the vector read of channel " + q(s_.in_channel) + " in " + q(s_.func) +
-               " do not read its elements 0, 1, ... along one dimension (of extent " +
-               std::to_string(n) + ")",
-           "gather-loop");
-    return {std::vector<Expr>(parts[0]->operands.begin() + 1, parts[0]->operands.end()), lane_dim};
+    return r;
   }
 
-  // v is one of the space loops that index the read (a vector read's lanes may run along
-  // another dimension, a vectorized loop of F: the values passed along are vectors).
+  // v is one of the space loops that index the read. A vector read's lanes may run along other
+  // dimensions, F's vectorized loops (one, or several: a tensor of lanes): the values passed
+  // along are vectors, whatever element each lane reads (seed 003: gathering is orthogonal to
+  // vectorization).
   void unrolled_read() {
-    const auto [index, lane_dim] = read_index();
-    std::vector<size_t> loop_of = space_indices(index, lane_dim);
+    const ReadIndex r = read_index();
+    std::vector<size_t> loop_of = space_indices(r.index, r.varying);
     for (size_t d = 0; d < loop_of.size(); ++d) {
-      if ((lane_dim && d == *lane_dim) || s_.space[loop_of[d]].var != s_.var) continue;
+      if (r.varying[d] || s_.space[loop_of[d]].var != s_.var) continue;
       s_.in_dim = d;
       s_.space_index = loop_of[d];
       s_.vmin = s_.space[loop_of[d]].min;
       s_.pes = s_.space[loop_of[d]].extent;
     }
+    if (s_.pes == 0)
+      fail("space loop " + q(s_.var) + " of " + q(s_.func) + " does not index channel " +
+               q(s_.in_channel) + "; gathering along " + q(s_.var) +
+               " needs its PEs to read the elements along one dimension of the channel",
+           "gather-loop");
   }
 
   // The lanes of v read the channel's elements 0, 1, ..., n - 1 along v's dimension, the same
   // element along the others.
   void vectorized_read() {
-    const auto [index, lane_dim] = read_index();
-    s_.in_dim = *lane_dim;
+    const ReadIndex r = read_index();
+    const size_t n = s_.read->operands.size();
+    if (r.varying_count > 1)
+      fail("the " + std::to_string(n) + " lanes of the vector read of channel " + q(s_.in_channel) +
+               " in " + q(s_.func) + " run along " + std::to_string(r.varying_count) +
+               " of its dimensions (F vectorizes several of its space loops); gathering along a "
+               "vectorized loop needs its lanes along one dimension: vectorize that loop alone, "
+               "or gather along an unrolled loop",
+           "gather-loop");
+    if (!r.lane_dim || (r.varying_count == 1 && !r.varying[*r.lane_dim]))
+      fail("the lanes of the vector read of channel " + q(s_.in_channel) + " in " + q(s_.func) +
+               " do not read its elements 0, 1, ... along one dimension (of extent " +
+               std::to_string(n) + ")",
+           "gather-loop");
+    s_.in_dim = *r.lane_dim;
     s_.vmin = 0;
-    s_.pes = static_cast<int64_t>(s_.read->operands.size());
-    space_indices(index, lane_dim);
+    s_.pes = static_cast<int64_t>(n);
+    space_indices(r.index, r.varying);
   }
 
   // Down runs the PEs along v from the highest index down: nothing else they do may depend on

@@ -83,7 +83,16 @@ void check_consumer(const Program& p, const Site& s) {
                             " writes each element's values in the order of its outer loops, "
                             "then " +
                             q(s.var) + " ascending";
-  for (const ConsumerRead& r : reads) {
+  for (ConsumerRead r : reads) {
+    if (is_lane_reads_of(r.read, s.out_channel)) {
+      // Lanes that all read at one index along v run along another dimension (a collector
+      // vectorized along jjj reading the drainer gathered along iii): each lane reads its own
+      // element, at the index of the first lane's read along v.
+      bool same = true;
+      for (const Expr& part : r.read->operands)
+        same = same && equal(part->operands[1 + dim], r.read->operands[0]->operands[1 + dim]);
+      if (same) r.read = r.read->operands[0];
+    }
     if (is_lane_reads_of(r.read, s.out_channel)) {
       // The lanes of a vector read take the values one after another: lane l must be v's l.
       bool ok = static_cast<int64_t>(r.read->operands.size()) == s.pes;
@@ -103,12 +112,13 @@ void check_consumer(const Program& p, const Site& s) {
     }
     const Expr index = inline_lets(r.read->operands[1 + dim], r.lets);
     std::optional<size_t> l = index_loop(index, r.loops);
+    std::string at = q(print_expr(r.read->operands[1 + dim]));
+    if (!equal(index, r.read->operands[1 + dim])) at += " (" + print_expr(index) + ")";
     if (!l || !r.loops[*l].constant || r.loops[*l].extent != s.pes)
       throw Diagnostic(s.directive->loc,
-                       "gather: " + who + " at " + q(print_expr(r.read->operands[1 + dim])) +
-                           " along " + q(s.var) + "; gathering needs a loop of " +
-                           q(consumer->name) + " over the " + std::to_string(s.pes) +
-                           " values there; " + order,
+                       "gather: " + who + " at " + at + " along " + q(s.var) +
+                           "; gathering needs a loop of " + q(consumer->name) + " over the " +
+                           std::to_string(s.pes) + " values there; " + order,
                        "gather-order");
     // The loops that do not choose the element: the one along v must be the innermost.
     std::vector<std::string> inside;

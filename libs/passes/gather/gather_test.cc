@@ -112,9 +112,9 @@ TEST(Gather, UnrolledDownAlongTheInnerLoop) {
             "        let i = 2 - i_pe\n"
             "        for t in [i, i + (3 - i)) serial:\n"
             "          let c_gathered = select(t == i, read_channel(c_to_drainer, i, j), "
-            "read_channel(drainer_gather_fifo, i + 1, j))\n"
+            "read_channel(drainer_gather_fifo, j, i + 1))\n"
             "          if (i > 0):\n"
-            "            write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "          else:\n"
             "            write_channel drainer_to_collector(j) <- c_gathered\n");
   // The consumer reads each element's values in the order PE 0 writes them.
@@ -125,7 +125,7 @@ TEST(Gather, UnrolledDownAlongTheInnerLoop) {
             "      for i in [0, 3) unrolled:\n"
             "        collector(i, j, b) = read_channel(drainer_to_collector, j)\n");
   const Channel& fifo = channel(g.out, "drainer_gather_fifo");
-  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{4, 3}));  // as c_to_drainer: j, then i
   EXPECT_EQ(fifo.depth, 2);
   const Channel& out = channel(g.out, "drainer_to_collector");
   EXPECT_EQ(out.dims, (std::vector<int64_t>{4}));
@@ -133,7 +133,7 @@ TEST(Gather, UnrolledDownAlongTheInnerLoop) {
   EXPECT_EQ(
       gather_report_text(g.report),
       "gather drainer: c along i, Down, unrolled: 3 PEs, channel c_to_drainer, exit PE i = 0\n"
-      "  FIFO drainer_gather_fifo: float32, dims [3, 4], depth 2 (the PEs run one after "
+      "  FIFO drainer_gather_fifo: float32, dims [4, 3], depth 2 (the PEs run one after "
       "another, from the highest i down: PE i + 1 writes all its values of one iteration of "
       "b (up to 2: its own and those of the PEs above it) before PE i reads them)\n"
       "  channel drainer_to_collector: depth 0 -> 3 (t2s-gather: the exit PE of drainer "
@@ -155,9 +155,9 @@ TEST(Gather, UnrolledUpAlongTheInnerLoop) {
             "      for i in [0, 3) unrolled:\n"
             "        for t in [0, i + 1) serial:\n"
             "          let c_gathered = select(t == i, read_channel(c_to_drainer, i, j), "
-            "read_channel(drainer_gather_fifo, i - 1, j))\n"
+            "read_channel(drainer_gather_fifo, j, i - 1))\n"
             "          if (i < 2):\n"
-            "            write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "          else:\n"
             "            write_channel drainer_to_collector(j) <- c_gathered\n");
 }
@@ -174,9 +174,9 @@ TEST(Gather, UnrolledAlongTheOuterLoop) {
             "      for i in [0, 3) unrolled:\n"
             "        for t in [j, j + (4 - j)) serial:\n"
             "          let c_gathered = select(t == j, read_channel(c_to_drainer, i, j), "
-            "read_channel(drainer_gather_fifo, i, j + 1))\n"
+            "read_channel(drainer_gather_fifo, j + 1, i))\n"
             "          if (j > 0):\n"
-            "            write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "          else:\n"
             "            write_channel drainer_to_collector(i) <- c_gathered\n");
   EXPECT_EQ(channel(down.out, "drainer_to_collector").dims, (std::vector<int64_t>{3}));
@@ -225,16 +225,16 @@ TEST(Gather, VectorizedDown) {
             "        let i = 2 - i_pe\n"
             "        let c_own = read_channel(c_to_drainer, i, j)\n"
             "        let c_gathered = select(i < 2, select(ramp(0, 1, 3) == broadcast(i, 3), "
-            "broadcast(c_own, 3), read_channel(drainer_gather_fifo, i + 1, j)), "
+            "broadcast(c_own, 3), read_channel(drainer_gather_fifo, j, i + 1)), "
             "broadcast(c_own, 3))\n"
             "        if (i > 0):\n"
-            "          write_channel drainer_gather_fifo(i, j) <- c_gathered\n"
+            "          write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "        else:\n"
             "          write_channel drainer_to_collector(j) <- c_gathered\n");
   EXPECT_EQ(kernel_text(g.out, "collector"), kernel_text(g.in, "collector"));
   const Channel& fifo = channel(g.out, "drainer_gather_fifo");
   EXPECT_EQ(fifo.type, Type::Float(32, 3));
-  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(fifo.dims, (std::vector<int64_t>{4, 3}));  // j, then the new PE loop i
   EXPECT_EQ(fifo.depth, 1);
   EXPECT_EQ(channel(g.out, "drainer_to_collector").depth, 0);
 }
@@ -250,7 +250,7 @@ TEST(Gather, VectorizedUp) {
                       "        let c_own = read_channel(c_to_drainer, i, j)\n"
                       "        let c_gathered = select(i > 0, select(ramp(0, 1, 3) == "
                       "broadcast(i, 3), broadcast(c_own, 3), read_channel(drainer_gather_fifo, "
-                      "i - 1, j)), broadcast(c_own, 3))\n"
+                      "j, i - 1)), broadcast(c_own, 3))\n"
                       "        if (i < 2):\n"),
             std::string::npos);
 }
@@ -286,6 +286,45 @@ TEST(Gather, SerialisedVectorizeIsGatheredUnrolled) {
   EXPECT_EQ(g.report.items[0].form, "unrolled (vectorize(i) was serialised by t2s-vec)");
   EXPECT_EQ(kernel_text(g.out, "collector"), kernel_text(g.in, "collector"));
   EXPECT_EQ(channel(g.out, "drainer_to_collector").dims, (std::vector<int64_t>{4}));
+}
+
+// Two-level gathering as T2SP writes it (testdata/specs/gemm_gather_a10.t2s): the drainer
+// gathers along iii, so its channel to the collector loses iii; the collector, which inherits
+// the drainer's PEs (jjj, iii), reads channel jjj in each of its III PEs of column jjj (iii
+// indexes nothing: PE iii takes the iii-th value), and gathers along jjj vectorized: its read
+// is the vector of the JJJ channels' values (lanes along jjj, not along the drainer's iii).
+TEST(Gather, SpaceLoopThatIndexesNothing) {
+  Gathered g = gather(testing::load_golden_ir("gemm_gather_a10", "vectorized"));
+  expect_equivalent(g);
+  ASSERT_EQ(g.report.items.size(), 2u);
+  EXPECT_EQ(kernel_text(g.out, "collector"),
+            "kernel collector (device, vector lanes 8):\n"
+            "  for ii in [0, 2) serial:\n"
+            "    for jj in [0, 2) serial:\n"
+            "      for iii in [0, 10) unrolled:\n"
+            "        for jjj in [0, 8) unrolled:\n"
+            "          let drainer_own = read_channel(drainer_to_collector, jjj)\n"
+            "          let drainer_gathered = select(jjj > 0, select(ramp(0, 1, 8) == "
+            "broadcast(jjj, 8), broadcast(drainer_own, 8), read_channel(collector_gather_fifo, "
+            "iii, jjj - 1)), broadcast(drainer_own, 8))\n"
+            "          if (jjj < 7):\n"
+            "            write_channel collector_gather_fifo(iii, jjj) <- drainer_gathered\n"
+            "          else:\n"
+            "            collector(ramp(0, 1, 8), iii, jj, ii) = drainer_gathered\n");
+  // One chain of FIFOs along jjj per row iii, indexed outermost first.
+  EXPECT_EQ(channel(g.out, "collector_gather_fifo").dims, (std::vector<int64_t>{10, 8}));
+  EXPECT_EQ(channel(g.out, "drainer_to_collector").dims, (std::vector<int64_t>{8}));
+  EXPECT_EQ(channel(g.out, "drainer_gather_fifo").dims, (std::vector<int64_t>{10, 8}));
+}
+
+// Gathering along an unrolled loop carries whatever vector F reads, also a tensor of two
+// vectorized loops' lanes (testdata/specs/gather_3d.t2s with -D VEC_I -D VEC_L).
+TEST(Gather, UnrolledWithATensorOfLanes) {
+  Gathered g = gather(testing::load_golden_ir("gather_3d_vec_il", "vectorized"));
+  expect_equivalent(g);
+  EXPECT_EQ(channel(g.out, "drainer_gather_fifo").type, Type::Int(32, 8));
+  EXPECT_EQ(channel(g.out, "drainer_gather_fifo").dims, (std::vector<int64_t>{3}));
+  EXPECT_EQ(channel(g.out, "drainer_to_collector").dims, std::vector<int64_t>{});
 }
 
 TEST(Gather, NoGatherDirectivePassesThrough) {
@@ -451,6 +490,23 @@ TEST(GatherErrors, Loop) {
                             "gather_vec")),
             "15:22: gather: the lanes of the vector read of channel 'c_to_drainer' in 'drainer' do "
             "not read its elements 0, 1, ... along one dimension (of extent 3) [gather-loop]");
+  // The collector of gemm_gather_a10 gathering along iii, which the drainer's gather took out
+  // of their channel.
+  Program twice = testing::load_golden_ir("gemm_gather_a10", "vectorized");
+  for (Directive& d : twice.directives)
+    if (d.name == "gather" && d.func == "collector") d.args[1] = DirectiveArg::expr("iii");
+  EXPECT_EQ(error_of(twice),
+            "76:11: gather: space loop 'iii' of 'collector' does not index channel "
+            "'drainer_to_collector'; gathering along 'iii' needs its PEs to read the elements "
+            "along one dimension of the channel [gather-loop]");
+  // Along the vectorized l when i is vectorized too: the lanes run along two dimensions.
+  Program tensor = testing::load_golden_ir("gather_3d_vec_il", "vectorized");
+  gather_directive(tensor).args[1] = DirectiveArg::expr("l");
+  EXPECT_EQ(error_of(tensor),
+            "61:9: gather: the 8 lanes of the vector read of channel 's_to_drainer' in 'drainer' "
+            "run along 2 of its dimensions (F vectorizes several of its space loops); gathering "
+            "along a vectorized loop needs its lanes along one dimension: vectorize that loop "
+            "alone, or gather along an unrolled loop [gather-loop]");
   // vectorize_gather's drainer inherits A's PEs and reads the channel array: it gathers.
   EXPECT_EQ(error_of(testing::load_golden_ir("vectorize_gather", "vectorized")), "no error");
 }

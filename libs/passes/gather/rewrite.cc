@@ -43,7 +43,7 @@ class Rewriter {
     if (s_.form == Site::kUnrolled) {
       var_ = s_.var;
       t_ = names_.fresh("t");
-      for (const Loop& l : s_.space) dims_.push_back(l.extent);
+      for (auto l = s_.space.rbegin(); l != s_.space.rend(); ++l) dims_.push_back(l->extent);
     } else {
       own_ = names_.fresh(s_.source + "_own");
       // The lanes come back as PEs counted from 0, under v's name unless it is taken.
@@ -53,8 +53,8 @@ class Rewriter {
         if (const LetStmt* l = st.as<LetStmt>()) bound = bound || l->var == s_.var;
       });
       var_ = bound ? names_.fresh(s_.var) : s_.var;
+      for (auto l = s_.space.rbegin(); l != s_.space.rend(); ++l) dims_.push_back(l->extent);
       dims_.push_back(s_.pes);
-      for (const Loop& l : s_.space) dims_.push_back(l.extent);
     }
     if (s_.down) pe_var_ = names_.fresh(var_ + "_pe");
     kernel->body = rebuild(kernel->body, 0);
@@ -112,15 +112,16 @@ class Rewriter {
     return make_provide(p->func, args, g, st.loc);
   }
 
-  // The FIFO's indices of PE v (at `var_` + `delta`), innermost first.
+  // The FIFO's indices of PE v (at `var_` + `delta`), outermost first, as the channel arrays
+  // over a kernel's PEs are indexed (Code 4's PE loop is the innermost).
   std::vector<Expr> fifo_index(int64_t delta) const {
     std::vector<Expr> index;
-    if (s_.form == Site::kVectorized) index.push_back(plus(make_var(var_), delta));
-    for (size_t l = 0; l < s_.space.size(); ++l) {
+    for (size_t l = s_.space.size(); l-- > 0;) {
       Expr x = plus(make_var(s_.space[l].var), -s_.space[l].min);
       const bool along_v = s_.form == Site::kUnrolled && l == s_.space_index;
       index.push_back(along_v ? plus(x, delta) : x);
     }
+    if (s_.form == Site::kVectorized) index.push_back(plus(make_var(var_), delta));
     return index;
   }
 

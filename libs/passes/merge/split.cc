@@ -513,6 +513,19 @@ void mark_vectorized(const std::string& rep, const std::map<std::string, SourceL
 std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_order_swap(
     const Plan& plan, const Group& from, const Group& to, const std::vector<std::string>& args,
     const Expr& sent) {
+  // Two nests without splits whose loops over the arguments come in the same order visit the
+  // values in the same (lexicographic) order: nothing to ask isl (a consumer that copies its
+  // producer's loops and keeps their order).
+  auto arg_order = [&](const Group& g) -> std::optional<std::vector<std::string>> {
+    auto nest = plan.nests.find(g.rep);
+    if (nest != plan.nests.end() && !nest->second.splits.empty()) return std::nullopt;
+    std::vector<std::string> order;
+    for (const std::string& l : g.loop_vars)
+      if (contains(args, l)) order.push_back(l);
+    if (order.size() != args.size()) return std::nullopt;
+    return order;
+  };
+  if (auto f = arg_order(from), t = arg_order(to); f && t && *f == *t) return std::nullopt;
   poly::Set pairs;
   // The values of the arguments of the two points, x and y.
   std::map<std::string, poly::VarDims> point;

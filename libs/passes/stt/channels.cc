@@ -98,6 +98,7 @@ struct Copy {
   poly::VarDims dims;            // loop variable -> dim
   std::vector<std::string> isl;  // dims, in the order of view->names
   size_t offset = 0;             // position of the first dim in the set
+  std::vector<size_t> pos;       // the position of each dim in the set (a witness's index)
 
   poly::Aff of(const Aff& a) const { return poly::Aff::linear(a.coeff, isl, a.constant); }
   poly::Aff var(const std::string& name) const { return poly::Aff::dim(dims.at(name)); }
@@ -113,12 +114,31 @@ Copy add_copy(poly::Set& set, const KernelView& v, const std::string& tag) {
     set.where(Cond::range(v.mins[i], poly::Aff::dim(d), v.mins[i] + v.extents[i]));
     c.dims[v.names[i]] = d;
     c.isl.push_back(d);
+    c.pos.push_back(c.offset + i);
   }
   return c;
 }
 
 // The iteration uses the channel: any of the paths, each the conjunction of its conditions
 // that are quasi-affine in the loop variables (the others are taken to hold).
+// A copy of `v` whose every loop variable is `other`'s of the same name (no dims of its own):
+// the other end's iteration with the same values of the common loops, when those are all of
+// `v`'s loop variables.
+Copy alias_copy(const KernelView& v, const Copy& other) {
+  Copy c;
+  c.view = &v;
+  c.offset = other.offset;
+  for (const std::string& name : v.names) {
+    c.dims[name] = other.dims.at(name);
+    c.isl.push_back(other.dims.at(name));
+    const size_t at =
+        static_cast<size_t>(std::find(other.view->names.begin(), other.view->names.end(), name) -
+                            other.view->names.begin());
+    c.pos.push_back(other.pos.at(at));
+  }
+  return c;
+}
+
 Cond used_at(const std::vector<std::vector<Expr>>& paths, const Copy& c) {
   std::vector<Cond> any;
   for (const std::vector<Expr>& path : paths) {
@@ -140,13 +160,6 @@ Cond merged_first(const Copy& x, const Copy& y) {
   return first.value_or(Cond::always(false));
 }
 
-Cond differ(const Copy& x, const Copy& y) {
-  std::vector<Cond> any;
-  for (size_t v = 0; v < x.isl.size(); ++v)
-    any.push_back(poly::Aff::dim(x.isl[v]) != poly::Aff::dim(y.isl[v]));
-  return Cond::any_of(any);
-}
-
 // "(k = 0, j = 1, i = 0)": the loop variables `names` (outermost first) at a witness.
 std::string point(const std::vector<std::string>& names, const Copy& c,
                   const std::vector<int64_t>& w) {
@@ -154,7 +167,7 @@ std::string point(const std::vector<std::string>& names, const Copy& c,
   for (size_t i = 0; i < names.size(); ++i) {
     const size_t at = static_cast<size_t>(
         std::find(c.view->names.begin(), c.view->names.end(), names[i]) - c.view->names.begin());
-    s += (i ? ", " : "") + names[i] + " = " + std::to_string(w[c.offset + at]);
+    s += (i ? ", " : "") + names[i] + " = " + std::to_string(w[c.pos.at(at)]);
   }
   return s + ")";
 }
@@ -299,6 +312,7 @@ class ChannelArranger {
     // their values once.
     for (size_t v = 0; v < c_->names.size(); ++v)
       if (common(c_->names[v]) == v) keys_.push_back(c_->names[v]);
+    if (exact_sites && same_schedule()) return;
     if (exact_sites && !keys_.empty() && identifies(*p_, writes_) && identifies(*c_, reads_)) {
       exact();
       return;
@@ -307,11 +321,34 @@ class ChannelArranger {
       if (end->transformed) keeps_order(*end, exact_sites);
   }
 
+  // The two ends have the same loop variables over the same ranges (every one a key) and run
+  // the iterations in the same order (a consumer that inherits its producer's transform): a
+  // value is written and read at the same point of that order, so two values cannot cross,
+  // and isl need not be asked (exact() would find nothing).
+  bool same_schedule() const {
+    if (keys_.size() != c_->names.size() || p_->names.size() != c_->names.size()) return false;
+    if (p_->position.constant != c_->position.constant) return false;
+    for (size_t v = 0; v < c_->names.size(); ++v) {
+      const size_t at = static_cast<size_t>(
+          std::find(p_->names.begin(), p_->names.end(), c_->names[v]) - p_->names.begin());
+      if (at == p_->names.size() || p_->position.coeff[at] != c_->position.coeff[v]) return false;
+    }
+    return true;
+  }
+
   // Each iteration of `v` that uses the channel has its own values of the common loops.
   bool identifies(const KernelView& v, const std::vector<std::vector<Expr>>& paths) const {
+    if (keys_.size() == v.names.size()) return true;  // every loop variable is a key
     poly::Set set;
     Copy a = add_copy(set, v, "a"), b = add_copy(set, v, "b");
-    set.where(used_at(paths, a)).where(used_at(paths, b)).where(differ(a, b));
+    set.where(used_at(paths, a)).where(used_at(paths, b));
+    // The keys are equal: the two iterations differ in another loop variable (fewer
+    // disjuncts for isl than differing in any).
+    std::vector<Cond> any;
+    for (const std::string& name : v.names)
+      if (std::find(keys_.begin(), keys_.end(), name) == keys_.end())
+        any.push_back(a.var(name) != b.var(name));
+    set.where(Cond::any_of(any));
     for (const std::string& k : keys_) set.where(a.var(k) == b.var(k));
     return poly::is_empty(set);
   }
@@ -321,10 +358,15 @@ class ChannelArranger {
   void exact() {
     poly::Set set;
     Copy x1 = add_copy(set, *p_, "x"), x2 = add_copy(set, *p_, "X");
-    Copy y1 = add_copy(set, *c_, "y"), y2 = add_copy(set, *c_, "Y");
+    // When every loop variable of the consumer is a key, its iteration is the producer's
+    // keys: the consumer's copies share the producer's dims (half the dims for isl).
+    const bool alias = keys_.size() == c_->names.size();
+    Copy y1 = alias ? alias_copy(*c_, x1) : add_copy(set, *c_, "y");
+    Copy y2 = alias ? alias_copy(*c_, x2) : add_copy(set, *c_, "Y");
     set.where(used_at(writes_, x1)).where(used_at(writes_, x2));
     set.where(used_at(reads_, y1)).where(used_at(reads_, y2));
     for (const std::string& k : keys_) {
+      if (alias) break;
       set.where(x1.var(k) == y1.var(k));
       set.where(x2.var(k) == y2.var(k));
     }

@@ -1,6 +1,7 @@
 // The storage of a space-time transformed kernel: one shift register or FIFO per dependence,
 // sized exactly with isl (libs/poly).
 #include <algorithm>
+#include <optional>
 
 #include "libs/passes/stt/stt_internal.h"
 
@@ -40,6 +41,10 @@ void KernelTransformer::allocate() {
     storage_.push_back(s);
   }
   std::map<std::string, int> count;
+  // Whether every PE writes one value every `period` steps at one phase: a property of the
+  // kernel's domain, the same for every storage (computed once, when a storage needs it).
+  std::optional<std::optional<int64_t>> period_of_domain;
+  int64_t domain_step = 1, domain_phase = 0;
   for (Storage& s : storage_) {
     const Ure& u = ures_.at(s.func);
     s.time_distance = time_.dot(s.distance);
@@ -61,7 +66,8 @@ void KernelTransformer::allocate() {
              "stt-storage");
       return std::make_pair(delta, live);
     };
-    auto [fifo_delta, fifo_live] = live_until(s.first_reader);
+    const auto first = live_until(s.first_reader);
+    const auto [fifo_delta, fifo_live] = first;
     if (fifo_live == 0) {
       s.none = true;
       continue;
@@ -77,18 +83,23 @@ void KernelTransformer::allocate() {
     reg.loc = u.loc;
     // A shift register when every PE writes one value every `period` steps at one phase and
     // a shift register is exactly as large as the live values.
-    poly::Set all = domain();
-    std::optional<int64_t> period = poly::uniform_step(all, keys, time);
     // Shifting every step (period 1) is always correct: the PE shifts where it does not run,
     // so a slot number counts steps. When every PE writes one value every `period` steps at
     // one phase, shifting only at those steps needs fewer slots.
-    int64_t step = 1, phase = 0;
-    if (period && *period > 1)
-      if (auto p = poly::single_value(all, time.mod(*period))) {
-        step = *period;
-        phase = *p;
-      }
-    auto [last_delta, last_live] = live_until(s.last_reader);
+    if (!period_of_domain) {
+      poly::Set all = domain();
+      period_of_domain = poly::uniform_step(all, keys, time);
+      if (*period_of_domain && **period_of_domain > 1)
+        if (auto p = poly::single_value(all, time.mod(**period_of_domain))) {
+          domain_step = **period_of_domain;
+          domain_phase = *p;
+        }
+    }
+    const std::optional<int64_t> period = *period_of_domain;
+    const int64_t step = domain_step, phase = domain_phase;
+    // One reader: the window up to the last read is the one up to the first.
+    const auto [last_delta, last_live] =
+        s.last_reader == s.first_reader ? first : live_until(s.last_reader);
     const int64_t shift_depth = period && *period == 0 ? 1 : last_delta / (step * quantum_) + 1;
     const bool shift = shift_depth == last_live;
     if (shift) {

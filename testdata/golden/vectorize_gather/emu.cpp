@@ -104,9 +104,9 @@ void t2s_drainer_kn() {
     for (int32_t i_pe = 0; i_pe < 4; i_pe++) {
       const int32_t i = t2s_sub_i32(3, i_pe);
       const float c_own = t2s_c_to_drainer_ch.at({j, i}).read();
-      const t2s_rt::Vec<float, 4> c_gathered = i < 3 ? t2s_vselect_f32x4({t2s_veq_i32x4({t2s_ramp_i32x4({0, 1}), t2s_broadcast_i32x4(i)}), t2s_broadcast_f32x4(c_own), t2s_drainer_gather_fifo_ch.at({t2s_add_i32(i, 1), j}).read()}) : t2s_broadcast_f32x4(c_own);
+      const t2s_rt::Vec<float, 4> c_gathered = i < 3 ? t2s_vselect_f32x4({t2s_veq_i32x4({t2s_ramp_i32x4({0, 1}), t2s_broadcast_i32x4(i)}), t2s_broadcast_f32x4(c_own), t2s_drainer_gather_fifo_ch.at({j, t2s_add_i32(i, 1)}).read()}) : t2s_broadcast_f32x4(c_own);
       if (i > 0) {
-        t2s_drainer_gather_fifo_ch.at({i, j}).write(c_gathered);
+        t2s_drainer_gather_fifo_ch.at({j, i}).write(c_gathered);
       } else {
         t2s_drainer_to_collector_ch.at({j}).write(c_gathered);
       }

@@ -73,9 +73,9 @@ void drainer() {
     for (int i_pe = 0; i_pe < 4; i_pe++) {
       const int i = 3 - i_pe;
       const float c_own = read_channel_intel(c_to_drainer[j][i]);
-      const float4 c_gathered = i < 3 ? t2s_vselect_f32x4(t2s_veq_i32x4(t2s_ramp_i32x4(0, 1), (int4)(i)), (float4)(c_own), read_channel_intel(drainer_gather_fifo[i + 1][j])) : (float4)(c_own);
+      const float4 c_gathered = i < 3 ? t2s_vselect_f32x4(t2s_veq_i32x4(t2s_ramp_i32x4(0, 1), (int4)(i)), (float4)(c_own), read_channel_intel(drainer_gather_fifo[j][i + 1])) : (float4)(c_own);
       if (i > 0) {
-        write_channel_intel(drainer_gather_fifo[i][j], c_gathered);
+        write_channel_intel(drainer_gather_fifo[j][i], c_gathered);
       } else {
         write_channel_intel(drainer_to_collector[j], c_gathered);
       }
