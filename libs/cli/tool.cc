@@ -227,11 +227,6 @@ void Tool::write_outputs(const std::vector<std::pair<std::string, std::string>>&
   }
 }
 
-namespace {
-
-// Runs `body` on a thread with a large stack: the IR is a tree, and the passes walk it
-// recursively; the parsers cap its depth, and this stack makes those caps safe. Exceptions are
-// carried back to the caller.
 void run_with_large_stack(const std::function<void()>& body) {
   struct Task {
     const std::function<void()>* body;
@@ -260,7 +255,6 @@ void run_with_large_stack(const std::function<void()>& body) {
   if (task.error) std::rethrow_exception(task.error);
 }
 
-}  // namespace
 
 int Tool::run(int argc, char** argv, const std::function<void()>& body) {
   try {

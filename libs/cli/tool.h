@@ -43,6 +43,11 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // emulations refuse it: CLI11's own conversion takes "-1" as 2^64 - 1.
 CLI::Validator unsigned_64_validator();
 
+// Runs `body` on a thread with a large stack: the IR is a tree, and the passes walk it
+// recursively; the parsers cap its depth, and this stack makes those caps safe. Exceptions are
+// carried back to the caller. Tool::run runs its body so (and the fuzz targets, tests/fuzz).
+void run_with_large_stack(const std::function<void()>& body);
+
 class Tool {
  public:
   // `stage` names the tool's stage in internal-error messages ("parse", "merge", ...).
