@@ -1,7 +1,10 @@
 // t2s-run: executes IR of any stage from `merged` on (a spec or parsed IR is merged first) with
 // the reference interpreter (libs/exec), and optionally checks it against the merged stage.
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 
+#include "libs/backends/runtime/file.h"
 #include "libs/cli/tool.h"
 #include "libs/exec/interpreter.h"
 #include "libs/exec/run_support.h"
@@ -38,14 +41,26 @@ int main(int argc, char** argv) {
   app.add_flag("--check", check,
                "Also run the merged stage of the same program and fail (exit 1) on the first "
                "element that differs, printing its index and both values");
+  uint64_t max_memory = t2s::kDefaultMaxRunMemory;
+  app.add_option("--max-memory", max_memory,
+                 "Refuse (exit 1, before allocating anything) a program whose inputs, buffers "
+                 "and shift registers need more than this many bytes")
+      ->default_str(std::to_string(t2s::kDefaultMaxRunMemory))
+      ->check(t2s::unsigned_64_validator());
   app.add_option("--max-steps", options.max_steps,
                  "Stop with an error after this many statement executions")
       ->default_str("2000000000");
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
     if (program.stage == t2s::Stage::kParsed) program = t2s::lower_to(program, t2s::Stage::kMerged);
-    auto given = t2s::read_input_arrays(input_specs, t2s::read_file_or_stdin,
+    // A .npy file may be as large as its data; one that does not start like one (/dev/zero) is
+    // refused after its first bytes.
+    auto read_npy_file = [](const std::string& path) {
+      return t2s::read_file_or_stdin(path, t2s_rt::detail::kMaxNpyFileBytes, "\x93NUMPY");
+    };
+    auto given = t2s::read_input_arrays(input_specs, read_npy_file,
                                         [](const std::string& m) { throw t2s::IoError(m); });
+    t2s::check_run_memory(program, static_cast<int64_t>(std::min<uint64_t>(max_memory, INT64_MAX)));
     auto kind = fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential;
     auto inputs = t2s::complete_inputs(program, given, kind, seed);
     t2s::NdArray result = t2s::run_program(program, inputs, options);

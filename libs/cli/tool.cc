@@ -47,16 +47,16 @@ void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::o
   for (const DiagnosticNote& n : d.notes()) render_one("note", n.loc, n.message, "", sources, out);
 }
 
-std::string read_file_or_stdin(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    return buffer.str();
-  }
+std::string read_file_or_stdin(const std::string& path, int64_t max_bytes,
+                               const std::string& magic) {
   // The runtime's reading, which generated programs use for their --input files too.
   std::string bytes;
-  std::string error = t2s_rt::detail::read_file(path, &bytes);
-  if (!error.empty()) throw IoError(error);
+  std::string error = t2s_rt::detail::read_file(path == "-" ? "/dev/stdin" : path, &bytes,
+                                                max_bytes, magic);
+  if (!error.empty()) {
+    if (path == "-") error = "cannot read standard input" + error.substr(error.find("':") + 1);
+    throw IoError(error);
+  }
   return bytes;
 }
 

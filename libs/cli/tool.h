@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -32,8 +33,14 @@ class IoError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Reads `path` ("-" = standard input) whole. Throws IoError.
-std::string read_file_or_stdin(const std::string& path);
+// The largest input file (a spec, an included file, an IR document) a tool reads: 16 MiB, far
+// above any real spec or IR (docs/limits.md).
+constexpr int64_t kMaxInputBytes = int64_t{16} << 20;
+
+// Reads `path` ("-" = standard input) whole. Throws IoError, also when it is larger than
+// `max_bytes` (read no further) or, with `magic`, as t2s_rt::detail::read_file says.
+std::string read_file_or_stdin(const std::string& path, int64_t max_bytes = kMaxInputBytes,
+                               const std::string& magic = "");
 // Writes `text` to `path` ("-" = standard output). A file is written to a temporary file in the
 // same directory and renamed into place, so a failed run never leaves a partial or stale
 // output. Throws IoError.

@@ -1,5 +1,7 @@
 #include "libs/exec/run_support.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 
 #include "libs/backends/runtime/options.h"
@@ -54,6 +56,73 @@ std::string check_against_reference(const Program& program, const NdArray& expec
   }
   return "check passed: " + name + " of the " + stage + " stage equals the merged reference (" +
          std::to_string(result.num_elements()) + " elements, bit for bit)";
+}
+
+namespace {
+
+// One thing a run stores: what it is (for the message), where, and its size in bytes.
+struct Declared {
+  std::string what;
+  SourceLoc loc;
+  int64_t bytes = 0;
+};
+
+// a * b, saturating at INT64_MAX (both non-negative).
+int64_t saturating_mul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+std::vector<Declared> declared_storage(const Program& program) {
+  // The interpreter's storage: an 8-byte value and a 1-byte written flag per element.
+  constexpr int64_t kStoredBytes = 9;
+  std::vector<Declared> out;
+  for (const Input& in : program.inputs) {
+    int64_t n = std::max(1, in.type.bits / 8) * int64_t{std::max(1, in.type.lanes)};
+    for (int64_t e : in.extents) n = saturating_mul(n, std::max<int64_t>(e, 0));
+    out.push_back({"input '" + in.name + "'", in.loc, n});
+  }
+  for (const Buffer& b : program.buffers) {
+    int64_t n = kStoredBytes * std::max(1, b.type.lanes);
+    bool known = true;
+    for (const Expr& e : b.extents) {
+      known = known && e->kind == ExprKind::kIntImm;
+      if (known) n = saturating_mul(n, std::max<int64_t>(e->int_value, 0));
+    }
+    if (known) out.push_back({"buffer '" + b.name + "'", b.loc, n});
+  }
+  for (const Register& r : program.registers) {
+    if (r.kind != Register::kShift) continue;
+    int64_t n = saturating_mul(kStoredBytes * std::max(1, r.type.lanes), std::max<int64_t>(r.depth, 0));
+    for (int64_t e : r.shape) n = saturating_mul(n, std::max<int64_t>(e, 0));
+    out.push_back({"register '" + r.name + "'", r.loc, n});
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t declared_run_memory(const Program& program) {
+  int64_t total = 0;
+  for (const Declared& d : declared_storage(program))
+    total = d.bytes > INT64_MAX - total ? INT64_MAX : total + d.bytes;
+  return total;
+}
+
+void check_run_memory(const Program& program, int64_t max_bytes) {
+  const int64_t total = declared_run_memory(program);
+  if (total <= max_bytes) return;
+  std::vector<Declared> all = declared_storage(program);
+  const Declared& largest = *std::max_element(
+      all.begin(), all.end(), [](const Declared& a, const Declared& b) { return a.bytes < b.bytes; });
+  auto size = [](int64_t bytes) {
+    return bytes == INT64_MAX ? std::string("over 2^63 bytes") : std::to_string(bytes) + " bytes";
+  };
+  throw Diagnostic(largest.loc,
+                   "the run needs " + size(total) + " of storage (the largest, " + largest.what +
+                       ": " + size(largest.bytes) + "), more than the limit of " +
+                       std::to_string(max_bytes) + " bytes (t2s-run --max-memory)",
+                   "run-memory");
 }
 
 }  // namespace t2s

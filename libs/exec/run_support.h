@@ -21,6 +21,18 @@ std::map<std::string, NdArray> read_input_arrays(
     const std::function<std::string(const std::string&)>& read_file,
     const std::function<void(const std::string&)>& error);
 
+// t2s-run's default --max-memory: 4 GiB.
+constexpr int64_t kDefaultMaxRunMemory = int64_t{4} << 30;
+
+// The memory a run of `program` is known to need before it starts, in bytes: the data of its
+// inputs (their declared extents), and the interpreter's storage of its buffers (constant
+// bounds) and shift registers (8 bytes a value and a flag each). Saturates at INT64_MAX.
+int64_t declared_run_memory(const Program& program);
+
+// Refuses (Diagnostic [run-memory], located at the largest input, buffer or register) a program
+// whose declared_run_memory exceeds `max_bytes`, so that t2s-run stops before allocating.
+void check_run_memory(const Program& program, int64_t max_bytes);
+
 // Prints every element as `NAME(x0, x1, ...) = VALUE`, last index fastest (as T2S tests loop
 // over results), byte for byte as generated programs print their output.
 void print_array(const std::string& name, const NdArray& a, std::ostream& out);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "libs/backends/runtime/file.h"
 #include "libs/frontend/lexer.h"
 
 namespace t2s {
@@ -19,6 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxIncludeDepth = 64;
+// The largest included file: the tools' input limit (libs/cli/tool.h kMaxInputBytes).
+constexpr int64_t kMaxIncludeBytes = int64_t{16} << 20;
 // Bounds nested macro contexts, macro chains, nested argument pre-expansion and #if nesting,
 // so that no input can exhaust the stack.
 constexpr size_t kMaxNesting = 256;
@@ -498,6 +502,21 @@ class Preprocessor {
     return out;
   }
 
+  // Frees the tokens already read from the innermost context once they are at least half of it.
+  // The arguments just read were moved out, but their husks stayed; each level of nested macro
+  // calls in arguments reads the rest of the level outside it, so without this the memory would
+  // be the input's size times the nesting (kMaxArgumentNesting), not linear in the input. The
+  // half keeps the cost of the moves linear too.
+  void release_consumed_tokens() {
+    if (contexts_.empty()) return;
+    Context& c = contexts_.back();
+    if (c.pos == 0 || c.pos * 2 < c.toks.size()) return;
+    std::vector<PPToken> rest(std::make_move_iterator(c.toks.begin() + c.pos),
+                              std::make_move_iterator(c.toks.end()));
+    c.toks = std::move(rest);
+    c.pos = 0;
+  }
+
   // Reads the arguments after the '(' of an invocation of `m` (named by `name`).
   std::vector<std::vector<PPToken>> collect_args(const Macro& m, const Token& name) {
     std::vector<std::vector<PPToken>> args(1);
@@ -518,6 +537,7 @@ class Preprocessor {
       }
       args.back().push_back(std::move(t));
     }
+    release_consumed_tokens();
     if (m.params.empty() && args.size() == 1 && args[0].empty()) args.clear();
     if (args.size() != m.params.size()) {
       Diagnostic diag(name.loc,
@@ -820,11 +840,16 @@ class Preprocessor {
     const std::string* text = sources_.text(*name);
     if (text == nullptr) {
       std::string path = disk_path(*name);
-      std::ifstream in(path, std::ios::binary);
-      std::stringstream buffer;
-      buffer << in.rdbuf();
-      if (!in) fail(file_tok.loc, "cannot read include file '" + file + "'");
-      sources_.add(*name, path, buffer.str());
+      // Every read error is the user's located error (a file that fails to read is never taken
+      // as empty), and so is a file over the tools' input limit (libs/cli: kMaxInputBytes).
+      std::string bytes;
+      const std::string error = t2s_rt::detail::read_file(path, &bytes, kMaxIncludeBytes);
+      if (!error.empty()) {
+        const size_t why = error.find("': ");
+        fail(file_tok.loc, "cannot read include file '" + file + "'" +
+                               (why == std::string::npos ? "" : ": " + error.substr(why + 3)));
+      }
+      sources_.add(*name, path, std::move(bytes));
       text = sources_.text(*name);
     }
     files_.emplace_back(text, *name, conds_.size());

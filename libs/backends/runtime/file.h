@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,18 +23,46 @@ namespace t2s_rt {
 
 namespace detail {
 
+// The largest .npy file read: its data (kMaxDataBytes) and a header. Only devices and FIFOs
+// that start like a .npy file come near it; regular files end first.
+constexpr int64_t kMaxNpyFileBytes = kMaxDataBytes + (int64_t{1} << 20);
+
 // Reads the file at `path` whole into `*bytes`; returns the error ("cannot read 'PATH': ...")
-// or "" on success. t2s tools read their inputs with it too (libs/cli).
-inline std::string read_file(const std::string& path, std::string* bytes) {
+// or "" on success. Every read error is reported (never taken as the end of the file), and a
+// file longer than `max_bytes` is refused once that many bytes are read, so a device or FIFO
+// that never ends (/dev/zero) costs at most `max_bytes` of memory. When `magic` is given and the
+// file does not start with it, reading stops there and the bytes read so far are returned (the
+// caller's parser refuses them): /dev/zero given as a .npy file is refused at once. t2s tools
+// read their inputs with it too (libs/cli).
+inline std::string read_file(const std::string& path, std::string* bytes,
+                             int64_t max_bytes = INT64_MAX, const std::string& magic = "") {
   struct stat info;
   if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
     return "cannot read '" + path + "': it is a directory";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "cannot read '" + path + "': " + std::strerror(errno);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return "cannot read '" + path + "': " + std::strerror(errno);
-  *bytes = buffer.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "cannot read '" + path + "': " + std::strerror(errno);
+  std::string out;
+  char chunk[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string error = "cannot read '" + path + "': " + std::strerror(errno);
+      ::close(fd);
+      return error;
+    }
+    if (n == 0) break;
+    if (static_cast<int64_t>(out.size()) + n > max_bytes) {
+      ::close(fd);
+      return "cannot read '" + path + "': it is larger than " + std::to_string(max_bytes) +
+             " bytes, the limit for this input";
+    }
+    out.append(chunk, static_cast<size_t>(n));
+    const size_t compared = std::min(out.size(), magic.size());
+    if (out.compare(0, compared, magic, 0, compared) != 0) break;
+  }
+  ::close(fd);
+  *bytes = std::move(out);
   return "";
 }
 
@@ -145,7 +175,7 @@ inline std::string write_file_atomically(const std::string& path, const std::str
 // Reads a .npy file; fail()s with a message naming the file on any problem.
 inline Array read_npy_file(const std::string& path) {
   std::string bytes;
-  std::string error = detail::read_file(path, &bytes);
+  std::string error = detail::read_file(path, &bytes, detail::kMaxNpyFileBytes, "\x93NUMPY");
   if (!error.empty()) fail(error);
   try {
     return detail::parse_npy(bytes, path);
