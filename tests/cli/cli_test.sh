@@ -379,5 +379,17 @@ rc=0
 check "t2s-emit of stt IR emits that stage as it is" \
   "$(t grep -q 'stage stt' "$TMP/stt.txt")" "status $rc: $(cat "$TMP/err")"
 
+# Input size limit (issue 16, docs/limits.md): an input larger than 16 MiB is refused after
+# reading that much (/dev/zero, a file or standard input), exit 1.
+run_tool "$TMP/out" "$TMP/err" /dev/zero
+check "t2s-parse /dev/zero: exit 1, the limit named" \
+  "$( ((rc == 1)) && t grep -qxF "t2s-parse: error: cannot read '/dev/zero': it is larger than \
+16777216 bytes, the limit for this input" "$TMP/err" || echo 1)" "status $rc: $(cat "$TMP/err")"
+rc=0
+head -c 16777217 /dev/zero | "$T2S_PARSE" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-parse of 16 MiB + 1 on standard input: exit 1" \
+  "$( ((rc == 1)) && t grep -qF "cannot read standard input: it is larger than" "$TMP/err" || echo 1)" \
+  "status $rc: $(cat "$TMP/err")"
+
 echo "cli_test: $passed ok, $failed failed"
 ((failed == 0))

@@ -184,6 +184,22 @@ if [[ -w /dev/full ]]; then
     fail "t2s-run --print > /dev/full: stderr is '$(cat "$TMP/full.err")'"
 fi
 
+# Hostile inputs and sizes (issue 16): /dev/zero given as a .npy input is refused at once, by
+# t2s-run and the emulation alike (no out-of-memory); t2s-run refuses a program that needs more
+# than --max-memory before allocating anything.
+for tool in "$RUN $TMP/good_merged.json" "$TMP/good_merged"; do
+  timeout 10 $tool --input a=/dev/zero -o "$TMP/zero.npy" > /dev/null 2> "$TMP/zero.err"
+  rc=$?
+  [[ $rc == 1 ]] || fail "${tool##*/} --input a=/dev/zero: exit status $rc, not 1"
+  grep -qF "error: /dev/zero: not a .npy file (bad magic string)" "$TMP/zero.err" ||
+    fail "${tool##*/} --input a=/dev/zero: stderr is '$(head -c 500 "$TMP/zero.err")'"
+done
+"$RUN" "$TMP/good_merged.json" --max-memory 64 > /dev/null 2> "$TMP/mem.err"
+rc=$?
+[[ $rc == 1 ]] || fail "t2s-run --max-memory 64: exit status $rc, not 1"
+grep -qE "error: the run needs [0-9]+ bytes of storage \(the largest, .*\), more than the limit of 64 bytes \(t2s-run --max-memory\) \[run-memory\]$" "$TMP/mem.err" ||
+  fail "t2s-run --max-memory 64: stderr is '$(cat "$TMP/mem.err")'"
+
 if ((failures > 0)); then
   echo "$failures failure(s)" >&2
   exit 1
