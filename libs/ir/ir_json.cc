@@ -452,7 +452,43 @@ class Reader {
     }
   }
 
+  // Refuses JSON nested deeper than kMaxJsonDepth before parsing it: nlohmann's parser copies
+  // (does not move) the members of an ordered object when its vector grows, so its time is
+  // quadratic in the nesting (a 10,000-deep nest of ifs took minutes). Statements nest at most
+  // 200 deep (two JSON levels each), so no document the reader accepts comes near the limit.
+  void check_json_depth(const std::string& text) {
+    constexpr int kMaxJsonDepth = 512;
+    int depth = 0, line = 1, col = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+      ++col;
+      if (c == '\n') {
+        ++line;
+        col = 0;
+      }
+      if (in_string) {
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth > kMaxJsonDepth)
+          throw Diagnostic(SourceLoc{file_loc_.file, line, col},
+                           "JSON nested more than " + std::to_string(kMaxJsonDepth) +
+                               " levels deep (statements nest at most 200 deep)",
+                           "ir");
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
+  }
+
   Program program(const std::string& text) {
+    check_json_depth(text);
     Json doc;
     try {
       doc = Json::parse(text);

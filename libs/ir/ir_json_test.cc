@@ -261,6 +261,20 @@ TEST(IrJsonTest, RejectsBadDocuments) {
             "found end of input [ir]");
 }
 
+// A 10,000-deep nest of ifs (issue 16: 30 s, quadratic in nlohmann's parser) is refused before
+// parsing, in time linear in the text, at the bracket that goes past the limit.
+TEST(IrJsonTest, RefusesDeepNestingBeforeParsing) {
+  std::string nest;
+  for (int i = 0; i < 10000; ++i) nest += "[{\"if\": \"true\", \"then\": ";
+  std::string doc = "{\"t2s_ir\": 1, \"kernels\": \n" + nest + "[]";
+  for (int i = 0; i < 10000; ++i) doc += "}]";
+  doc += "}";
+  const std::string prefix = "[{\"if\": \"true\", \"then\": ";
+  EXPECT_EQ(error_of(doc), "doc.json:2:" + std::to_string(255 * prefix.size() + 2) +
+                               ": JSON nested more than 512 levels deep (statements nest at most "
+                               "200 deep) [ir]");
+}
+
 TEST(SourceLocTest, ParsesAndPrints) {
   EXPECT_EQ(SourceLoc::parse("12:3").str(), "12:3");
   EXPECT_EQ(SourceLoc::parse("a/b.h:1:2").file, "a/b.h");
