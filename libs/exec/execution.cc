@@ -121,10 +121,12 @@ int64_t Exec::fifo_index(const ChannelState& c, const std::vector<const Node*>& 
   int64_t linear = 0, stride = 1;
   for (size_t d = 0; d < dims; ++d) {
     if (index[d] < 0 || index[d] >= c.channel->dims[d])
-      throw InternalError("interpreter: index " +
-                          format_index(std::vector<int64_t>(index, index + dims)) +
-                          " of channel '" + c.channel->name + "' is outside its dimensions " +
-                          format_index(c.channel->dims));
+      // Hand-written or edited IR can index a channel array anywhere: the user's error.
+      throw Diagnostic(c.channel->loc,
+                       "index " + format_index(std::vector<int64_t>(index, index + dims)) +
+                           " of channel '" + c.channel->name + "' is outside its dimensions " +
+                           format_index(c.channel->dims),
+                       "run-channel-index");
     linear += index[d] * stride;
     stride *= c.channel->dims[d];
   }
