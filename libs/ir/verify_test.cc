@@ -281,6 +281,16 @@ TEST(Verify, Register) {
              "gemm", "stt", [](Json&) {}, [](Program& p) { p.registers[0].depth = 0; }),
          "ir-register", "registers[0]: register 'A_shreg' has a depth or PE extent below 1",
          "13:1");
+  // PE arrays the interpreter and the backends cannot index (issue 16: an internal error).
+  expect(broken(
+             "gemm", "stt", [](Json&) {},
+             [](Program& p) { p.registers[0].shape = {1 << 13, 1 << 13}; }),
+         "ir-register", "registers[0]: register 'A_shreg' has more than 2^24 PEs", "13:1");
+  expect(broken(
+             "gemm", "stt", [](Json&) {},
+             [](Program& p) { p.registers[0].shape = std::vector<int64_t>(33, 1); }),
+         "ir-register", "registers[0]: register 'A_shreg' has 33 PE dimensions (at most 32)",
+         "13:1");
   expect(broken("gemm", "stt", [](Json& d) { gemm_stt_provide(d)["args"].erase(0); }),
          "ir-register",
          "kernels[0].body[0].body[0].body[0].body[0].body[0]: write of 'A_shreg' (the PE index, "
