@@ -833,6 +833,24 @@ class SpecParser : public NameResolver {
       d.add_note(out->loc, "'" + out->name + "' is defined here");
       throw d;
     }
+    // An isolated consumer has the dimensions of the Func it consumes.
+    for (const Directive& d : program_.directives) {
+      if (out->definition || (d.name != "isolate_consumer" && d.name != "isolate_consumer_chain"))
+        continue;
+      const std::vector<std::string> defined = d.defined_funcs();
+      const Func* source = program_.find_func(d.func);
+      if (std::find(defined.begin(), defined.end(), out->name) == defined.end() || !source ||
+          !source->definition || source->args.size() == program_.output.extents.size())
+        continue;
+      Diagnostic diag(program_.output.loc,
+                      "realize of '" + out->name + "' gives " +
+                          count(program_.output.extents.size(), "extent") + ", but '" +
+                          out->name + "' has " + count(source->args.size(), "dimension") +
+                          ", those of '" + source->name + "', whose consumer it is",
+                      "realize");
+      diag.add_note(d.loc, "'" + out->name + "' is isolated from '" + source->name + "' here");
+      throw diag;
+    }
     if (!out->definition && !states_[out->name].defined_by_isolation.valid()) {
       throw_with_note(
           Diagnostic(program_.output.loc, "the realized Func '" + out->name + "' is never defined",

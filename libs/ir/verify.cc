@@ -141,6 +141,20 @@ class Verifier {
            "the output has " + std::to_string(o.extents.size()) + " extents, but Func '" + o.func +
                "' has " + std::to_string(f->args.size()) + " arguments",
            "ir-output", o.loc);
+    // An isolated consumer has the dimensions of the Func it consumes.
+    for (const Directive& d : p_.directives) {
+      if (f->definition || (d.name != "isolate_consumer" && d.name != "isolate_consumer_chain"))
+        continue;
+      const std::vector<std::string> defined = d.defined_funcs();
+      const Func* source = p_.find_func(d.func);
+      if (std::find(defined.begin(), defined.end(), o.func) != defined.end() && source &&
+          source->definition && source->args.size() != o.extents.size())
+        fail("output",
+             "the output has " + std::to_string(o.extents.size()) + " extents, but Func '" +
+                 o.func + "' consumes Func '" + source->name + "', which has " +
+                 std::to_string(source->args.size()) + " arguments",
+             "ir-output", o.loc);
+    }
     if (p_.stage == Stage::kParsed) return;
     const Buffer* b = p_.find_buffer(o.func);
     if (!b) fail("output", "the output Func '" + o.func + "' has no buffer", "ir-output", o.loc);

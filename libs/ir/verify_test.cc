@@ -158,6 +158,14 @@ TEST(Verify, Output) {
   // t2s-merge crashed on this (a program that realizes nothing).
   expect(broken("gemm", "parsed", [](Json& d) { d["output"]["func"] = ""; }), "ir-output",
          "output: the output names no Func (every program realizes one)", "22:3");
+  // An isolated consumer has its source's dimensions (issue 16: merge, emit and run stopped
+  // with internal errors).
+  expect(broken("isolate_consumer", "parsed",
+                [](Json& d) { d["output"]["extents"].push_back("2"); }),
+         "ir-output",
+         "output: the output has 3 extents, but Func 'collector' consumes Func 'c', which has 2 "
+         "arguments",
+         "43:11");
 }
 
 TEST(Verify, OutputBufferIsTheRealizeRegion) {
