@@ -353,6 +353,7 @@ class Verifier {
       realizes_.pop_back();
     } else if (const WriteChannel* write = s.as<WriteChannel>()) {
       const Channel& c = channel_named(write->channel, "write_channel");
+      channel_end(c, c.producer, "write_channel", "producer");
       arity(write->index.size(), c.dims.size(), "write_channel of '" + c.name + "'", "ir-channel");
       indices(write->index, "channel '" + c.name + "'");
       expr(write->value);
@@ -393,6 +394,16 @@ class Verifier {
     if (!c)
       fail(where_, std::string(use) + " of unknown channel '" + name + "'", "ir-channel", loc_);
     return *c;
+  }
+
+  // A channel is written in its producer kernel and read in its consumer kernel only: the
+  // passes and backends connect kernels by these fields (a swapped pair made t2s-stt fail).
+  void channel_end(const Channel& c, const std::string& end, const char* use, const char* role) {
+    if (kernel_ && end != kernel_->name)
+      fail(where_,
+           std::string(use) + " of '" + c.name + "' in kernel '" + kernel_->name + "'; its " +
+               role + " is '" + end + "'",
+           "ir-channel", loc_);
   }
 
   void register_use(const Register& r, Register::Kind kind, const char* use,
@@ -578,6 +589,7 @@ class Verifier {
       }
       case CallKind::kChannel: {
         const Channel& c = channel_named(name_operand(e, "read_channel"), "read_channel");
+        channel_end(c, c.consumer, "read_channel", "consumer");
         std::vector<Expr> index(args.begin() + 1, args.end());
         arity(index.size(), c.dims.size(), "read_channel of '" + c.name + "'", "ir-channel");
         indices(index, "channel '" + c.name + "'");

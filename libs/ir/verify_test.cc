@@ -261,6 +261,16 @@ TEST(Verify, Input) {
 }
 
 TEST(Verify, Channel) {
+  // Producer and consumer swapped (issue 16: t2s-stt stopped with an internal error).
+  expect(broken("isolate_consumer", "merged",
+                [](Json& d) {
+                  Json& c = d["channels"][1];
+                  std::swap(c["producer"], c["consumer"]);
+                }),
+         "ir-channel",
+         "kernels[2].body[0].body[0].body[0]: write_channel of 'drainer_to_collector' in kernel "
+         "'drainer'; its producer is 'collector'",
+         "38:3");
   expect(
       broken("isolate_consumer", "merged", [](Json& d) { d["channels"][0]["dims"].push_back(2); }),
       "ir-channel",
