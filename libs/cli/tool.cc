@@ -51,8 +51,8 @@ std::string read_file_or_stdin(const std::string& path, int64_t max_bytes,
                                const std::string& magic) {
   // The runtime's reading, which generated programs use for their --input files too.
   std::string bytes;
-  std::string error = t2s_rt::detail::read_file(path == "-" ? "/dev/stdin" : path, &bytes,
-                                                max_bytes, magic);
+  std::string error =
+      t2s_rt::detail::read_file(path == "-" ? "/dev/stdin" : path, &bytes, max_bytes, magic);
   if (!error.empty()) {
     if (path == "-") error = "cannot read standard input" + error.substr(error.find("':") + 1);
     throw IoError(error);
@@ -254,7 +254,6 @@ void run_with_large_stack(const std::function<void()>& body) {
   pthread_join(thread, nullptr);
   if (task.error) std::rethrow_exception(task.error);
 }
-
 
 int Tool::run(int argc, char** argv, const std::function<void()>& body) {
   try {

@@ -93,7 +93,8 @@ std::vector<Declared> declared_storage(const Program& program) {
   }
   for (const Register& r : program.registers) {
     if (r.kind != Register::kShift) continue;
-    int64_t n = saturating_mul(kStoredBytes * std::max(1, r.type.lanes), std::max<int64_t>(r.depth, 0));
+    int64_t n =
+        saturating_mul(kStoredBytes * std::max(1, r.type.lanes), std::max<int64_t>(r.depth, 0));
     for (int64_t e : r.shape) n = saturating_mul(n, std::max<int64_t>(e, 0));
     out.push_back({"register '" + r.name + "'", r.loc, n});
   }
@@ -113,8 +114,9 @@ void check_run_memory(const Program& program, int64_t max_bytes) {
   const int64_t total = declared_run_memory(program);
   if (total <= max_bytes) return;
   std::vector<Declared> all = declared_storage(program);
-  const Declared& largest = *std::max_element(
-      all.begin(), all.end(), [](const Declared& a, const Declared& b) { return a.bytes < b.bytes; });
+  const Declared& largest =
+      *std::max_element(all.begin(), all.end(),
+                        [](const Declared& a, const Declared& b) { return a.bytes < b.bytes; });
   auto size = [](int64_t bytes) {
     return bytes == INT64_MAX ? std::string("over 2^63 bytes") : std::to_string(bytes) + " bytes";
   };

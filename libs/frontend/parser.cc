@@ -844,9 +844,9 @@ class SpecParser : public NameResolver {
         continue;
       Diagnostic diag(program_.output.loc,
                       "realize of '" + out->name + "' gives " +
-                          count(program_.output.extents.size(), "extent") + ", but '" +
-                          out->name + "' has " + count(source->args.size(), "dimension") +
-                          ", those of '" + source->name + "', whose consumer it is",
+                          count(program_.output.extents.size(), "extent") + ", but '" + out->name +
+                          "' has " + count(source->args.size(), "dimension") + ", those of '" +
+                          source->name + "', whose consumer it is",
                       "realize");
       diag.add_note(d.loc, "'" + out->name + "' is isolated from '" + source->name + "' here");
       throw diag;

@@ -261,6 +261,22 @@ class Verifier {
                  " '" + *end + "', which is not a kernel",
              "ir-unknown-kernel", c.loc);
     }
+    // The channel array's limits (docs/limits.md), as for a register's PE array.
+    constexpr int64_t kMaxChannelFifos = int64_t{1} << 24;
+    if (c.dims.size() > 32)
+      fail(where,
+           "channel '" + c.name + "' has " + std::to_string(c.dims.size()) +
+               " dimensions (at most 32)",
+           "ir-channel", c.loc);
+    int64_t fifos = 1;
+    for (int64_t e : c.dims) {
+      if (e < 1)
+        fail(where, "channel '" + c.name + "' has a dimension below 1", "ir-channel", c.loc);
+      if (e > kMaxChannelFifos / fifos)
+        fail(where, "channel '" + c.name + "' is an array of more than 2^24 channels", "ir-channel",
+             c.loc);
+      fifos *= e;
+    }
   }
 
   void reg(size_t i) {
@@ -283,8 +299,9 @@ class Verifier {
     // The PE array's limits (docs/limits.md): every backend and the interpreter index it.
     constexpr int64_t kMaxRegisterPes = int64_t{1} << 24;
     if (r.shape.size() > 32)
-      fail(where, "register '" + r.name + "' has " + std::to_string(r.shape.size()) +
-                      " PE dimensions (at most 32)",
+      fail(where,
+           "register '" + r.name + "' has " + std::to_string(r.shape.size()) +
+               " PE dimensions (at most 32)",
            "ir-register", r.loc);
     int64_t pes = 1;
     for (int64_t e : r.shape) {

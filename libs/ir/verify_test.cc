@@ -160,12 +160,12 @@ TEST(Verify, Output) {
          "output: the output names no Func (every program realizes one)", "22:3");
   // An isolated consumer has its source's dimensions (issue 16: merge, emit and run stopped
   // with internal errors).
-  expect(broken("isolate_consumer", "parsed",
-                [](Json& d) { d["output"]["extents"].push_back("2"); }),
-         "ir-output",
-         "output: the output has 3 extents, but Func 'collector' consumes Func 'c', which has 2 "
-         "arguments",
-         "43:11");
+  expect(
+      broken("isolate_consumer", "parsed", [](Json& d) { d["output"]["extents"].push_back("2"); }),
+      "ir-output",
+      "output: the output has 3 extents, but Func 'collector' consumes Func 'c', which has 2 "
+      "arguments",
+      "43:11");
 }
 
 TEST(Verify, OutputBufferIsTheRealizeRegion) {
@@ -261,6 +261,13 @@ TEST(Verify, Input) {
 }
 
 TEST(Verify, Channel) {
+  // Channel arrays the interpreter cannot hold (issue 16: an internal error).
+  expect(broken("isolate_consumer", "merged",
+                [](Json& d) {
+                  d["channels"][0]["dims"] = Json::array({1 << 13, 1 << 13});
+                }),
+         "ir-channel", "channels[0]: channel 'c_to_drainer' is an array of more than 2^24 channels",
+         "38:3");
   // Producer and consumer swapped (issue 16: t2s-stt stopped with an internal error).
   expect(broken("isolate_consumer", "merged",
                 [](Json& d) {
@@ -302,7 +309,9 @@ TEST(Verify, Register) {
   // PE arrays the interpreter and the backends cannot index (issue 16: an internal error).
   expect(broken(
              "gemm", "stt", [](Json&) {},
-             [](Program& p) { p.registers[0].shape = {1 << 13, 1 << 13}; }),
+             [](Program& p) {
+               p.registers[0].shape = {1 << 13, 1 << 13};
+             }),
          "ir-register", "registers[0]: register 'A_shreg' has more than 2^24 PEs", "13:1");
   expect(broken(
              "gemm", "stt", [](Json&) {},

@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     sources.add("", "fuzz.t2s", t2s::fuzz::as_text(data, size));
     sources.set_base_dir("/nonexistent-t2s-fuzz");
     t2s::Program p = t2s::parse_spec(sources, t2s::FrontendOptions{});
-    for (t2s::Stage stage : {t2s::Stage::kMerged, t2s::Stage::kStt, t2s::Stage::kVectorized,
-                             t2s::Stage::kGathered}) {
+    for (t2s::Stage stage :
+         {t2s::Stage::kMerged, t2s::Stage::kStt, t2s::Stage::kVectorized, t2s::Stage::kGathered}) {
       // What the next tool reads: the document, read back and verified.
       p = t2s::read_program(t2s::write_program(p), "fuzz.json");
       t2s::verify_program(p, "fuzz.json");

@@ -3,9 +3,9 @@
 // each directory named, as libFuzzer does with -runs=0. Arguments starting with '-' (libFuzzer's
 // flags) are ignored. The regression tests of tests/fuzz/BUILD run the seed corpora and the
 // saved findings through it.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
