@@ -17,7 +17,8 @@ int64_t float_to_int(double x, int bits, bool is_signed) {
   if (is_signed) {
     const double limit = std::ldexp(1.0, bits - 1);
     if (x >= limit) return static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1);
-    if (x <= -limit) return -static_cast<int64_t>(uint64_t{1} << (bits - 1));
+    // -2^(bits-1), without negating INT64_MIN (undefined; UBSan found it).
+    if (x <= -limit) return static_cast<int64_t>(~uint64_t{0} << (bits - 1));
     return static_cast<int64_t>(x);
   }
   if (x >= std::ldexp(1.0, bits)) return static_cast<int64_t>(~uint64_t{0} >> (64 - bits));

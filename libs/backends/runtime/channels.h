@@ -174,11 +174,20 @@ class FifoBase {
     const bool deadlocked = g.block(*m, write);
     m->fifo = this;
     (write ? waiting_writer_ : waiting_reader_) = m;
+    // A stopped kernel is no longer waiting: a FIFO used again after its group ended must not
+    // wake a member of that ended group (ASan found it in runtime_test).
+    Member*& waiting = write ? waiting_writer_ : waiting_reader_;
     if (deadlocked) {
       g.declare_deadlock();
+      waiting = nullptr;
       throw Stopped{};
     }
-    g.sleep(lock, *m);
+    try {
+      g.sleep(lock, *m);
+    } catch (const Stopped&) {
+      if (waiting == m) waiting = nullptr;
+      throw;
+    }
   }
   void wake_writer() {
     if (waiting_writer_) {
