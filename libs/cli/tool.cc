@@ -143,7 +143,15 @@ Program Tool::read_input_program_or_spec(const std::function<bool(Stage)>& accep
   std::string display_name = input_ == "-" ? "<stdin>" : input_;
   std::string text = read_file_or_stdin(input_);
   size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
+  // An empty spec is legal for t2s-parse, but a tool reading IR or a spec from a pipe most
+  // likely got nothing because the tool before it failed: say so instead of "no realize call".
+  if (first == std::string::npos)
+    throw Diagnostic(SourceLoc{display_name, 0, 0},
+                     "the input is empty; " + name_ + " takes a spec or " +
+                         (*expected ? std::string(expected) + " IR" : "IR of any stage") +
+                         " (in a pipe, the tool before this one may have failed)",
+                     "input-empty");
+  if (text[first] == '{') {
     if (!spec_.empty()) {
       sources_.add("", spec_, read_file_or_stdin(spec_));
       size_t slash = spec_.rfind('/');

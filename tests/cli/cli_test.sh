@@ -131,6 +131,13 @@ run_merge "$TMP/out" "$TMP/err" "$TMP/merged.json"
 check "t2s-merge of merged IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
 check "t2s-merge of merged IR: says which stage it takes" \
   "$(t grep -q "t2s-merge takes parsed IR, not the 'merged' stage \[stage\]" "$TMP/err")"
+# Empty input (a pipe whose first tool failed): says the input is empty, not "no realize call".
+: >"$TMP/empty"
+run_merge "$TMP/out" "$TMP/err" - <"$TMP/empty"
+check "t2s-merge of empty input exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-merge of empty input: says the input is empty" \
+  "$(t grep -qxF "<stdin>: error: the input is empty; t2s-merge takes a spec or parsed IR (in a pipe, the tool before this one may have failed) [input-empty]" "$TMP/err")" \
+  "got: $(head -n 1 "$TMP/err")"
 # A spec and its parsed IR merge to the same bytes.
 "$T2S_PARSE" "$SPEC" | "$T2S_MERGE" - >"$TMP/merged_pipe.json"
 check "t2s-parse | t2s-merge equals t2s-merge SPEC" "$(t cmp -s "$TMP/merged.json" "$TMP/merged_pipe.json")"

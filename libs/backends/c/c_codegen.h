@@ -224,6 +224,11 @@ class CCodegen {
   // Names declared in each open C block (innermost last): a let whose name is not declared in
   // the current block needs no block of its own.
   std::vector<std::set<std::string>> scopes_;
+  // Closed ranges [lo, hi] of the enclosing loop variables and integer lets, where known: a loop
+  // whose bounds are computed from them (a gather's count loop `t < i + 1`) keeps a 32-bit
+  // counter when its end is known to fit.
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges_;
+  bool range_of(const Expr& e, int64_t* lo, int64_t* hi) const;
 };
 
 }  // namespace t2s
