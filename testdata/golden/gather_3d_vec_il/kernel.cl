@@ -99,8 +99,7 @@ void drainer() {
   for (int b = 0; b < 2; b++) {
     #pragma unroll
     for (int j = 0; j < 3; j++) {
-      for (long t_t2s_i64 = 0; t_t2s_i64 < (long)(0) + (long)(j + 1); t_t2s_i64++) {
-        const int t = (int)t_t2s_i64;
+      for (int t = 0; t < j + 1; t++) {
         int t2s_part_0;
         int t2s_part_1;
         int t2s_part_2;
