@@ -85,15 +85,25 @@ NGINX="$(command -v nginx || true)"
 "$NGINX" -V 2>&1 | grep -q -- '--with-http_dav_module' ||
   die "$NGINX has no WebDAV module (nginx -V lacks --with-http_dav_module)"
 
+# A port nothing listens on (bash's /dev/tcp connects, or fails); nginx may still lose a race
+# for it, so the start below tries a few.
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  local port
+  for _ in $(seq 200); do
+    port=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return 0
+    fi
+  done
+  return 1
 }
-PORT="$(free_port)" || die "cannot find a free port on 127.0.0.1"
 mkdir -p "$NGINX_DIR"/{logs,tmp,www/cache}
 # As root, nginx's workers would run as `nobody`, who cannot write here: keep the current user.
 user_line=""
 if [[ "$(id -u)" == 0 ]]; then user_line="user $(id -un) $(id -gn);"; fi
-cat >"$NGINX_DIR/nginx.conf" <<EOF
+write_conf() {
+  cat >"$NGINX_DIR/nginx.conf" <<EOF
 # A Bazel HTTP cache: GET and PUT of /cache/ac/HASH and /cache/cas/HASH (WebDAV PUT).
 $user_line
 daemon on;
@@ -111,7 +121,7 @@ http {
   uwsgi_temp_path $NGINX_DIR/tmp/uwsgi;
   scgi_temp_path $NGINX_DIR/tmp/scgi;
   server {
-    listen 127.0.0.1:$PORT;
+    listen 127.0.0.1:$1;
     location /cache/ {
       root $NGINX_DIR/www;
       dav_methods PUT;
@@ -122,8 +132,20 @@ http {
   }
 }
 EOF
-if ! "$NGINX" -p "$NGINX_DIR/" -c "$NGINX_DIR/nginx.conf" -e "$NGINX_DIR/logs/error.log" \
-  >"$NGINX_DIR/start.log" 2>&1; then
+}
+started=""
+for _ in 1 2 3 4 5; do
+  PORT="$(free_port)" || die "cannot find a free port on 127.0.0.1"
+  write_conf "$PORT"
+  if "$NGINX" -p "$NGINX_DIR/" -c "$NGINX_DIR/nginx.conf" -e "$NGINX_DIR/logs/error.log" \
+    >"$NGINX_DIR/start.log" 2>&1; then
+    started=1
+    break
+  fi
+  grep -q 'Address already in use' "$NGINX_DIR/start.log" "$NGINX_DIR/logs/error.log" \
+    2>/dev/null || break
+done
+if [[ -z "$started" ]]; then
   cat "$NGINX_DIR/start.log" "$NGINX_DIR/logs/error.log" 2>/dev/null | tail -n 20 >&2
   die "nginx did not start (configuration $NGINX_DIR/nginx.conf)"
 fi
@@ -203,20 +225,26 @@ BIN2="$(bazel_in 2 info "${REMOTE[@]}" bazel-bin 2>/dev/null)"
 [[ -d "$BIN2" ]] || die "bazel info bazel-bin gave '$BIN2'"
 
 # Every output file of the first build: the same bytes in the second.
-(cd "$BIN1" && find testdata tools -type f ! -name '*.params' ! -name '*.d' \
-  ! -name '*runfiles_manifest' | sort) >"$WORK/files1.txt"
+# Under bazel-out/: the pipelines' files (k8-fastbuild/bin/testdata) and the tools with their
+# objects (built for the execution platform, in another configuration's bin). Left out: what
+# Bazel writes itself rather than an action (parameter files, runfiles manifests, which hold
+# absolute paths of the output base).
+OUT1="$(cd "$BIN1/../.." && pwd)"
+OUT2="$(cd "$BIN2/../.." && pwd)"
+(cd "$OUT1" && find . -path './*/bin/*' -type f ! -name '*.params' ! -name '*runfiles_manifest' \
+  ! -path '*.runfiles/MANIFEST' | sed 's#^\./##' | sort) >"$WORK/files1.txt"
 compared=0
 differ=()
 missing=()
 while read -r f; do
-  if [[ ! -f "$BIN2/$f" ]]; then
+  if [[ ! -f "$OUT2/$f" ]]; then
     missing+=("$f")
-  elif ! cmp -s "$BIN1/$f" "$BIN2/$f"; then
+  elif ! cmp -s "$OUT1/$f" "$OUT2/$f"; then
     differ+=("$f")
   fi
   compared=$((compared + 1))
 done <"$WORK/files1.txt"
-pipeline_files="$(grep -c '^testdata/' "$WORK/files1.txt")"
+pipeline_files="$(grep -c '/bin/testdata/' "$WORK/files1.txt")"
 ((pipeline_files > 0)) || fail "the first build left no file under bazel-bin/testdata"
 if ((${#missing[@]})); then
   fail "${#missing[@]} output file(s) of the first build are missing in the second: ${missing[*]:0:10}"
