@@ -322,10 +322,10 @@ class Typer {
       arity(2);
       result = nested_type(e, args, 1);
     } else if (name == "reshape") {
-      // The same flat lanes with another shape (innermost first).
-      if (args.size() < 3)
+      // The same flat lanes with another shape (innermost first; one dimension: flat).
+      if (args.size() < 2)
         type_error(e->loc,
-                   "'reshape' takes a value and 2 or more dimensions, got " +
+                   "'reshape' takes a value and 1 or more dimensions, got " +
                        std::to_string(args.size()) + " arguments");
       std::vector<int> shape;
       for (size_t i = 1; i < args.size(); ++i)

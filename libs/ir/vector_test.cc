@@ -202,8 +202,9 @@ TEST(VectorIr, TensorOperations) {
             "has at most 64 lanes in 4");
   EXPECT_EQ(canonical("reshape(v16, 4, 2)"),
             "type: cannot reshape Int(32, 16) (16 lanes) to Int(32, 4, 2)");
-  EXPECT_EQ(canonical("reshape(v16, 16)"),
-            "type: 'reshape' takes a value and 2 or more dimensions, got 2 arguments");
+  EXPECT_EQ(canonical("reshape(v44, 16)"), "int32x16 reshape(v44, 16)");  // flat
+  EXPECT_EQ(canonical("reshape(v16)"),
+            "type: 'reshape' takes a value and 1 or more dimensions, got 1 arguments");
   EXPECT_EQ(canonical("reshape(v16, 1, 16)"),
             "type: the dimension of 'reshape' is 1; it must be in [2, 64]");
   EXPECT_EQ(canonical("cast(Float(32, 4, 1), v4)"),

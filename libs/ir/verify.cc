@@ -634,7 +634,7 @@ class Verifier {
     } else if (name == "reshape") {
       std::vector<int> shape;
       for (size_t i = 1; i < args.size(); ++i) shape.push_back(static_cast<int>(literal(i, "dimension")));
-      if (args.size() < 3 || t != args[0]->type.with_shape(shape) || t.lanes != args[0]->type.lanes)
+      if (t != args[0]->type.with_shape(shape) || t.lanes != args[0]->type.lanes)
         bad("the type must be its operand's element type with the shape given, of as many lanes");
     } else if (name == "slice") {
       const Type v = args[0]->type;

@@ -72,6 +72,11 @@ std::string c_value_type_name(Type type, CDialect dialect, const SourceLoc& loc 
 
 // OpenCL: whether a vector type of `lanes` lanes has a native OpenCL type (2, 3, 4, 8, 16).
 bool opencl_native_lanes(int lanes);
+// OpenCL: whether `type` is a flat vector of a native width (a tensor is not, whatever its
+// lanes), and whether it is a tensor whose rows (innermost dimension) have a native width: a
+// struct of an array of native rows, `typedef struct { float4 data[4]; } float_tensor4x4;`.
+bool opencl_native_vector(Type type);
+bool opencl_row_tensor(Type type);
 
 // OpenCL: `typedef struct { float data[5]; } float_vec5;` and a newline for a vector type that
 // has no native OpenCL type, else "".
@@ -201,6 +206,9 @@ class CCodegen {
   std::string param_lane(Type type, int k, int l);
   bool native_opencl(const Expr& e) const;
   Printed native_elementwise(const Expr& e);
+  Printed tensor_elementwise(const Expr& e);
+  bool tensor_rows(const std::vector<Expr>& index, Type type, std::vector<std::vector<Expr>>* rows);
+  Printed tensor_literal(Type type, const std::vector<std::string>& rows, bool one_per_line);
   Printed elementwise(const Expr& e);
   Printed vector_op(const Expr& e);
   Printed gather(const Expr& e);
