@@ -764,6 +764,16 @@ void CCodegen::scatter(const Provide& provide, const SourceLoc& loc, int indent,
           indent, out);
     const Type row_type = type.element_of().with_lanes(type.row_lanes());
     for (size_t r = 0; r < rows.size(); ++r) {
+      const std::string value = "t2s_v.data[" + std::to_string(r) + "]";
+      std::vector<std::string> first;
+      if (contiguous(rows[r], &first)) {
+        const std::vector<std::string> text =
+            storage_.write_func_contiguous(provide.func, first, value, row_type, loc);
+        if (!text.empty()) {
+          lines(text, indent + 1, out);
+          continue;
+        }
+      }
       Provide row = provide;
       row.args = rows[r];
       row.value = make_var("t2s_row", row_type, loc);  // printed t2s_row_ (c_identifier)
