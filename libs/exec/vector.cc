@@ -42,8 +42,8 @@ void Exec::eval_vec(const Node* n, Value* out) {
         eval_vec(n->a, base);
         eval_vec(n->b, stride);
         for (int l = 0; l < lanes; ++l)
-          out[l].i = wrap_s(base[l % inner].u + static_cast<uint64_t>(l / inner) * stride[l % inner].u,
-                            32);
+          out[l].i = wrap_s(
+              base[l % inner].u + static_cast<uint64_t>(l / inner) * stride[l % inner].u, 32);
         return;
       }
       const uint64_t base = eval(n->a).u, stride = eval(n->b).u;

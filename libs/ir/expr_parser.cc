@@ -99,9 +99,9 @@ class Parser {
     if (shape.size() > 1) {
       for (int d : shape)
         if (d < 2)
-          throw Diagnostic(loc, "a tensor type's dimensions have 2 lanes at least, not " +
-                                    std::to_string(d),
-                           "type");
+          throw Diagnostic(
+              loc, "a tensor type's dimensions have 2 lanes at least, not " + std::to_string(d),
+              "type");
       result = result.with_shape(shape);
     }
     expect(ts_, ")", ("to close '" + name + "('").c_str());

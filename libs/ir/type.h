@@ -3,6 +3,7 @@
 
 #include <array>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -67,5 +68,8 @@ struct Type {
   }
   bool operator!=(const Type& o) const { return !(*this == o); }
 };
+
+// GoogleTest prints a Type by its IR name.
+inline void PrintTo(const Type& t, std::ostream* os) { *os << t.name(); }
 
 }  // namespace t2s

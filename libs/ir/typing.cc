@@ -51,8 +51,8 @@ void match_types(Expr& a, Expr& b, const SourceLoc& loc) {
     type_error(loc, "operands have different lane counts (" + ta.spec_name() + " and " +
                         tb.spec_name() + ")");
   if (!ta.same_shape(tb))
-    type_error(loc, "operands have different shapes (" + ta.spec_name() + " and " +
-                        tb.spec_name() + "); broadcast or reshape one explicitly");
+    type_error(loc, "operands have different shapes (" + ta.spec_name() + " and " + tb.spec_name() +
+                        "); broadcast or reshape one explicitly");
   Type target;
   if (ta.is_float() || tb.is_float()) {
     target = ta.is_float() && tb.is_float() ? wider(ta, tb) : (ta.is_float() ? ta : tb);
@@ -310,9 +310,10 @@ class Typer {
         if (!nested) args[i] = cast_to(Type::Int(32), args[i]);
       }
       if (nested && (args[0]->type.lanes == 1 || args[1]->type.lanes == 1))
-        type_error(e->loc, "the base and stride of 'ramp' must both be scalar integers or both "
-                           "int32 vectors of one type, not " +
-                               args[0]->type.spec_name() + " and " + args[1]->type.spec_name());
+        type_error(e->loc,
+                   "the base and stride of 'ramp' must both be scalar integers or both "
+                   "int32 vectors of one type, not " +
+                       args[0]->type.spec_name() + " and " + args[1]->type.spec_name());
       if (nested && args[0]->type != args[1]->type)
         type_error(e->loc, "the base and stride of a nested 'ramp' have different types (" +
                                args[0]->type.spec_name() + " and " + args[1]->type.spec_name() +
@@ -324,9 +325,8 @@ class Typer {
     } else if (name == "reshape") {
       // The same flat lanes with another shape (innermost first; one dimension: flat).
       if (args.size() < 2)
-        type_error(e->loc,
-                   "'reshape' takes a value and 1 or more dimensions, got " +
-                       std::to_string(args.size()) + " arguments");
+        type_error(e->loc, "'reshape' takes a value and 1 or more dimensions, got " +
+                               std::to_string(args.size()) + " arguments");
       std::vector<int> shape;
       for (size_t i = 1; i < args.size(); ++i)
         shape.push_back(static_cast<int>(literal_arg(e, args, i, "dimension", 2, kMaxLanes)));

@@ -149,10 +149,10 @@ TEST(VectorIr, TensorTypes) {
   EXPECT_EQ(t48.spec_name(), "Float(32, 4, 8)");
   EXPECT_EQ(Type::from_name("float32x4x8"), t48);
   EXPECT_EQ(Type::from_name("boolx2x3x4")->spec_name(), "Bool(2, 3, 4)");
-  EXPECT_EQ(Type::from_name("float32x4x1"), std::nullopt);   // dimensions have 2 lanes at least
-  EXPECT_EQ(Type::from_name("float32x16x8"), std::nullopt);  // 128 lanes
+  EXPECT_EQ(Type::from_name("float32x4x1"), std::nullopt);     // dimensions have 2 lanes at least
+  EXPECT_EQ(Type::from_name("float32x16x8"), std::nullopt);    // 128 lanes
   EXPECT_EQ(Type::from_name("int8x2x2x2x2x2"), std::nullopt);  // 5 dimensions: at most 4
-  EXPECT_NE(t48, Type::Float(32, 32));  // the shape is part of the type
+  EXPECT_NE(t48, Type::Float(32, 32));                         // the shape is part of the type
   EXPECT_EQ(Type::Float(32, 4).with_outer(8), t48);
   EXPECT_EQ(t48.with_element(Type::Bool()).name(), "boolx4x8");
   EXPECT_EQ(Type::Float(32).with_shape({1, 8}), Type::Float(32, 8));  // 1-lane dims dropped
@@ -176,8 +176,9 @@ TEST(VectorIr, TensorOperations) {
   EXPECT_EQ(canonical("slice(t44, 4, 4)"), "float32x4 slice(t44, 4, 4)");
   EXPECT_EQ(canonical("concat(t44, t44)"), "float32x32 concat(t44, t44)");
   // A gather with tensor indices has their shape.
-  EXPECT_EQ(canonical("f(broadcast(ramp(0, 1, 4), 4), ramp(broadcast(0, 4), broadcast(1, 4), 4))"),
-            "float32x4x4 f(broadcast(ramp(0, 1, 4), 4), ramp(broadcast(0, 4), broadcast(1, 4), 4))");
+  EXPECT_EQ(
+      canonical("f(broadcast(ramp(0, 1, 4), 4), ramp(broadcast(0, 4), broadcast(1, 4), 4))"),
+      "float32x4x4 f(broadcast(ramp(0, 1, 4), 4), ramp(broadcast(0, 4), broadcast(1, 4), 4))");
   // Errors.
   EXPECT_EQ(canonical("t44 + cast(Float(32, 16), v16)"),
             "type: operands have different shapes (Float(32, 4, 4) and Float(32, 16)); broadcast "
@@ -281,7 +282,8 @@ TEST(VectorIr, VerifierRejects) {
   const Type i44 = Type::Int(32).with_shape({4, 4});
   const Expr ramp16 = make_call("ramp", CallKind::kIntrinsic, Type::Int(32, 16),
                                 {make_int(i32, 0), one, make_int(i32, 16)});
-  const Expr bad_nest = make_call("broadcast", CallKind::kIntrinsic, Type::Int(32, 16), {ramp4, four});
+  const Expr bad_nest =
+      make_call("broadcast", CallKind::kIntrinsic, Type::Int(32, 16), {ramp4, four});
   EXPECT_EQ(verify_error(fb4, {bad_nest}),
             at + "'broadcast' of type int32x16: the type must be its value's with an outer "
                  "dimension of its lane count (at least 2)");

@@ -482,8 +482,9 @@ class Verifier {
           bool_operand(e->operands[0], e);
           bool_operand(e->operands[1], e);
         } else if (e->operands[0]->type != e->operands[1]->type ||
-                   t != (is_comparison(e->binary_op) ? e->operands[0]->type.with_element(Type::Bool())
-                                                     : e->operands[0]->type)) {
+                   t != (is_comparison(e->binary_op)
+                             ? e->operands[0]->type.with_element(Type::Bool())
+                             : e->operands[0]->type)) {
           fail(where_,
                std::string("operator ") + binary_op_spelling(e->binary_op) + " on " +
                    type_text(e->operands[0]->type) + " and " + type_text(e->operands[1]->type) +
@@ -562,8 +563,7 @@ class Verifier {
         arity(args.size(), static_cast<size_t>(in->dims), "read of input '" + e->name + "'",
               "ir-input");
         const Type index = gather_indices(args, "input '" + e->name + "'", in->type);
-        same_type(e, gathered(in->type, index),
-                  "the read of input '" + e->name + "'");
+        same_type(e, gathered(in->type, index), "the read of input '" + e->name + "'");
         return;
       }
       case CallKind::kChannel: {
@@ -611,7 +611,7 @@ class Verifier {
         bad(std::string("its ") + what + " is not an int32 literal");
       return args[i]->int_value;
     };
-    const size_t arity = name == "broadcast"                       ? 2
+    const size_t arity = name == "broadcast"                     ? 2
                          : name == "concat" || name == "reshape" ? args.size()
                                                                  : 3;
     if (args.size() != arity || args.size() < 2)
@@ -633,7 +633,8 @@ class Verifier {
             "2)");
     } else if (name == "reshape") {
       std::vector<int> shape;
-      for (size_t i = 1; i < args.size(); ++i) shape.push_back(static_cast<int>(literal(i, "dimension")));
+      for (size_t i = 1; i < args.size(); ++i)
+        shape.push_back(static_cast<int>(literal(i, "dimension")));
       if (t != args[0]->type.with_shape(shape) || t.lanes != args[0]->type.lanes)
         bad("the type must be its operand's element type with the shape given, of as many lanes");
     } else if (name == "slice") {

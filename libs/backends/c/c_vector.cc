@@ -141,9 +141,9 @@ Expr combine(BinaryOp op, const Expr& a, const Expr& b) {
 
 Expr index_lane(const Expr& e, int l) {
   if (e->type.lanes == 1) return e;
-  if (e->type.is_tensor() || (e->kind == ExprKind::kCall && !e->operands.empty() &&
-                              e->operands[0]->type.lanes != 1 &&
-                              (is_call_of(e, "ramp") || is_call_of(e, "broadcast")))) {
+  if (e->type.is_tensor() ||
+      (e->kind == ExprKind::kCall && !e->operands.empty() && e->operands[0]->type.lanes != 1 &&
+       (is_call_of(e, "ramp") || is_call_of(e, "broadcast")))) {
     // Nested: lane l is in copy l / B of a base of B lanes.
     if (is_call_of(e, "broadcast") && e->operands[0]->type.lanes != 1)
       return index_lane(e->operands[0], l % e->operands[0]->type.lanes);
@@ -183,8 +183,8 @@ bool index_row(const Expr& e, int r, int row, RowIndex* out) {
     *out = {e, zero};
     return true;
   }
-  const bool nested = e->kind == ExprKind::kCall && !e->operands.empty() &&
-                      e->operands[0]->type.lanes != 1;
+  const bool nested =
+      e->kind == ExprKind::kCall && !e->operands.empty() && e->operands[0]->type.lanes != 1;
   if (is_call_of(e, "broadcast")) {
     if (!nested) {
       *out = {e->operands[0], zero};
@@ -238,7 +238,9 @@ bool opencl_native_lanes(int lanes) {
   return lanes == 2 || lanes == 3 || lanes == 4 || lanes == 8 || lanes == 16;
 }
 
-bool opencl_native_vector(Type type) { return !type.is_tensor() && opencl_native_lanes(type.lanes); }
+bool opencl_native_vector(Type type) {
+  return !type.is_tensor() && opencl_native_lanes(type.lanes);
+}
 
 bool opencl_row_tensor(Type type) {
   return type.is_tensor() && opencl_native_lanes(type.row_lanes());
@@ -309,8 +311,8 @@ CCodegen::Printed CCodegen::vector_literal(Type type, const std::vector<std::str
     const Type row_type = type.element_of().with_lanes(row);
     std::vector<std::string> rows;
     for (size_t r = 0; r * row < lanes.size(); ++r)
-      rows.push_back(vector_literal(row_type, {lanes.begin() + r * row, lanes.begin() + (r + 1) * row})
-                         .text);
+      rows.push_back(
+          vector_literal(row_type, {lanes.begin() + r * row, lanes.begin() + (r + 1) * row}).text);
     return tensor_literal(type, rows, one_per_line);
   }
   return {"(" + name + "){{" + list + "}}", kPrecedencePostfix};  // a compound literal
@@ -461,7 +463,8 @@ CCodegen::Printed CCodegen::tensor_elementwise(const Expr& e) {
     const std::string result = c_value_type_name(e->type, dialect_);
     std::string text = "static inline " + result + " " + name + "(";
     for (size_t k = 0; k < params.size(); ++k)
-      text += (k ? ", " : "") + c_value_type_name(params[k], dialect_) + " t2s_" + std::to_string(k);
+      text +=
+          (k ? ", " : "") + c_value_type_name(params[k], dialect_) + " t2s_" + std::to_string(k);
     text += ") {\n  " + result + " t2s_r;\n";
     for (int r = 0; r < e->type.lanes / row; ++r) {
       for (size_t k = 0; k < params.size(); ++k)
@@ -759,8 +762,8 @@ void CCodegen::scatter(const Provide& provide, const SourceLoc& loc, int indent,
   if (dialect_ == CDialect::kOpenCl && opencl_row_tensor(type) &&
       tensor_rows(provide.args, type, &rows)) {
     // Row by row (vstoreN where a row is contiguous), rows and lanes in order.
-    lines({"{", "  const " + c_value_type_name(type, dialect_, loc) + " t2s_v = " +
-                    expr(provide.value) + ";"},
+    lines({"{", "  const " + c_value_type_name(type, dialect_, loc) +
+                    " t2s_v = " + expr(provide.value) + ";"},
           indent, out);
     const Type row_type = type.element_of().with_lanes(type.row_lanes());
     for (size_t r = 0; r < rows.size(); ++r) {

@@ -243,9 +243,9 @@ class LaneVectorizer {
       l += run;
     }
     if (parts.size() == 1) return parts[0];
-    return reshaped(make_call("concat", CallKind::kIntrinsic, v->type.with_lanes(v->type.lanes),
-                              parts, v->loc),
-                    v->type);
+    return reshaped(
+        make_call("concat", CallKind::kIntrinsic, v->type.with_lanes(v->type.lanes), parts, v->loc),
+        v->type);
   }
 
   // A read of a register with lane dimensions: the PE indices after the lanes, the write of
@@ -383,9 +383,9 @@ class LaneVectorizer {
         if (e == 1) continue;
         const Type t = cur->type.with_outer(e);
         if (j == i)
-          cur = make_call("ramp", CallKind::kIntrinsic, t,
-                          {cur, cur->type.lanes == 1 ? lit32(1) : broadcast_to(lit32(1), cur->type),
-                           lit32(e)});
+          cur = make_call(
+              "ramp", CallKind::kIntrinsic, t,
+              {cur, cur->type.lanes == 1 ? lit32(1) : broadcast_to(lit32(1), cur->type), lit32(e)});
         else
           cur = make_call("broadcast", CallKind::kIntrinsic, t, {cur, lit32(e)});
       }
@@ -565,8 +565,9 @@ class LaneVectorizer {
           ops.insert(ops.end(), at_lane.begin(), at_lane.end());
           parts.push_back(make_call(e->name, CallKind::kChannel, e->type, ops, e->loc));
         }
-        return reshaped(make_call("concat", CallKind::kIntrinsic, e->type.with_lanes(n), parts, e->loc),
-                        lanes_.typed(e->type));
+        return reshaped(
+            make_call("concat", CallKind::kIntrinsic, e->type.with_lanes(n), parts, e->loc),
+            lanes_.typed(e->type));
       }
       case CallKind::kIntrinsic:
         if (is_vector_op(e->name)) throw Serialise{"the body has vector values already"};
@@ -628,8 +629,7 @@ class LaneVectorizer {
           return make_var(it->second.lane_names[static_cast<size_t>(src)], x->type, x->loc);
         }
         return lane_of(
-            make_call(x->name, CallKind::kRegister, lanes_.typed(x->type), r->rest, x->loc),
-            src);
+            make_call(x->name, CallKind::kRegister, lanes_.typed(x->type), r->rest, x->loc), src);
       }
       if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kFifo &&
           lane_regs_.count(x->operands[0]->name))
@@ -754,12 +754,12 @@ class LaneVectorizer {
       vars_[let.var] = VarInfo{VarKind::kLanes, let.value->type, names};
       report_.notes.push_back("'" + let.var +
                               "' is computed lane by lane: " + why_lanes(let.value, at));
-      StmtList body = {make_let(let.var,
-                                reshaped(make_call("concat", CallKind::kIntrinsic,
-                                                   let.value->type.with_lanes(lanes_.n),
-                                                   lane_vars, s.loc),
-                                         lanes_.typed(let.value->type)),
-                                process(let.body), s.loc)};
+      StmtList body = {
+          make_let(let.var,
+                   reshaped(make_call("concat", CallKind::kIntrinsic,
+                                      let.value->type.with_lanes(lanes_.n), lane_vars, s.loc),
+                            lanes_.typed(let.value->type)),
+                   process(let.body), s.loc)};
       for (int l = lanes_.n; l-- > 0;)
         body = {
             make_let(names[static_cast<size_t>(l)], values[static_cast<size_t>(l)], body, s.loc)};

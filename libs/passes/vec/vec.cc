@@ -182,8 +182,8 @@ class VecPass {
                          "vec-lanes");
     }
     lanes.n = static_cast<int>(n);
-    const int64_t dims = std::count_if(lanes.extents.begin(), lanes.extents.end(),
-                                       [](int64_t e) { return e > 1; });
+    const int64_t dims =
+        std::count_if(lanes.extents.begin(), lanes.extents.end(), [](int64_t e) { return e > 1; });
     if (dims > Type::kMaxOuterDims + 1)
       throw Diagnostic(rep.loc,
                        "vectorize: '" + kernel_->name + "' has " + std::to_string(dims) +
@@ -331,9 +331,8 @@ class VecPass {
       auto it = w ? width.find(w->channel) : width.end();
       if (it != width.end() && w->value->type.lanes == it->second &&
           w->value->type != channel_types_.at(w->channel)) {
-        out.push_back(make_write_channel(w->channel, w->index,
-                                         reshaped(w->value, channel_types_.at(w->channel)),
-                                         s->loc));
+        out.push_back(make_write_channel(
+            w->channel, w->index, reshaped(w->value, channel_types_.at(w->channel)), s->loc));
         continue;
       }
       if (it == width.end() || w->value->type.lanes <= it->second) {
@@ -392,7 +391,15 @@ std::string vec_report_text(const VecReport& report) {
     for (size_t i = 0; i < l.loops.size(); ++i)
       out << (i ? " x " : "") << l.loops[i] << " " << l.extents[i];
     out << " (innermost first): " << l.lanes << " lanes, "
-        << (l.serialised ? "serialised" : "vectorized") << "\n";
+        << (l.serialised ? "serialised" : "vectorized");
+    std::vector<int64_t> dims;  // a tensor: one dimension per loop of more than one lane
+    for (int64_t e : l.extents)
+      if (e > 1) dims.push_back(e);
+    if (!l.serialised && dims.size() > 1) {
+      out << " as tensors of ";
+      for (size_t i = 0; i < dims.size(); ++i) out << (i ? " x " : "") << dims[i];
+    }
+    out << "\n";
     for (const std::string& n : l.notes) out << "  " << n << "\n";
   }
   for (const std::string& c : report.channels) out << c << "\n";
