@@ -42,7 +42,11 @@
 //     reads; each lane computes its own index, `base + l * stride` for a ramp, so an index that
 //     reads a channel or pops a FIFO is refused there, emit-unsupported); scatters are a block
 //     that evaluates the indices, then the value, then stores lane 0, lane 1, ... (a later lane
-//     wins; OpenCL: vstoreN when contiguous).
+//     wins; OpenCL: vstoreN when contiguous);
+//   - tensors (docs/ir-vectors.md) are their flat lanes in C++; in OpenCL a tensor whose rows
+//     have a native width is a struct of native rows (float_tensor16x4), its native operations
+//     one per row (tensor_elementwise), its gathers and scatters row by row (vloadN / vstoreN
+//     where a row is contiguous) when tensor_rows finds every row's indices.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// Vector values in the C-family code generator: types, elementwise operations, ramp, broadcast,
-// slice, concat, gathers and scatters (c_codegen.h describes the code; docs/ir.md, "Vector
-// values", the semantics).
+// Vector and tensor values in the C-family code generator: types, elementwise operations, ramp,
+// broadcast, slice, concat, reshape, gathers and scatters (c_codegen.h describes the code;
+// docs/ir-vectors.md, "Vector values", the semantics).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -120,11 +120,6 @@ bool is_int_literal(const Expr& e, int64_t value) {
   return e->kind == ExprKind::kIntImm && e->int_value == value;
 }
 
-// Lane l of an index vector built from ramps, broadcasts, scalars and elementwise integer
-// arithmetic, as a scalar expression with the literal parts folded (Halide semantics:
-// `ramp(0, 1, 16) / broadcast(4, 16) + broadcast(4 * jj, 16)` is `1 + 4 * jj` in lane 5), so
-// that an OpenCL gather computes each lane's index directly; nullptr for anything else (a vector
-// let, a register, a channel), which is then taken from the vector as a whole.
 // a op b on scalar integers, folded where literals make it constant or trivial.
 Expr combine(BinaryOp op, const Expr& a, const Expr& b) {
   if (a->kind == ExprKind::kIntImm && b->kind == ExprKind::kIntImm)
@@ -139,6 +134,11 @@ Expr combine(BinaryOp op, const Expr& a, const Expr& b) {
   return make_binary(op, a, b, a->type, a->loc);
 }
 
+// Lane l of an index vector built from ramps, broadcasts, scalars and elementwise integer
+// arithmetic, as a scalar expression with the literal parts folded (Halide semantics:
+// `ramp(0, 1, 16) / broadcast(4, 16) + broadcast(4 * jj, 16)` is `1 + 4 * jj` in lane 5), so
+// that an OpenCL gather computes each lane's index directly; nullptr for anything else (a vector
+// let, a register, a channel), which is then taken from the vector as a whole.
 Expr index_lane(const Expr& e, int l) {
   if (e->type.lanes == 1) return e;
   if (e->type.is_tensor() ||
