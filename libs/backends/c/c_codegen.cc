@@ -56,7 +56,8 @@ const std::unordered_set<std::string>& reserved_words() {
 namespace c_internal {
 
 std::string type_suffix(Type t) {
-  const std::string lanes = t.lanes == 1 ? "" : "x" + std::to_string(t.lanes);
+  std::string lanes;  // x4, or x4x4 for a tensor
+  for (int d : t.shape()) lanes += "x" + std::to_string(d);
   if (t.is_bool()) return "b" + lanes;
   return std::string(t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits) + lanes;
 }

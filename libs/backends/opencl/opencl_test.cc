@@ -296,6 +296,52 @@ TEST(OpenclVectorTypes, MoreThan32LanesRefused) {
                     "cannot express 33 lanes (vector type float32x33; it takes 2 to 32 lanes)");
 }
 
+// Tensors (docs/ir-vectors.md): rows of a native width are a struct of native rows, up to 64
+// lanes; other rows the flat struct up to 32 lanes, else emit-type.
+TEST(OpenclVectorTypes, Tensors) {
+  const Type f16x4 = Type::Float(32).with_shape({16, 4});
+  EXPECT_EQ(opencl_vector_type_name(f16x4), "float_tensor16x4");
+  EXPECT_EQ(opencl_vector_typedef(f16x4),
+            "typedef struct { float16 data[4]; } float_tensor16x4;\n");
+  EXPECT_EQ(opencl_vector_type_name(Type::Float(32).with_shape({4, 4})), "float_tensor4x4");
+  EXPECT_EQ(opencl_vector_typedef(Type::Bool().with_shape({8, 2, 2})),
+            "typedef struct { char8 data[4]; } char_tensor8x2x2;\n");
+  EXPECT_EQ(opencl_vector_type_name(Type::Int(32).with_shape({5, 2})), "int_vec10");
+  SourceLoc loc;
+  loc.line = 4;
+  loc.col = 2;
+  expect_diagnostic(
+      [&] {
+        opencl_vector_type_name(Type::Float(32).with_shape({5, 8}), loc);
+      },
+      "emit-type", "4:2",
+      "cannot express 40 lanes (tensor type float32x5x8: its rows of 5 lanes have no "
+      "native type, and a struct of lanes takes 2 to 32)");
+}
+
+// A tensor load whose rows are contiguous in memory is one vloadW per row, and its store one
+// vstoreW per row; its arithmetic one native operation per row (seed 002 part 3).
+TEST(OpenclDevice, TensorRowsLoadedAndStoredWithVloadN) {
+  const std::string cl = emit_opencl(testing::load_golden_ir("vec_tensor64", "gathered"));
+  EXPECT_NE(cl.find("typedef struct { float16 data[4]; } float_tensor16x4;"), std::string::npos)
+      << cl;
+  EXPECT_NE(cl.find("(float_tensor16x4){{vload16(0, a + 16 * xo + 32 * (4 * yo)), "
+                    "vload16(0, a + 16 * xo + 32 * (4 * yo + 1)), "
+                    "vload16(0, a + 16 * xo + 32 * (4 * yo + 2)), "
+                    "vload16(0, a + 16 * xo + 32 * (4 * yo + 3))}}"),
+            std::string::npos)
+      << cl;
+  for (int row = 0; row < 4; ++row)
+    EXPECT_NE(cl.find("vstore16(t2s_v.data[" + std::to_string(row) + "], 0, out + 0 + 16 * (" +
+                      std::to_string(row) + " + 4 * (xo + 2 * yo)));"),
+              std::string::npos)
+        << cl;
+  EXPECT_NE(cl.find("  t2s_r.data[3] = t2s_0.data[3] * t2s_1.data[3];\n"), std::string::npos) << cl;
+  // No lane of the inputs is read one by one.
+  for (const char* element : {" a[", "(a[", " b[", "(b["})
+    EXPECT_EQ(cl.find(element), std::string::npos) << element << "\n" << cl;
+}
+
 TEST(OpenclDevice, ChannelsWithDepthAndAutorun) {
   const std::string cl = emit_opencl(load(kChannels));
   EXPECT_EQ(cl.rfind("#pragma OPENCL EXTENSION cl_intel_channels : enable\n", 0), 0u) << cl;
