@@ -20,9 +20,15 @@ Outputs of `t2s_pipeline(name = NAME, ...)`, in the package of the pipeline:
     NAME.dot              t2s-emit --target dot                            (T2sEmitDot)
     NAME.txt              t2s-emit --target text                           (T2sEmitText)
 
+The parse action also writes NAME.spec_lines.json (t2s-parse --spec-lines-out): the spec lines
+the IR's locations point at. Every later action reads its stage's IR and that file
+(--spec-lines), never the spec, so an edit that leaves both alone (a comment on its own line)
+re-runs the parse action only. Each action reads only its declared inputs and no environment
+(docs/pipelines.md "Remote caching and execution").
+
 Stages after `through` and targets not in `targets` are not declared. Output groups: one per
 stage (`parsed`, `merged`, `stt`, `vectorized`, `gathered`), one per target (`opencl`, `cpp`,
-`dot`, `text`), `stages` and `emitted`.
+`dot`, `text`), `stages`, `emitted` and `spec_lines`.
 
 The tools are the public names of the repository that defines this file (Label("//:t2s-parse")
 and so on, the aliases of the top-level BUILD), built for the execution platform, so the rules
@@ -126,6 +132,11 @@ def _t2s_pipeline_impl(ctx):
     for exec_dir, _ in include_dirs:
         parse_flags += ["-I", exec_dir]
 
+    # The spec lines the parsed IR's locations point at (t2s-parse --spec-lines-out): the later
+    # stages show them in diagnostics and read neither the spec nor its includes, so an edit
+    # that leaves the IR and those lines alone (a comment on its own line) re-runs the parse
+    # action only (Bazel skips an action whose inputs are unchanged).
+    spec_lines = ctx.actions.declare_file(ctx.label.name + ".spec_lines.json")
     outputs = {}
     groups = {}
     prev = None
@@ -137,19 +148,21 @@ def _t2s_pipeline_impl(ctx):
         args = ctx.actions.args()
         if prev == None:
             args.add_all(parse_flags)
+            args.add("--spec-lines-out", spec_lines)
             args.add(src)
             inputs = depset([src], transitive = [depset(ctx.files.hdrs)])
+            action_outputs = [out, spec_lines]
         else:
-            # --spec: diagnostics show the spec's lines (the spec is read for nothing else).
-            args.add("--spec", src)
+            args.add("--spec-lines", spec_lines)
             args.add(prev)
-            inputs = depset([prev, src])
+            inputs = depset([prev, spec_lines])
+            action_outputs = [out]
         args.add("-o", out)
         ctx.actions.run(
             executable = tool,
             arguments = [args],
             inputs = inputs,
-            outputs = [out],
+            outputs = action_outputs,
             mnemonic = mnemonic,
             progress_message = "%s %s (%s stage)" % (mnemonic, out.short_path, stage),
         )
@@ -162,7 +175,7 @@ def _t2s_pipeline_impl(ctx):
     for target in ctx.attr.targets:
         files = [getattr(ctx.outputs, "out_" + key) for key, _ in _TARGETS[target]]
         args = ctx.actions.args()
-        args.add("--spec", src)
+        args.add("--spec-lines", spec_lines)
         args.add(prev)
         args.add("--target", target)
         args.add("-o", files[0])
@@ -172,7 +185,7 @@ def _t2s_pipeline_impl(ctx):
         ctx.actions.run(
             executable = ctx.executable._t2s_emit,
             arguments = [args],
-            inputs = [prev, src],
+            inputs = [prev, spec_lines],
             outputs = files,
             mnemonic = mnemonic,
             progress_message = "%s %s (%s from the %s stage)" % (
@@ -190,8 +203,9 @@ def _t2s_pipeline_impl(ctx):
     emitted = [outputs[k] for k in _OUTPUT_KEYS if k in outputs and k not in STAGE_NAMES]
     groups["stages"] = depset(stage_files)
     groups["emitted"] = depset(emitted)
+    groups["spec_lines"] = depset([spec_lines])
     return [
-        DefaultInfo(files = depset(stage_files + emitted)),
+        DefaultInfo(files = depset(stage_files + [spec_lines] + emitted)),
         OutputGroupInfo(**groups),
         T2sPipelineInfo(
             src = src,

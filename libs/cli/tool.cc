@@ -9,6 +9,7 @@
 
 #include "libs/backends/runtime/file.h"
 #include "libs/backends/runtime/options.h"
+#include "libs/cli/spec_lines.h"
 #include "libs/ir/ir_json.h"
 #include "libs/ir/verify.h"
 
@@ -135,6 +136,13 @@ void Tool::add_spec_options() {
                   "diagnostics (IR records spec locations as LINE:COL, without the file name). "
                   "Not needed when the input is the spec itself")
       ->type_name("FILE");
+  app_.add_option("--spec-lines", spec_lines_,
+                  "In place of --spec: the spec lines the IR's locations point at, as "
+                  "`t2s-parse --spec-lines-out FILE` wrote them; diagnostics show the same "
+                  "lines, and no source file is read (a build system's action then depends on "
+                  "the IR and these lines only, not on the spec's comments)")
+      ->type_name("FILE")
+      ->excludes("--spec");
   add_frontend_options();
 }
 
@@ -143,12 +151,22 @@ Program Tool::read_input_program_or_spec(const std::function<bool(Stage)>& accep
   std::string display_name = input_ == "-" ? "<stdin>" : input_;
   std::string text = read_file_or_stdin(input_);
   size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
+  // An empty spec is legal for t2s-parse, but a tool reading IR or a spec from a pipe most
+  // likely got nothing because the tool before it failed: say so instead of "no realize call".
+  if (first == std::string::npos)
+    throw Diagnostic(SourceLoc{display_name, 0, 0},
+                     "the input is empty; " + name_ + " takes a spec or " +
+                         (*expected ? std::string(expected) + " IR" : "IR of any stage") +
+                         " (in a pipe, the tool before this one may have failed)",
+                     "input-empty");
+  if (text[first] == '{') {
     if (!spec_.empty()) {
       sources_.add("", spec_, read_file_or_stdin(spec_));
       size_t slash = spec_.rfind('/');
       sources_.set_base_dir(slash == std::string::npos ? "" : spec_.substr(0, slash));
     }
+    if (!spec_lines_.empty())
+      read_spec_lines(read_file_or_stdin(spec_lines_), spec_lines_, &sources_);
     Program p = read_program(text, display_name);
     if (!accepts(p.stage))
       throw Diagnostic(

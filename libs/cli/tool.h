@@ -70,8 +70,9 @@ class Tool {
   // Reads an IR document from the input; `accepts` says whether the tool takes its stage.
   Program read_input_program(const std::function<bool(Stage)>& accepts, const char* expected);
   // For tools that read IR of a later stage: adds `--spec FILE` (the spec the IR came from,
-  // read only to show its lines in diagnostics) and the front-end options -D, -I and
-  // --no-t2s-macros, and accepts a .t2s spec as input in place of parsed IR.
+  // read only to show its lines in diagnostics), `--spec-lines FILE` (in its place: the lines
+  // t2s-parse --spec-lines-out recorded, libs/cli/spec_lines.h) and the front-end options -D,
+  // -I and --no-t2s-macros, and accepts a .t2s spec as input in place of parsed IR.
   void add_spec_options();
   // Reads the input: an IR document (anything whose first non-blank character is '{'), or a
   // spec, which is parsed with the front-end options (parse_spec). Diagnostics on spec
@@ -102,6 +103,7 @@ class Tool {
   std::string input_ = "-";
   std::string output_ = "-";
   std::string spec_;
+  std::string spec_lines_;
   FrontendOptions frontend_;
   bool no_t2s_macros_ = false;
   SourceManager sources_;

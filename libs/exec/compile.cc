@@ -197,6 +197,10 @@ class Compiler {
     } else if (name == "broadcast") {
       n.op = Op::kVBroadcast;
       n.a = expr(o.at(0));
+    } else if (name == "reshape") {  // the same flat lanes
+      n.op = Op::kVSlice;
+      n.a = expr(o.at(0));
+      n.slot = 0;
     } else if (name == "slice") {
       n.op = Op::kVSlice;
       n.a = expr(o.at(0));

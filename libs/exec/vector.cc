@@ -24,12 +24,28 @@ void Exec::eval_vec(const Node* n, Value* out) {
       for (int l = 0; l < lanes; ++l) out[l] = vars_[static_cast<size_t>(n->slot + l)];
       return;
     case Op::kVBroadcast: {
+      if (n->a->lanes != 1) {  // of a vector or tensor: copies of it as an outer dimension
+        const int inner = n->a->lanes;
+        eval_vec(n->a, out);
+        for (int l = inner; l < lanes; ++l) out[l] = out[l % inner];
+        return;
+      }
       const Value v = eval(n->a);
       for (int l = 0; l < lanes; ++l) out[l] = v;
       return;
     }
     case Op::kVRamp: {
       // int32 arithmetic, wrapping as kAddS and kMulS do: base + l * stride.
+      if (n->a->lanes != 1) {  // nested: copy r of the base is base + r * stride, lane by lane
+        const int inner = n->a->lanes;
+        Value base[kMaxLanes], stride[kMaxLanes];
+        eval_vec(n->a, base);
+        eval_vec(n->b, stride);
+        for (int l = 0; l < lanes; ++l)
+          out[l].i = wrap_s(
+              base[l % inner].u + static_cast<uint64_t>(l / inner) * stride[l % inner].u, 32);
+        return;
+      }
       const uint64_t base = eval(n->a).u, stride = eval(n->b).u;
       for (int l = 0; l < lanes; ++l)
         out[l].i = wrap_s(base + static_cast<uint64_t>(l) * stride, 32);

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -525,7 +524,9 @@ TEST(Robustness, ArbitraryBytesNeverCrash) {
   }
 }
 
-TEST(Performance, TenThousandLines) {
+// Scale only: the time target (10,000 lines in well under a second) lives in
+// bench/parse_bench.sh, never in a timed test (a busy machine made this one flaky).
+TEST(Scale, TenThousandLines) {
   std::string spec =
       "#define P kkk, jj, ii\n#define i (oi * II * III + ii * III + iii)\n"
       "#define F(a, b) ((a) * (b) + i)\n";
@@ -536,14 +537,9 @@ TEST(Performance, TenThousandLines) {
             "#endif\n/* comment */\n";
     for (int k = 0; k < 4; ++k) spec += "c(i, j) = select(k == K - 1, C(i, j, k)); // c\n";
   }
-  auto start = std::chrono::steady_clock::now();
   std::vector<Token> t = Preprocess(spec);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GT(t.size(), 100000u);
-#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
-  EXPECT_LT(seconds, 0.2);  // timing means nothing in unoptimized or sanitized builds
-#endif
-  std::printf("10000 lines, %zu tokens: %.3f s\n", t.size(), seconds);
+  EXPECT_EQ(t.back().kind, TokenKind::kEnd);
 }
 
 TEST(Output, EndsWithOneEndToken) {

@@ -156,7 +156,8 @@ int intrinsic_arity(const std::string& name) {
 }
 
 bool is_vector_op(const std::string& name) {
-  return name == "ramp" || name == "broadcast" || name == "slice" || name == "concat";
+  return name == "ramp" || name == "broadcast" || name == "slice" || name == "concat" ||
+         name == "reshape";
 }
 
 bool equal(const Expr& a, const Expr& b) {

@@ -81,14 +81,28 @@ class Parser {
     else
       fail(t, "expected a type (Int, UInt, Float, Bool or type_of<T>()), found '" + name + "'");
     expect(ts_, "(", ("after '" + name + "'").c_str());
+    std::vector<int> shape;  // lanes, then the lanes of a tensor's outer dimensions
     if (name == "Bool") {
-      if (!is_punct(ts_, ")")) result.lanes = small_int("lane count");
+      if (!is_punct(ts_, ")")) shape.push_back(small_int("lane count"));
     } else {
       result.bits = small_int("bit width");
       if (is_punct(ts_, ",")) {
         ts_.advance();
-        result.lanes = small_int("lane count");
+        shape.push_back(small_int("lane count"));
       }
+    }
+    while (!shape.empty() && is_punct(ts_, ",")) {
+      ts_.advance();
+      shape.push_back(small_int("lane count"));
+    }
+    if (shape.size() == 1) result.lanes = shape[0];
+    if (shape.size() > 1) {
+      for (int d : shape)
+        if (d < 2)
+          throw Diagnostic(
+              loc, "a tensor type's dimensions have 2 lanes at least, not " + std::to_string(d),
+              "type");
+      result = result.with_shape(shape);
     }
     expect(ts_, ")", ("to close '" + name + "('").c_str());
     if (!result.valid()) {

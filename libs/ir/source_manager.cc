@@ -10,9 +10,15 @@ void SourceManager::add(const std::string& name, const std::string& display_name
   files_[name] = File{display_name, std::move(text)};
 }
 
+void SourceManager::add_lines(const std::string& name, const std::string& display_name,
+                              std::map<int, std::string> lines) {
+  File file{display_name, "", true, std::move(lines)};
+  files_[name] = std::move(file);
+}
+
 const std::string* SourceManager::text(const std::string& name) const {
   auto it = files_.find(name);
-  return it == files_.end() ? nullptr : &it->second.text;
+  return it == files_.end() || it->second.partial ? nullptr : &it->second.text;
 }
 
 std::string SourceManager::display_name(const std::string& name) const {
@@ -25,12 +31,17 @@ std::string SourceManager::display_name(const std::string& name) const {
 std::optional<std::string> SourceManager::line(const std::string& name, int line) const {
   auto it = files_.find(name);
   if (it == files_.end()) {
-    if (name.empty()) return std::nullopt;
+    if (name.empty() || !read_files_) return std::nullopt;
     std::ifstream in(display_name(name), std::ios::binary);
     if (!in) return std::nullopt;
     std::stringstream buffer;
     buffer << in.rdbuf();
     it = files_.emplace(name, File{display_name(name), buffer.str()}).first;
+  }
+  if (it->second.partial) {
+    auto known = it->second.lines.find(line);
+    if (known == it->second.lines.end()) return std::nullopt;
+    return known->second;
   }
   const std::string& text = it->second.text;
   size_t pos = 0;

@@ -13,6 +13,13 @@ class SourceManager {
   // Registers `text` under `name` ("" for the main spec). `display_name` is how diagnostics
   // spell the file (the path as the user gave it, or "<stdin>").
   void add(const std::string& name, const std::string& display_name, std::string text);
+  // Registers only some lines of file `name` (line number -> text, without newline), as a
+  // spec-lines file records them: line() answers from these and never reads the file.
+  void add_lines(const std::string& name, const std::string& display_name,
+                 std::map<int, std::string> lines);
+  // Never read a file from disk: a line of a file not registered is unknown. A tool given a
+  // spec-lines file uses no other source text, so that it reads only its declared inputs.
+  void disable_file_reads() { read_files_ = false; }
   // Directory against which relative names of included files are resolved ("" = cwd).
   void set_base_dir(std::string dir) { base_dir_ = std::move(dir); }
   const std::string& base_dir() const { return base_dir_; }
@@ -29,8 +36,11 @@ class SourceManager {
   struct File {
     std::string display_name;
     std::string text;
+    bool partial = false;  // only `lines` are known (add_lines)
+    std::map<int, std::string> lines;
   };
   std::string base_dir_;
+  bool read_files_ = true;
   mutable std::map<std::string, File> files_;
 };
 

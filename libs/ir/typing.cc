@@ -50,6 +50,9 @@ void match_types(Expr& a, Expr& b, const SourceLoc& loc) {
   if (ta.lanes != tb.lanes)
     type_error(loc, "operands have different lane counts (" + ta.spec_name() + " and " +
                         tb.spec_name() + ")");
+  if (!ta.same_shape(tb))
+    type_error(loc, "operands have different shapes (" + ta.spec_name() + " and " + tb.spec_name() +
+                        "); broadcast or reshape one explicitly");
   Type target;
   if (ta.is_float() || tb.is_float()) {
     target = ta.is_float() && tb.is_float() ? wider(ta, tb) : (ta.is_float() ? ta : tb);
@@ -57,7 +60,7 @@ void match_types(Expr& a, Expr& b, const SourceLoc& loc) {
     target = wider(ta, tb);
   } else {
     // int with uint (or bool): a signed type as wide as the wider operand, as Halide does.
-    target = Type::Int(std::max(ta.bits, tb.bits), ta.lanes);
+    target = ta.with_element(Type::Int(std::max(ta.bits, tb.bits)));
   }
   a = cast_to(target, a);
   b = cast_to(target, b);
@@ -162,6 +165,9 @@ class Typer {
         if (v->type.lanes != e->type.lanes)
           type_error(e->loc, "cannot cast " + v->type.spec_name() + " to " + e->type.spec_name() +
                                  ": lane counts differ");
+        if (!v->type.same_shape(e->type))
+          type_error(e->loc, "cannot cast " + v->type.spec_name() + " to " + e->type.spec_name() +
+                                 ": shapes differ (write reshape)");
         return cast_to(e->type, v);
       }
       case ExprKind::kUnary:
@@ -215,7 +221,7 @@ class Typer {
       if (!is_comparison(op) && a->type.is_bool())
         type_error(e->loc, std::string("arithmetic '") + spelling + "' on Bool operands");
     }
-    Type result = is_comparison(op) ? Type::Bool(a->type.lanes) : a->type;
+    Type result = is_comparison(op) ? a->type.with_element(Type::Bool()) : a->type;
     if (Expr folded = fold_binary(op, a, b, result, e->loc)) return folded;
     return make_binary(op, a, b, result, e->loc);
   }
@@ -234,6 +240,9 @@ class Typer {
       type_error(e->loc, "condition of select has type " + c->type.spec_name() +
                              ", but its values have " + std::to_string(t->type.lanes) + " lane" +
                              (t->type.lanes == 1 ? "" : "s") + " (" + t->type.spec_name() + ")");
+    if (c->type.lanes != 1 && !c->type.same_shape(t->type))
+      type_error(e->loc, "condition of select has type " + c->type.spec_name() +
+                             ", but its values have another shape (" + t->type.spec_name() + ")");
     return make_select(c, t, f, t->type, e->loc);
   }
 
@@ -247,12 +256,12 @@ class Typer {
       match_types(args[0], args[1], e->loc);
     } else if (name == "abs") {
       Type t = args[0]->type;
-      Type result = t.is_int() ? Type::UInt(t.bits, t.lanes) : t;  // Halide: abs is unsigned
+      Type result = t.is_int() ? t.with_element(Type::UInt(t.bits)) : t;  // Halide: abs is unsigned
       return make_call(name, CallKind::kIntrinsic, result, args, e->loc);
     } else {
       // sqrt, exp, log, pow, floor, ceil, round: float functions; integers become Float(32).
       for (Expr& a : args)
-        if (!a->type.is_float()) a = cast_to(Type::Float(32, a->type.lanes), a);
+        if (!a->type.is_float()) a = cast_to(a->type.with_element(Type::Float(32)), a);
       if (args.size() == 2) match_types(args[0], args[1], e->loc);
     }
     return make_call(name, CallKind::kIntrinsic, args[0]->type, args, e->loc);
@@ -285,22 +294,47 @@ class Typer {
     };
     Type result;
     if (name == "ramp") {
+      // Scalar base and stride give int32xN; vector or tensor ones (one type, int32) nest as
+      // Halide's do: an outer dimension of N copies, copy l being base + l * stride.
       arity(3);
+      const bool nested = args[0]->type.lanes != 1 || args[1]->type.lanes != 1;
       for (size_t i = 0; i < 2; ++i) {
-        if (args[i]->type.lanes != 1 || !args[i]->type.is_integer())
+        if (!nested && !args[i]->type.is_integer())
           type_error(e->loc, std::string("the ") + (i == 0 ? "base" : "stride") +
                                  " of 'ramp' must be a scalar integer, not " +
                                  args[i]->type.spec_name());
-        args[i] = cast_to(Type::Int(32), args[i]);
+        if (nested && args[i]->type.element_of() != Type::Int(32))
+          type_error(e->loc, std::string("the ") + (i == 0 ? "base" : "stride") +
+                                 " of a nested 'ramp' must be an int32 vector, not " +
+                                 args[i]->type.spec_name());
+        if (!nested) args[i] = cast_to(Type::Int(32), args[i]);
       }
-      result = Type::Int(32, static_cast<int>(literal_arg(e, args, 2, "lane count", 2, kMaxLanes)));
+      if (nested && (args[0]->type.lanes == 1 || args[1]->type.lanes == 1))
+        type_error(e->loc,
+                   "the base and stride of 'ramp' must both be scalar integers or both "
+                   "int32 vectors of one type, not " +
+                       args[0]->type.spec_name() + " and " + args[1]->type.spec_name());
+      if (nested && args[0]->type != args[1]->type)
+        type_error(e->loc, "the base and stride of a nested 'ramp' have different types (" +
+                               args[0]->type.spec_name() + " and " + args[1]->type.spec_name() +
+                               ")");
+      result = nested_type(e, args, 2);
     } else if (name == "broadcast") {
       arity(2);
-      if (args[0]->type.lanes != 1)
-        type_error(e->loc,
-                   "the value of 'broadcast' must be a scalar, not " + args[0]->type.spec_name());
-      result = args[0]->type.with_lanes(
-          static_cast<int>(literal_arg(e, args, 1, "lane count", 2, kMaxLanes)));
+      result = nested_type(e, args, 1);
+    } else if (name == "reshape") {
+      // The same flat lanes with another shape (innermost first; one dimension: flat).
+      if (args.size() < 2)
+        type_error(e->loc, "'reshape' takes a value and 1 or more dimensions, got " +
+                               std::to_string(args.size()) + " arguments");
+      std::vector<int> shape;
+      for (size_t i = 1; i < args.size(); ++i)
+        shape.push_back(static_cast<int>(literal_arg(e, args, i, "dimension", 2, kMaxLanes)));
+      result = args[0]->type.with_shape(shape);
+      if (!result.valid() || result.lanes != args[0]->type.lanes)
+        type_error(e->loc, "cannot reshape " + args[0]->type.spec_name() + " (" +
+                               std::to_string(args[0]->type.lanes) + " lanes) to " +
+                               result.spec_name());
     } else if (name == "slice") {
       arity(3);
       const Type vt = args[0]->type;
@@ -326,6 +360,21 @@ class Typer {
       result = args[0]->type.with_lanes(lanes);
     }
     return make_call(name, CallKind::kIntrinsic, result, args, e->loc);
+  }
+
+  // The type of a ramp or broadcast whose lane count is operand `count`: operand 0's type with
+  // an outer dimension of that many lanes.
+  Type nested_type(const Expr& e, const std::vector<Expr>& args, size_t count) {
+    const int n = static_cast<int>(literal_arg(e, args, count, "lane count", 2, kMaxLanes));
+    const Type base = args[0]->type;
+    const Type result = base.with_outer(n);
+    if (!result.valid())
+      type_error(e->loc, "'" + e->name + "' of " + base.spec_name() + " by " + std::to_string(n) +
+                             " gives " + std::to_string(base.lanes * n) + " lanes in " +
+                             std::to_string(base.dims() + 1) +
+                             " dimensions; a vector has at most " + std::to_string(kMaxLanes) +
+                             " lanes in " + std::to_string(Type::kMaxOuterDims + 1));
+    return result;
   }
 
   Expr read_channel(const Expr& e) {
@@ -358,6 +407,7 @@ class Typer {
     CallTarget target = resolver_.call(e->name, e->operands.size(), e->loc);
     std::vector<Expr> args;
     int lanes = 1;
+    Type index_type = Type::Int(32);
     for (size_t i = 0; i < e->operands.size(); ++i) {
       Expr a = visit(e->operands[i]);
       if (!a->type.is_integer())
@@ -369,17 +419,21 @@ class Typer {
           type_error(e->loc, "the indices of '" + e->name + "' have different lane counts (" +
                                  std::to_string(lanes) + " and " + std::to_string(a->type.lanes) +
                                  ")");
+        if (lanes != 1 && !index_type.same_shape(a->type))
+          type_error(e->loc, "the indices of '" + e->name + "' have different shapes (" +
+                                 index_type.spec_name() + " and " + a->type.spec_name() + ")");
         lanes = a->type.lanes;
+        index_type = a->type.with_element(Type::Int(32));
       }
-      args.push_back(cast_to(Type::Int(32, a->type.lanes), a));
+      args.push_back(cast_to(a->type.with_element(Type::Int(32)), a));
     }
     if (lanes != 1 && target.kind == CallKind::kRegister)
       type_error(e->loc, "the indices of register '" + e->name + "' must be scalars");
     if (lanes != 1 && target.type.lanes != 1)
       type_error(e->loc, "a gather (vector indices) from '" + e->name + "', whose elements are " +
                              target.type.spec_name() + " (vectors)");
-    return make_call(e->name, target.kind, target.type.with_lanes(target.type.lanes * lanes), args,
-                     e->loc);
+    return make_call(e->name, target.kind,
+                     lanes == 1 ? target.type : index_type.with_element(target.type), args, e->loc);
   }
 
   NameResolver& resolver_;

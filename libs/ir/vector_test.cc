@@ -25,6 +25,9 @@ class VectorResolver : public NameResolver {
     if (name == "v4") return make_var(name, Type::Int(32, 4), loc);
     if (name == "f4") return make_var(name, Type::Float(32, 4), loc);
     if (name == "b4") return make_var(name, Type::Bool(4), loc);
+    if (name == "t44") return make_var(name, Type::Float(32).with_shape({4, 4}), loc);
+    if (name == "v44") return make_var(name, Type::Int(32).with_shape({4, 4}), loc);
+    if (name == "v16") return make_var(name, Type::Int(32, 16), loc);
     if (name == "x") return make_var(name, Type::Float(32), loc);
     return make_var(name, loc);
   }
@@ -77,10 +80,9 @@ TEST(VectorIr, TypeErrors) {
   EXPECT_EQ(canonical("ramp(x, 1, 4)"),
             "type: the base of 'ramp' must be a scalar integer, not Float(32)");
   EXPECT_EQ(canonical("ramp(0, v4, 4)"),
-            "type: the stride of 'ramp' must be a scalar integer, not Int(32, 4)");
+            "type: the base and stride of 'ramp' must both be scalar integers or both int32 "
+            "vectors of one type, not Int(32) and Int(32, 4)");
   EXPECT_EQ(canonical("ramp(0, 1)"), "type: 'ramp' takes 3 arguments, got 2");
-  EXPECT_EQ(canonical("broadcast(f4, 2)"),
-            "type: the value of 'broadcast' must be a scalar, not Float(32, 4)");
   EXPECT_EQ(canonical("broadcast(x, 65)"),
             "type: the lane count of 'broadcast' is 65; it must be in [2, 64]");
   EXPECT_EQ(canonical("slice(x, 0, 1)"),
@@ -134,6 +136,80 @@ TEST(VectorIr, JsonRoundTrip) {
   EXPECT_EQ(write_program(p), text);
   EXPECT_EQ(p.channels.at(0).type, Type::Float(32, 4));
   EXPECT_EQ(p.registers.at(0).type, Type::Float(32, 4));
+}
+
+// Tensors: lanes per dimension, innermost first (float32x4x8: 8 rows of 4 lanes).
+TEST(VectorIr, TensorTypes) {
+  const Type t48 = Type::Float(32).with_shape({4, 8});
+  EXPECT_EQ(t48.lanes, 32);
+  EXPECT_EQ(t48.row_lanes(), 4);
+  EXPECT_EQ(t48.dims(), 2);
+  EXPECT_EQ(t48.shape(), (std::vector<int>{4, 8}));
+  EXPECT_EQ(t48.name(), "float32x4x8");
+  EXPECT_EQ(t48.spec_name(), "Float(32, 4, 8)");
+  EXPECT_EQ(Type::from_name("float32x4x8"), t48);
+  EXPECT_EQ(Type::from_name("boolx2x3x4")->spec_name(), "Bool(2, 3, 4)");
+  EXPECT_EQ(Type::from_name("float32x4x1"), std::nullopt);     // dimensions have 2 lanes at least
+  EXPECT_EQ(Type::from_name("float32x16x8"), std::nullopt);    // 128 lanes
+  EXPECT_EQ(Type::from_name("int8x2x2x2x2x2"), std::nullopt);  // 5 dimensions: at most 4
+  EXPECT_NE(t48, Type::Float(32, 32));                         // the shape is part of the type
+  EXPECT_EQ(Type::Float(32, 4).with_outer(8), t48);
+  EXPECT_EQ(t48.with_element(Type::Bool()).name(), "boolx4x8");
+  EXPECT_EQ(Type::Float(32).with_shape({1, 8}), Type::Float(32, 8));  // 1-lane dims dropped
+  EXPECT_EQ(t48.with_outer(2).name(), "float32x4x8x2");
+}
+
+TEST(VectorIr, TensorOperations) {
+  // Halide's nesting: a ramp or broadcast of a vector adds an outer dimension.
+  EXPECT_EQ(canonical("broadcast(ramp(0, 1, 4), 4)"), "int32x4x4 broadcast(ramp(0, 1, 4), 4)");
+  EXPECT_EQ(canonical("ramp(broadcast(0, 4), broadcast(1, 4), 4)"),
+            "int32x4x4 ramp(broadcast(0, 4), broadcast(1, 4), 4)");
+  EXPECT_EQ(canonical("broadcast(f4, 2)"), "float32x4x2 broadcast(f4, 2)");
+  EXPECT_EQ(canonical("broadcast(t44, 2)"), "float32x4x4x2 broadcast(t44, 2)");
+  EXPECT_EQ(canonical("t44 * t44 + t44"), "float32x4x4 t44 * t44 + t44");
+  EXPECT_EQ(canonical("v44 < v44"), "boolx4x4 v44 < v44");
+  EXPECT_EQ(canonical("cast(Float(32, 4, 4), v44)"), "float32x4x4 cast(Float(32, 4, 4), v44)");
+  EXPECT_EQ(canonical("select(v44 < v44, t44, t44)"), "float32x4x4 select(v44 < v44, t44, t44)");
+  EXPECT_EQ(canonical("reshape(v16, 4, 4)"), "int32x4x4 reshape(v16, 4, 4)");
+  EXPECT_EQ(canonical("reshape(v44, 2, 8)"), "int32x2x8 reshape(v44, 2, 8)");
+  // slice and concat work on the flat lanes and give flat vectors.
+  EXPECT_EQ(canonical("slice(t44, 4, 4)"), "float32x4 slice(t44, 4, 4)");
+  EXPECT_EQ(canonical("concat(t44, t44)"), "float32x32 concat(t44, t44)");
+  // A gather with tensor indices has their shape.
+  EXPECT_EQ(
+      canonical("f(broadcast(ramp(0, 1, 4), 4), ramp(broadcast(0, 4), broadcast(1, 4), 4))"),
+      "float32x4x4 f(broadcast(ramp(0, 1, 4), 4), ramp(broadcast(0, 4), broadcast(1, 4), 4))");
+  // Errors.
+  EXPECT_EQ(canonical("t44 + cast(Float(32, 16), v16)"),
+            "type: operands have different shapes (Float(32, 4, 4) and Float(32, 16)); broadcast "
+            "or reshape one explicitly");
+  EXPECT_EQ(canonical("t44 + reshape(cast(Float(32, 16), v16), 8, 2)"),
+            "type: operands have different shapes (Float(32, 4, 4) and Float(32, 8, 2)); "
+            "broadcast or reshape one explicitly");
+  EXPECT_EQ(canonical("cast(Float(32, 16), v44)"),
+            "type: cannot cast Int(32, 4, 4) to Float(32, 16): shapes differ (write reshape)");
+  EXPECT_EQ(canonical("select(v44 < v44, cast(Float(32, 16), v16), cast(Float(32, 16), v16))"),
+            "type: condition of select has type Bool(4, 4), but its values have another shape "
+            "(Float(32, 16))");
+  EXPECT_EQ(canonical("f(v44, v16)"),
+            "type: the indices of 'f' have different shapes (Int(32, 4, 4) and Int(32, 16))");
+  EXPECT_EQ(canonical("ramp(v4, broadcast(1, 2), 4)"),
+            "type: the base and stride of a nested 'ramp' have different types (Int(32, 4) and "
+            "Int(32, 2))");
+  EXPECT_EQ(canonical("ramp(f4, f4, 4)"),
+            "type: the base of a nested 'ramp' must be an int32 vector, not Float(32, 4)");
+  EXPECT_EQ(canonical("broadcast(broadcast(x, 16), 8)"),
+            "type: 'broadcast' of Float(32, 16) by 8 gives 128 lanes in 2 dimensions; a vector "
+            "has at most 64 lanes in 4");
+  EXPECT_EQ(canonical("reshape(v16, 4, 2)"),
+            "type: cannot reshape Int(32, 16) (16 lanes) to Int(32, 4, 2)");
+  EXPECT_EQ(canonical("reshape(v44, 16)"), "int32x16 reshape(v44, 16)");  // flat
+  EXPECT_EQ(canonical("reshape(v16)"),
+            "type: 'reshape' takes a value and 1 or more dimensions, got 1 arguments");
+  EXPECT_EQ(canonical("reshape(v16, 1, 16)"),
+            "type: the dimension of 'reshape' is 1; it must be in [2, 64]");
+  EXPECT_EQ(canonical("cast(Float(32, 4, 1), v4)"),
+            "type: a tensor type's dimensions have 2 lanes at least, not 1");
 }
 
 // The verifier on IR a pass could build (not through typing): `value` replaces the value of
@@ -202,6 +278,24 @@ TEST(VectorIr, VerifierRejects) {
   // An index that is not an integer vector.
   EXPECT_EQ(verify_error(fb4, {make_call("x", CallKind::kImage, Type::Float(32, 4), {ramp4})}),
             at + "an index of Func 'e' has type float32x4, not an integer type or an int32 vector");
+  // Tensors: a nested ramp's and a reshape's types; elementwise operands of one shape.
+  const Type i44 = Type::Int(32).with_shape({4, 4});
+  const Expr ramp16 = make_call("ramp", CallKind::kIntrinsic, Type::Int(32, 16),
+                                {make_int(i32, 0), one, make_int(i32, 16)});
+  const Expr bad_nest =
+      make_call("broadcast", CallKind::kIntrinsic, Type::Int(32, 16), {ramp4, four});
+  EXPECT_EQ(verify_error(fb4, {bad_nest}),
+            at + "'broadcast' of type int32x16: the type must be its value's with an outer "
+                 "dimension of its lane count (at least 2)");
+  const Expr bad_reshape =
+      make_call("reshape", CallKind::kIntrinsic, i44, {ramp16, make_int(i32, 2), make_int(i32, 8)});
+  EXPECT_EQ(verify_error(fb4, {bad_reshape}),
+            at + "'reshape' of type int32x4x4: the type must be its operand's element type with "
+                 "the shape given, of as many lanes");
+  const Expr nest = make_call("broadcast", CallKind::kIntrinsic, i44, {ramp4, four});
+  const Expr flat_plus_tensor = make_binary(BinaryOp::kAdd, ramp16, nest, Type::Int(32, 16));
+  EXPECT_EQ(verify_error(fb4, {flat_plus_tensor}),
+            at + "operator + on int32x16 and int32x4x4 giving int32x16");
   // If conditions stay scalar.
   Program p = read_program(read_text(kVectorDot), kVectorDot);
   const Stmt& loop = *p.kernels.at(1).body.at(0);

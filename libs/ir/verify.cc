@@ -347,8 +347,9 @@ class Verifier {
       } else {
         auto [type, dims] = storage(provide->func, "provide");
         arity(provide->args.size(), dims, "provide of '" + provide->func + "'", "ir-storage");
-        const int lanes = gather_indices(provide->args, "Func '" + provide->func + "'", type);
-        same_type(provide->value, type.with_lanes(type.lanes * lanes),
+        const Type index = gather_indices(provide->args, "Func '" + provide->func + "'", type);
+        const int lanes = index.lanes;
+        same_type(provide->value, gathered(type, index),
                   lanes == 1 ? "the value provided to '" + provide->func + "'"
                              : "the value scattered to '" + provide->func + "' (" +
                                    std::to_string(lanes) + "-lane indices)");
@@ -467,14 +468,15 @@ class Verifier {
   }
 
   // The index of a Func or input access: integers, each a scalar or an int32 vector of one lane
-  // count N (a gather or scatter of N lanes); returns N (1 when every index is scalar). Storage
-  // of a vector type is not gathered from.
-  int gather_indices(const std::vector<Expr>& index, const std::string& what, Type element) {
+  // count N, or of one tensor shape (a gather or scatter of N lanes); returns that int32 type
+  // (int32 when every index is scalar). Storage of a vector type is not gathered from.
+  Type gather_indices(const std::vector<Expr>& index, const std::string& what, Type element) {
     int lanes = 1;
+    Type shape = Type::Int(32);
     for (const Expr& e : index) {
       expr(e);
       const Type t = e->type;
-      if (!t.is_integer() || (t.lanes != 1 && t != Type::Int(32, t.lanes)))
+      if (!t.is_integer() || (t.lanes != 1 && t.element_of() != Type::Int(32)))
         fail(where_,
              "an index of " + what + " has type " + type_text(t) +
                  ", not an integer type or an int32 vector",
@@ -485,14 +487,25 @@ class Verifier {
              "the indices of " + what + " have different lane counts (" + std::to_string(lanes) +
                  " and " + std::to_string(t.lanes) + ")",
              "ir-type", loc_);
+      if (lanes != 1 && !shape.same_shape(t))
+        fail(where_,
+             "the indices of " + what + " have different shapes (" + type_text(shape) + " and " +
+                 type_text(t) + ")",
+             "ir-type", loc_);
       lanes = t.lanes;
+      shape = t;
     }
     if (lanes != 1 && element.lanes != 1)
       fail(where_,
            "a gather or scatter (vector indices) of " + what + " of vector type " +
                type_text(element),
            "ir-type", loc_);
-    return lanes;
+    return shape;
+  }
+
+  // The type of a gather of `element` with indices of type `index`.
+  static Type gathered(Type element, Type index) {
+    return index.lanes == 1 ? element : index.with_element(element);
   }
 
   void indices(const std::vector<Expr>& index, const std::string& what) {
@@ -523,8 +536,9 @@ class Verifier {
           bool_operand(e->operands[0], e);
           bool_operand(e->operands[1], e);
         } else if (e->operands[0]->type != e->operands[1]->type ||
-                   t != (is_comparison(e->binary_op) ? Type::Bool(e->operands[0]->type.lanes)
-                                                     : e->operands[0]->type)) {
+                   t != (is_comparison(e->binary_op)
+                             ? e->operands[0]->type.with_element(Type::Bool())
+                             : e->operands[0]->type)) {
           fail(where_,
                std::string("operator ") + binary_op_spelling(e->binary_op) + " on " +
                    type_text(e->operands[0]->type) + " and " + type_text(e->operands[1]->type) +
@@ -537,24 +551,27 @@ class Verifier {
           fail(where_, "a select without a false value in a kernel (t2s-merge makes it an if)",
                "ir-type", loc_);
         bool_operand(e->operands[0], e);
-        if (e->operands[0]->type.lanes != 1 && e->operands[0]->type.lanes != t.lanes)
+        if (e->operands[0]->type.lanes != 1 && !e->operands[0]->type.same_shape(t))
           fail(where_,
                "a select whose condition has type " + type_text(e->operands[0]->type) +
-                   " and whose values have type " + type_text(t) + " (lane counts differ)",
+                   " and whose values have type " + type_text(t) +
+                   (e->operands[0]->type.lanes != t.lanes ? " (lane counts differ)"
+                                                          : " (shapes differ)"),
                "ir-type", loc_);
         same_type(e->operands[1], t, "the true value of a select");
         same_type(e->operands[2], t, "the false value of a select");
         return;
       case ExprKind::kUnary:
         same_type(
-            e->operands[0], e->unary_op == UnaryOp::kNot ? Type::Bool(t.lanes) : t,
+            e->operands[0], e->unary_op == UnaryOp::kNot ? t.with_element(Type::Bool()) : t,
             std::string("the operand of '") + (e->unary_op == UnaryOp::kNot ? "!" : "-") + "'");
         return;
       case ExprKind::kCast:
-        if (e->operands[0]->type.lanes != 1 && e->operands[0]->type.lanes != t.lanes)
+        if (e->operands[0]->type.lanes != 1 && !e->operands[0]->type.same_shape(t))
           fail(where_,
                "a cast of " + type_text(e->operands[0]->type) + " to " + type_text(t) +
-                   " (lane counts differ)",
+                   (e->operands[0]->type.lanes != t.lanes ? " (lane counts differ)"
+                                                          : " (shapes differ)"),
                "ir-type", loc_);
         return;
       default:
@@ -590,8 +607,8 @@ class Verifier {
       case CallKind::kFunc: {
         auto [type, dims] = storage(e->name, "read");
         arity(args.size(), dims, "read of '" + e->name + "'", "ir-storage");
-        const int lanes = gather_indices(args, "Func '" + e->name + "'", type);
-        same_type(e, type.with_lanes(type.lanes * lanes), "the read of '" + e->name + "'");
+        const Type index = gather_indices(args, "Func '" + e->name + "'", type);
+        same_type(e, gathered(type, index), "the read of '" + e->name + "'");
         return;
       }
       case CallKind::kImage: {
@@ -599,9 +616,8 @@ class Verifier {
         if (!in) fail(where_, "read of unknown input '" + e->name + "'", "ir-input", loc_);
         arity(args.size(), static_cast<size_t>(in->dims), "read of input '" + e->name + "'",
               "ir-input");
-        const int lanes = gather_indices(args, "input '" + e->name + "'", in->type);
-        same_type(e, in->type.with_lanes(in->type.lanes * lanes),
-                  "the read of input '" + e->name + "'");
+        const Type index = gather_indices(args, "input '" + e->name + "'", in->type);
+        same_type(e, gathered(in->type, index), "the read of input '" + e->name + "'");
         return;
       }
       case CallKind::kChannel: {
@@ -650,18 +666,32 @@ class Verifier {
         bad(std::string("its ") + what + " is not an int32 literal");
       return args[i]->int_value;
     };
-    const size_t arity = name == "broadcast" ? 2 : name == "concat" ? args.size() : 3;
+    const size_t arity = name == "broadcast"                     ? 2
+                         : name == "concat" || name == "reshape" ? args.size()
+                                                                 : 3;
     if (args.size() != arity || args.size() < 2)
       bad("it has " + std::to_string(args.size()) + " operands");
     if (name == "ramp") {
-      if (args[0]->type != Type::Int(32) || args[1]->type != Type::Int(32))
-        bad("its base and stride must be int32 scalars");
-      if (t != Type::Int(32, static_cast<int>(literal(2, "lane count"))) || t.lanes < 2)
-        bad("the type must be int32 with its lane count (at least 2)");
+      if (args[0]->type.element_of() != Type::Int(32) || args[1]->type != args[0]->type)
+        bad("its base and stride must be int32 scalars, or int32 vectors of one type");
+      const Type base = args[0]->type;
+      if (t != base.with_outer(static_cast<int>(literal(2, "lane count"))) || !t.valid() ||
+          t.lanes < 2 * base.lanes)
+        bad(base.lanes == 1 ? "the type must be int32 with its lane count (at least 2)"
+                            : "the type must be its base's with an outer dimension of its lane "
+                              "count (at least 2)");
     } else if (name == "broadcast") {
-      if (args[0]->type.lanes != 1) bad("its value is not a scalar");
-      if (t != args[0]->type.with_lanes(static_cast<int>(literal(1, "lane count"))) || t.lanes < 2)
-        bad("the type must be the value's with its lane count (at least 2)");
+      const Type base = args[0]->type;
+      if (t != base.with_outer(static_cast<int>(literal(1, "lane count"))) || !t.valid() ||
+          t.lanes < 2 * base.lanes)
+        bad("the type must be its value's with an outer dimension of its lane count (at least "
+            "2)");
+    } else if (name == "reshape") {
+      std::vector<int> shape;
+      for (size_t i = 1; i < args.size(); ++i)
+        shape.push_back(static_cast<int>(literal(i, "dimension")));
+      if (t != args[0]->type.with_shape(shape) || t.lanes != args[0]->type.lanes)
+        bad("the type must be its operand's element type with the shape given, of as many lanes");
     } else if (name == "slice") {
       const Type v = args[0]->type;
       const int64_t begin = literal(1, "first lane"), lanes = literal(2, "lane count");

@@ -131,6 +131,13 @@ run_merge "$TMP/out" "$TMP/err" "$TMP/merged.json"
 check "t2s-merge of merged IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
 check "t2s-merge of merged IR: says which stage it takes" \
   "$(t grep -q "t2s-merge takes parsed IR, not the 'merged' stage \[stage\]" "$TMP/err")"
+# Empty input (a pipe whose first tool failed): says the input is empty, not "no realize call".
+: >"$TMP/empty"
+run_merge "$TMP/out" "$TMP/err" - <"$TMP/empty"
+check "t2s-merge of empty input exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "t2s-merge of empty input: says the input is empty" \
+  "$(t grep -qxF "<stdin>: error: the input is empty; t2s-merge takes a spec or parsed IR (in a pipe, the tool before this one may have failed) [input-empty]" "$TMP/err")" \
+  "got: $(head -n 1 "$TMP/err")"
 # A spec and its parsed IR merge to the same bytes.
 "$T2S_PARSE" "$SPEC" | "$T2S_MERGE" - >"$TMP/merged_pipe.json"
 check "t2s-parse | t2s-merge equals t2s-merge SPEC" "$(t cmp -s "$TMP/merged.json" "$TMP/merged_pipe.json")"
@@ -277,6 +284,15 @@ check "t2s-vec vectorizes a program with vectorize directives (exit 0)" "$(t tes
 check "t2s-vec writes the vectorized stage" "$(t grep -q '"stage": "vectorized"' "$TMP/vg_vec.json")"
 check "t2s-vec --report: the chain computed lane by lane" \
   "$(t grep -qF "kernel A: kk 4 (innermost first): 4 lanes, vectorized" "$TMP/err")" "$(cat "$TMP/err")"
+# Several vectorized loops: tensors, one dimension per loop (innermost first).
+rc=0
+"$T2S_VEC" --report testdata/specs/vec_tensor.t2s -o "$TMP/tensor.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-vec --report vec_tensor.t2s exits 0" "$(t test "$rc" -eq 0)" "status $rc: $(cat "$TMP/err")"
+check "t2s-vec --report: a tensor of 4 x 4 lanes" \
+  "$(t grep -qxF "kernel A: kkk 4 x jjj 4 (innermost first): 16 lanes, vectorized as tensors of 4 x 4" "$TMP/err")" \
+  "$(cat "$TMP/err")"
+check "vec_tensor's registers are tensors" \
+  "$(t grep -qF '"type": "float32x4x4"' "$TMP/tensor.json")" "$(cat "$TMP/tensor.json")"
 # Channel lane matching (seed 002 1.1): a reader wider than the writer concatenates reads, a
 # narrower one takes the writer's vector as slices; --report says which.
 for pair in "vec_channel_widen:channel loadA_to_A: float32x4 (the reader concatenates 2 reads of 4)" \
@@ -312,6 +328,30 @@ check "48 lanes: no OpenCL file" "$(t test ! -e "$TMP/w48.cl")"
 rc=0
 "$T2S_EMIT" --target cpp "$TMP/w48.t2s" -o "$TMP/w48.cpp" >"$TMP/out" 2>"$TMP/err" || rc=$?
 check "the cpp target emits 48 lanes" "$(t test "$rc" -eq 0)" "status $rc: $(cat "$TMP/err")"
+# Tensors (two vectorized loops): rows of a native width lift the 32-lane limit (16 x 4 = 64
+# lanes emit); rows of 5 lanes do not (5 x 8 = 40: emit-type at the vectorize directive).
+cat >"$TMP/t64.t2s" <<'SPEC_END'
+ImageParam x(Float(32), 2, "x");
+Var i, j;
+Func f(Place::Device);
+f(i, j) = x(i, j) * 2.0f;
+f.vectorize(i).vectorize(j);
+f.realize({16, 4});
+SPEC_END
+rc=0
+"$T2S_EMIT" --target opencl "$TMP/t64.t2s" -o "$TMP/t64.cl" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit --target opencl of a 16 x 4 tensor exits 0" "$(t test "$rc" -eq 0)" \
+  "status $rc: $(cat "$TMP/err")"
+check "16 x 4 tensor: rows loaded with vload16" "$(t grep -qF "vload16(0, x + 0 + 16 * 1)" "$TMP/t64.cl")" \
+  "$(cat "$TMP/t64.cl" 2>/dev/null)"
+sed -e 's/16, 4/5, 8/' "$TMP/t64.t2s" >"$TMP/t40.t2s"
+rc=0
+"$T2S_EMIT" --target opencl "$TMP/t40.t2s" -o "$TMP/t40.cl" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit --target opencl of a 5 x 8 tensor exits 1" "$(t test "$rc" -eq 1)" "status $rc"
+check "5 x 8 tensor: emit-type at the vectorize directive" \
+  "$(t grep -qxF "$TMP/t40.t2s:5:3: error: vectorize: the opencl target cannot express 40 lanes (tensor type int32x5x8: its rows of 5 lanes have no native type, and a struct of lanes takes 2 to 32) [emit-type]" "$TMP/err")" \
+  "$(cat "$TMP/err")"
+check "5 x 8 tensor: no OpenCL file" "$(t test ! -e "$TMP/t40.cl")"
 rc=0
 "$T2S_VEC" "$TMP/gathered.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
 check "t2s-vec of gathered IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"

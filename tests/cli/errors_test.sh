@@ -14,6 +14,11 @@
 # print nothing on stdout, create no output file, and print on stderr first the line
 # `testdata/errors/NAME.t2s:LINE:COL: error: MESSAGE [RULE]`, then the source line, then a caret
 # line; each expected note must appear as a line `PATH:LINE:COL: note: MESSAGE`.
+#
+# A spec that t2s-parse accepts is also run as the Bazel pipeline runs it: `t2s-parse
+# --spec-lines-out LINES`, then t2s-merge, t2s-stt, t2s-vec, t2s-gather each on the previous IR
+# with `--spec-lines LINES` (never the spec): the stage that fails must exit 1 and print the
+# same stderr, byte for byte, as with `--spec SPEC` in place of the lines.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 
@@ -24,6 +29,7 @@ specs=(testdata/errors/*.t2s)
 
 passed=0
 failed=()
+pipeline_checked=0
 
 for spec in "${specs[@]}"; do
   name="$(basename "$spec" .t2s)"
@@ -89,6 +95,38 @@ for spec in "${specs[@]}"; do
     grep -qxF -- "$want" <(tr -d '\r' <"$TMP/stderr") || problems+=("missing note line: $want")
   done
 
+  # --- the same spec as the Bazel pipeline runs it (pipelines/t2s.bzl) -----------------------
+  # t2s-parse writes the IR and the spec lines its locations point at; each later stage reads
+  # the IR and those lines, never the spec. The stage that fails must exit 1 and print the same
+  # stderr, byte for byte, as that stage given the spec itself (--spec SPEC) on the same IR.
+  # (IR locations of expressions have no column, so an IR stage may report a spec location's
+  # column 1 where t2s-gather on the spec reports the exact one.)
+  lines="$TMP/spec_lines.json"
+  rm -f "$lines" "$TMP/stage_"*.json
+  prc=0
+  tools/t2s-parse "${flags[@]}" --spec-lines-out "$lines" "$spec" -o "$TMP/stage_parse.json" \
+    >/dev/null 2>/dev/null || prc=$?
+  if ((prc == 0)); then
+    pipeline_checked=$((pipeline_checked + 1))
+    prev="$TMP/stage_parse.json"
+    for stage in merge stt vec gather; do
+      prc=0
+      "tools/t2s-$stage" --spec-lines "$lines" "$prev" -o "$TMP/stage_$stage.json" \
+        >/dev/null 2>"$TMP/lines_stderr" || prc=$?
+      ((prc == 0)) || break
+      prev="$TMP/stage_$stage.json"
+    done
+    if ((prc != 1)); then
+      problems+=("pipeline: t2s-$stage --spec-lines exited $prc, expected 1")
+    else
+      "tools/t2s-$stage" --spec "$spec" "$prev" -o "$TMP/stage_$stage.json" \
+        >/dev/null 2>"$TMP/spec_stderr" || true
+      cmp -s "$TMP/lines_stderr" "$TMP/spec_stderr" || problems+=(
+        "pipeline: t2s-$stage --spec-lines LINES IR and --spec SPEC IR print different stderr:"
+        "$(diff -u "$TMP/spec_stderr" "$TMP/lines_stderr" | head -n 20 || true)")
+    fi
+  fi
+
   if ((${#problems[@]} == 0)); then
     passed=$((passed + 1))
     echo "ok   $name"
@@ -109,6 +147,7 @@ if ((${#specs[@]} < MIN_SPECS)); then
   echo "FAIL: only ${#specs[@]} error specs in testdata/errors (at least $MIN_SPECS wanted)" >&2
   status=1
 fi
-echo "errors_test: ${#specs[@]} specs, $passed ok, ${#failed[@]} failed${failed[*]:+: ${failed[*]}}"
+echo "errors_test: ${#specs[@]} specs, $passed ok, ${#failed[@]} failed${failed[*]:+: ${failed[*]}}" \
+  "($pipeline_checked failing after parse, also checked stage by stage with --spec-lines)"
 if ((${#failed[@]})); then status=1; fi
 exit "$status"

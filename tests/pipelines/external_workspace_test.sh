@@ -15,6 +15,9 @@
 #   2. a second `bazel build` executes no action (its execution log is empty);
 #   3. after editing gemm.t2s only, gemm's actions run again (parse through emit and the
 #      genrule, per the execution log) and none of conv1d's.
+#   4. after editing the text of a comment on its own line of conv1d.t2s, only conv1d's parse
+#      action runs (one executed action: the later stages read the IR and the spec lines its
+#      locations point at, which the edit leaves unchanged).
 # The Bazel server has its own --output_user_root under the temporary directory (the main
 # server is not disturbed) and is shut down at the end; the directory is removed.
 # Prints `ok ...` lines and exits 0, or `FAIL: ...` lines and exits 1.
@@ -252,6 +255,31 @@ if [[ -z "$others" && ${#missing[@]} -eq 0 ]]; then
 fi
 if cmp -s "$MAIN_BIN/gemm.stt.json" "$BIN/gemm.stt.json"; then
   fail "bazel-bin/gemm.stt.json did not change when K went from 8 to 6"
+fi
+
+# --- 4. edit a comment of one spec: only its parse action runs ---------------------------------
+# The later stages read the parsed IR and the spec lines its locations point at, not the spec:
+# a comment on its own line (same number of lines) changes neither, and Bazel skips an action
+# whose inputs are unchanged.
+comment_line="$(grep -nE '^//' specs/conv1d.t2s | head -n 1 | cut -d: -f1)"
+[[ -n "$comment_line" ]] || die "specs/conv1d.t2s has no comment on a line of its own"
+lines_before="$(wc -l <specs/conv1d.t2s)"
+sed -i -E "${comment_line}s#^//.*#// conv1d, its comment edited by external_workspace_test.sh#" \
+  specs/conv1d.t2s
+[[ "$(wc -l <specs/conv1d.t2s)" == "$lines_before" ]] || die "editing the comment changed the line count"
+if ! build "$WORK/build4.log" "$WORK/exec4.json"; then
+  tail -n 40 "$WORK/build4.log" >&2
+  die "the build after editing a comment of specs/conv1d.t2s failed"
+fi
+spawns "$WORK/exec4.json" >"$WORK/spawns4"
+expected_spawn="^T2sParse bazel-out/[^/]+/bin/conv1d\.parsed\.json bazel-out/[^/]+/bin/conv1d\.spec_lines\.json$"
+if [[ "$(wc -l <"$WORK/spawns4")" == 1 ]] && grep -qE "$expected_spawn" "$WORK/spawns4"; then
+  ok "after editing a comment (line $comment_line) of specs/conv1d.t2s, only conv1d's parse" \
+    "action ran (1 executed action)"
+else
+  fail "after editing a comment of specs/conv1d.t2s, expected conv1d's T2sParse action only;" \
+    "the build executed $(wc -l <"$WORK/spawns4"):"
+  sed 's/^/    /' "$WORK/spawns4" >&2
 fi
 
 echo "external workspace test: $((SECONDS - start)) s, $failed failure(s)"

@@ -46,6 +46,42 @@ TEST(VecRunTest, VecTensor) {
             [](const Fill& fill) { return TiledGemm(fill, 4, 4, 3, 2, 2, 2); });
 }
 
+// vec_tensor3d: the same GEMM with kkk, jjj and iii vectorized (a 3-D tensor of lanes).
+TEST(VecRunTest, VecTensor3d) {
+  CheckSpec("vec_tensor3d", {}, "Out", true,
+            [](const Fill& fill) { return TiledGemm(fill, 8, 2, 2, 2, 2, 2); });
+}
+
+// vec_tensor64: out(xi, yi, xo, yo) = a(x, y) * b(x, y) + 2.0f * a(x, y), x = xi + 16 * xo,
+// y = yi + 4 * yo (64 lanes: 4 rows of 16).
+TEST(VecRunTest, VecTensor64) {
+  CheckSpec("vec_tensor64", {}, "out", true, [](const Fill& fill) {
+    const Arr<float> a = Input<float>("a", {32, 12}, fill), b = Input<float>("b", {32, 12}, fill);
+    Arr<float> out({16, 4, 2, 3});
+    for (int64_t y = 0; y < 12; ++y)
+      for (int64_t x = 0; x < 32; ++x)
+        out.set({x % 16, y % 4, x / 16, y / 4}, Add(Mul(a(x, y), b(x, y)), Mul(2.0f, a(x, y))));
+    return out.array();
+  });
+}
+
+// vec_tensor_narrow: drain(j, i) = sum over k < 4 of a(k, i) * b(j, k), from 0.0f in k order
+// (J = 8, I = 4).
+TEST(VecRunTest, VecTensorNarrow) {
+  CheckSpec("vec_tensor_narrow", {}, "drain", true, [](const Fill& fill) {
+    const Arr<float> a = Input<float>("a", {4, 4}, fill), b = Input<float>("b", {8, 4}, fill);
+    Arr<float> out({8, 4});
+    for (int64_t i = 0; i < 4; ++i) {
+      for (int64_t j = 0; j < 8; ++j) {
+        float sum = 0.0f;
+        for (int64_t k = 0; k < 4; ++k) sum = Add(sum, Mul(a(k, i), b(j, k)));
+        out.set({j, i}, sum);
+      }
+    }
+    return out.array();
+  });
+}
+
 // gemm_vec_space: c(jj, ii, j, i) = sum over k = kkk + 4 * kk of a(k, ii + 2 * i) *
 // b(jj + 3 * j, k) in int32 (wrapping), KKK = 4, JJ = 3, II = 2, KK = 3, J = I = 2.
 TEST(VecRunTest, GemmVecSpace) {

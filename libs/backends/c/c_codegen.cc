@@ -1,13 +1,16 @@
 #include "libs/backends/c/c_codegen.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <unordered_set>
 
 #include "libs/backends/c/c_internal.h"
+#include "libs/ir/linear.h"
 #include "libs/ir/strings.h"
 
 namespace t2s {
@@ -53,7 +56,8 @@ const std::unordered_set<std::string>& reserved_words() {
 namespace c_internal {
 
 std::string type_suffix(Type t) {
-  const std::string lanes = t.lanes == 1 ? "" : "x" + std::to_string(t.lanes);
+  std::string lanes;  // x4, or x4x4 for a tensor
+  for (int d : t.shape()) lanes += "x" + std::to_string(d);
   if (t.is_bool()) return "b" + lanes;
   return std::string(t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits) + lanes;
 }
@@ -440,6 +444,61 @@ void CCodegen::stmt(const Stmt& s, int indent, std::string* out) {
   loc_ = outer;
 }
 
+namespace {
+
+// Gives a variable a known range (or none) for a scope, and restores the outer one after it.
+class ScopedRange {
+ public:
+  using Ranges = std::map<std::string, std::pair<int64_t, int64_t>>;
+  ScopedRange(Ranges* ranges, const std::string& var, bool known, std::pair<int64_t, int64_t> range)
+      : ranges_(ranges), var_(var) {
+    auto it = ranges->find(var);
+    if (it != ranges->end()) outer_ = it->second;
+    if (known)
+      (*ranges)[var] = range;
+    else
+      ranges->erase(var);
+  }
+  ~ScopedRange() {
+    if (outer_)
+      (*ranges_)[var_] = *outer_;
+    else
+      ranges_->erase(var_);
+  }
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
+
+ private:
+  Ranges* ranges_;
+  std::string var_;
+  std::optional<std::pair<int64_t, int64_t>> outer_;
+};
+
+}  // namespace
+
+// The range of an affine expression of variables with known ranges (interval arithmetic, exact
+// for each term); false when a term is not affine, a variable's range is unknown, or a bound
+// leaves 62 bits.
+bool CCodegen::range_of(const Expr& e, int64_t* lo, int64_t* hi) const {
+  std::map<std::string, int64_t> coeffs;
+  int64_t constant = 0;
+  if (!linear_form(e, &coeffs, &constant)) return false;
+  __int128 low = constant, high = constant;
+  for (const auto& [var, coeff] : coeffs) {
+    auto it = ranges_.find(var);
+    if (it == ranges_.end()) return false;
+    const __int128 a = static_cast<__int128>(coeff) * it->second.first;
+    const __int128 b = static_cast<__int128>(coeff) * it->second.second;
+    low += std::min(a, b);
+    high += std::max(a, b);
+  }
+  const __int128 limit = static_cast<__int128>(1) << 62;
+  if (low < -limit || high > limit) return false;
+  *lo = static_cast<int64_t>(low);
+  *hi = static_cast<int64_t>(high);
+  return true;
+}
+
 void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
   const std::string pad(static_cast<size_t>(indent) * 2, ' ');
   auto block = [&](const StmtList& body, int body_indent) {
@@ -455,13 +514,34 @@ void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
   if (const For* loop = s.as<For>()) {
     if (loop->loop_kind == LoopKind::kUnrolled) lines(storage_.before_unrolled_loop(), indent, out);
     const std::string var = c_identifier(loop->var);
-    const std::string min = expr(loop->min);
+    const Printed min_printed = print(loop->min);
+    const std::string& min = min_printed.text;
     int64_t min_value = 0, extent_value = 0;
     const bool const_min = constant_int(loop->min, &min_value);
     const bool const_extent = constant_int(loop->extent, &extent_value);
     const bool zero_min = const_min && min_value == 0;
     const Printed extent = print(loop->extent);
     const std::string type = c_type_name(Type::Int(32), dialect_);
+    // The loop variable's range for the loops inside, and whether the end fits in 32 bits.
+    int64_t min_lo = 0, min_hi = 0, extent_lo = 0, extent_hi = 0;
+    const bool known =
+        range_of(loop->min, &min_lo, &min_hi) && range_of(loop->extent, &extent_lo, &extent_hi);
+    const bool end_fits = known && min_lo >= INT32_MIN && min_hi + extent_hi <= INT32_MAX;
+    const ScopedRange loop_range(&ranges_, loop->var, known && extent_hi > 0,
+                                 {min_lo, min_hi + extent_hi - 1});
+    if (end_fits && !(const_min && const_extent)) {
+      // Computed bounds whose end is known to fit: a 32-bit counter (C evaluates `min + extent`
+      // in int, which cannot overflow here).
+      const std::string end = zero_min
+                                  ? extent.text
+                                  : parenthesize_above(min, min_printed.precedence, 5) + " + " +
+                                        parenthesize_above(extent.text, extent.precedence, 5);
+      *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
+              var + "++) {\n";
+      block(loop->body, indent + 1);
+      *out += pad + "}\n";
+      return;
+    }
     if (const_min && const_extent && min_value + extent_value <= INT32_MAX) {
       const std::string end =
           zero_min ? extent.text
@@ -489,6 +569,11 @@ void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
   }
   if (const LetStmt* let = s.as<LetStmt>()) {
     const std::string name = c_identifier(let->var);
+    // The let's range, where known, for the loops inside (Down's `let i = I - 1 - i_pe`).
+    int64_t let_lo = 0, let_hi = 0;
+    const bool let_known = let->value->type.is_int() && let->value->type.lanes == 1 &&
+                           range_of(let->value, &let_lo, &let_hi);
+    const ScopedRange let_range(&ranges_, let->var, let_known, {let_lo, let_hi});
     const std::string declaration = "const " + c_value_type_name(let->value->type, dialect_, loc_) +
                                     " " + name + " = " + expr(let->value) + ";";
     if (scopes_.back().count(name)) {

@@ -42,7 +42,11 @@
 //     reads; each lane computes its own index, `base + l * stride` for a ramp, so an index that
 //     reads a channel or pops a FIFO is refused there, emit-unsupported); scatters are a block
 //     that evaluates the indices, then the value, then stores lane 0, lane 1, ... (a later lane
-//     wins; OpenCL: vstoreN when contiguous).
+//     wins; OpenCL: vstoreN when contiguous);
+//   - tensors (docs/ir-vectors.md) are their flat lanes in C++; in OpenCL a tensor whose rows
+//     have a native width is a struct of native rows (float_tensor16x4), its native operations
+//     one per row (tensor_elementwise), its gathers and scatters row by row (vloadN / vstoreN
+//     where a row is contiguous) when tensor_rows finds every row's indices.
 #pragma once
 
 #include <cstdint>
@@ -72,6 +76,11 @@ std::string c_value_type_name(Type type, CDialect dialect, const SourceLoc& loc 
 
 // OpenCL: whether a vector type of `lanes` lanes has a native OpenCL type (2, 3, 4, 8, 16).
 bool opencl_native_lanes(int lanes);
+// OpenCL: whether `type` is a flat vector of a native width (a tensor is not, whatever its
+// lanes), and whether it is a tensor whose rows (innermost dimension) have a native width: a
+// struct of an array of native rows, `typedef struct { float4 data[4]; } float_tensor4x4;`.
+bool opencl_native_vector(Type type);
+bool opencl_row_tensor(Type type);
 
 // OpenCL: `typedef struct { float data[5]; } float_vec5;` and a newline for a vector type that
 // has no native OpenCL type, else "".
@@ -201,6 +210,9 @@ class CCodegen {
   std::string param_lane(Type type, int k, int l);
   bool native_opencl(const Expr& e) const;
   Printed native_elementwise(const Expr& e);
+  Printed tensor_elementwise(const Expr& e);
+  bool tensor_rows(const std::vector<Expr>& index, Type type, std::vector<std::vector<Expr>>* rows);
+  Printed tensor_literal(Type type, const std::vector<std::string>& rows, bool one_per_line);
   Printed elementwise(const Expr& e);
   Printed vector_op(const Expr& e);
   Printed gather(const Expr& e);
@@ -224,6 +236,11 @@ class CCodegen {
   // Names declared in each open C block (innermost last): a let whose name is not declared in
   // the current block needs no block of its own.
   std::vector<std::set<std::string>> scopes_;
+  // Closed ranges [lo, hi] of the enclosing loop variables and integer lets, where known: a loop
+  // whose bounds are computed from them (a gather's count loop `t < i + 1`) keeps a 32-bit
+  // counter when its end is known to fit.
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges_;
+  bool range_of(const Expr& e, int64_t* lo, int64_t* hi) const;
 };
 
 }  // namespace t2s

@@ -1,5 +1,6 @@
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <set>
 
 #include "libs/backends/c/c_codegen.h"
@@ -219,95 +220,196 @@ void check_opencl_types(const Program& program, const Kernel& kernel) {
 
 namespace {
 
-// Walks a kernel with the variables whose values the unrolling makes constants: unrolled loop
-// variables, and lets of constants and such variables only.
-class ChannelIndexCheck {
+// Rewrites a kernel's channel accesses for Intel's channel arrays, which take constant indices:
+// once the PEs are unrolled, unrolled loop variables and lets of constants and such variables
+// only are constants. An index of a serial loop (directly or through a let) is expanded into a
+// choice among the constants of its dimension, as Intel's Programming Guide advises (5.4.4,
+// "Static Indexing": the Standard edition refuses a dynamic index, the Pro edition expands it
+// the same way with a warning): a read becomes `e == 0 ? read(ch[0]) : e == 1 ? ... :
+// read(ch[D - 1])` (C's `?:` reads one channel only), a write `const T v = value;` and an if
+// chain. An index of a vectorized loop (the stt stage; t2s-vec gives each lane its own channel)
+// or of a value read at run time from a channel is refused (emit-channel).
+class ChannelIndexExpander : public StmtMutator {
  public:
-  explicit ChannelIndexCheck(const Kernel& k) : kernel_(k) {}
-  void run() { stmts(kernel_.body, kernel_.loc); }
+  ChannelIndexExpander(const Program& program, const Kernel& kernel)
+      : program_(program), kernel_(kernel), at_(kernel.loc) {}
+  StmtList run() { return mutate_stmts(kernel_.body); }
+
+ protected:
+  StmtPtr mutate_stmt(const StmtPtr& s) override {
+    const SourceLoc outer = at_;
+    if (s->loc.valid()) at_ = s->loc;
+    StmtPtr out = rewrite(s);
+    at_ = outer;
+    return out;
+  }
+
+  Expr mutate_call(const Expr& e) override {
+    Expr call = mutate_operands(e);
+    if (call->call_kind != CallKind::kChannel) return call;
+    const std::vector<Expr> index(call->operands.begin() + 1, call->operands.end());
+    if (!needs_expansion(call->operands[0]->name, index, "reads")) return call;
+    return expand_read(call, 0);
+  }
 
  private:
-  void stmts(const StmtList& list, const SourceLoc& at) {
-    for (const StmtPtr& s : list) stmt(*s, s->loc.valid() ? s->loc : at);
-  }
+  enum class Kind { kConstant, kSerial, kVectorized };
+  struct Scope {
+    std::map<std::string, Kind> kinds;
+    std::map<std::string, std::string> why;
+  };
 
-  void stmt(const Stmt& s, const SourceLoc& at) {
-    for (const Expr* e : s.exprs()) expr(*e, at);
-    if (const WriteChannel* w = s.as<WriteChannel>()) check(w->channel, w->index, "writes", at);
-    if (const For* f = s.as<For>()) {
-      const bool unrolled = f->loop_kind == LoopKind::kUnrolled;
-      (unrolled ? constant_ : serial_).insert(f->var);
-      (unrolled ? serial_ : constant_).erase(f->var);
-      stmts(f->body, at);
-      constant_.erase(f->var);
-      serial_.erase(f->var);
-      return;
+  StmtPtr rewrite(const StmtPtr& s) {
+    if (const For* loop = s->as<For>()) {
+      auto copy = std::make_shared<Stmt>(*s);
+      For* f = copy->as<For>();
+      f->min = mutate(f->min);
+      f->extent = mutate(f->extent);
+      const Scope outer = scope_;
+      scope_.kinds[loop->var] = loop->loop_kind == LoopKind::kUnrolled     ? Kind::kConstant
+                                : loop->loop_kind == LoopKind::kVectorized ? Kind::kVectorized
+                                                                           : Kind::kSerial;
+      scope_.why.erase(loop->var);
+      f->body = mutate_stmts(f->body);
+      scope_ = outer;
+      return copy;
     }
-    if (const LetStmt* l = s.as<LetStmt>()) {
+    if (s->as<LetStmt>()) {
+      auto copy = std::make_shared<Stmt>(*s);
+      LetStmt* l = copy->as<LetStmt>();
+      l->value = mutate(l->value);
+      const Scope outer = scope_;
       const std::string bad = first_varying(l->value);
-      (bad.empty() ? constant_ : serial_).insert(l->var);
-      (bad.empty() ? serial_ : constant_).erase(l->var);
-      if (!bad.empty()) why_[l->var] = "bound by a let to a value that uses " + why(bad);
-      stmts(l->body, at);
-      constant_.erase(l->var);
-      serial_.erase(l->var);
-      return;
+      scope_.kinds[l->var] = bad.empty() ? Kind::kConstant : kind_of(bad);
+      if (bad.empty())
+        scope_.why.erase(l->var);
+      else
+        scope_.why[l->var] = "bound by a let to a value that uses " + why(bad);
+      l->body = mutate_stmts(l->body);
+      scope_ = outer;
+      return copy;
     }
-    for (const StmtList* child : s.children()) stmts(*child, at);
+    if (s->as<WriteChannel>()) {
+      auto copy = std::make_shared<Stmt>(*s);
+      WriteChannel* w = copy->as<WriteChannel>();
+      for (Expr& i : w->index) i = mutate(i);
+      w->value = mutate(w->value);
+      if (!needs_expansion(w->channel, w->index, "writes")) return copy;
+      // The value once, then the write to the channel the index selects.
+      const std::string value = "t2s_channel_value_" + std::to_string(values_++);
+      const WriteChannel selected{w->channel, w->index, make_var(value, w->value->type, s->loc)};
+      return make_let(value, w->value, {expand_write(selected, 0, s->loc)}, s->loc);
+    }
+    return StmtMutator::mutate_stmt(s);
   }
 
-  void expr(const Expr& e, const SourceLoc& at) {
-    for_each_expr(e, [&](const Expr& x) {
-      if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
-        check(x->operands[0]->name, std::vector<Expr>(x->operands.begin() + 1, x->operands.end()),
-              "reads", at);
-    });
+  // Whether an access needs expanding; refuses one that cannot be expanded.
+  bool needs_expansion(const std::string& channel, const std::vector<Expr>& index,
+                       const char* how) {
+    bool varying = false;
+    for (const Expr& i : index) {
+      const std::string bad = first_varying(i);
+      if (bad.empty()) continue;
+      const bool runtime = bad.find('(') != std::string::npos;
+      if (i->type.lanes == 1 && !runtime && kind_of(bad) == Kind::kSerial) {
+        varying = true;
+        continue;
+      }
+      std::vector<std::string> parts;
+      for (const Expr& j : index) parts.push_back(print_expr(j));
+      throw Diagnostic(at_,
+                       "kernel '" + kernel_.name + "' " + how + " channel array '" + channel +
+                           "' at [" + join(parts, "][") + "], whose index uses " + why(bad) +
+                           ": the opencl target indexes channel arrays with constants, or expands "
+                           "an index of serial loops into a choice among them, but cannot expand "
+                           "this one (the emulation and t2s-run run it)",
+                       "emit-channel");
+    }
+    return varying;
   }
 
-  // The first variable of `e` that is not constant once the PEs are unrolled ("" if none).
+  // `call` with its index expanded from dimension d on.
+  Expr expand_read(const Expr& call, size_t d) {
+    const size_t rank = call->operands.size() - 1;
+    while (d < rank && first_varying(call->operands[d + 1]).empty()) ++d;
+    if (d == rank) return call;
+    const Expr& index = call->operands[d + 1];
+    Expr choice;
+    for (int64_t c = extent(call->operands[0]->name, d) - 1; c >= 0; --c) {
+      std::vector<Expr> operands = call->operands;
+      operands[d + 1] = make_int(index->type, c, index->loc);
+      const Expr read = expand_read(
+          make_call(call->name, CallKind::kChannel, call->type, operands, call->loc), d + 1);
+      choice = !choice ? read
+                       : make_select(make_binary(BinaryOp::kEQ, index, operands[d + 1],
+                                                 Type::Bool(), index->loc),
+                                     read, choice, call->type, call->loc);
+    }
+    return choice;
+  }
+
+  StmtPtr expand_write(const WriteChannel& w, size_t d, const SourceLoc& loc) {
+    while (d < w.index.size() && first_varying(w.index[d]).empty()) ++d;
+    if (d == w.index.size()) return make_write_channel(w.channel, w.index, w.value, loc);
+    const Expr& index = w.index[d];
+    StmtList chain;
+    for (int64_t c = extent(w.channel, d) - 1; c >= 0; --c) {
+      WriteChannel one = w;
+      one.index[d] = make_int(index->type, c, index->loc);
+      const StmtPtr write = expand_write(one, d + 1, loc);
+      chain = chain.empty() ? StmtList{write}
+                            : StmtList{make_if(make_binary(BinaryOp::kEQ, index, one.index[d],
+                                                           Type::Bool(), index->loc),
+                                               {write}, chain, loc)};
+    }
+    return chain.front();
+  }
+
+  int64_t extent(const std::string& channel, size_t d) const {
+    const Channel* c = program_.find_channel(channel);
+    if (!c || d >= c->dims.size())
+      throw InternalError("emit: channel '" + channel + "' has no dimension " + std::to_string(d));
+    return c->dims[d];
+  }
+
+  // The first variable of `e` that is not constant once the PEs are unrolled, or the first call
+  // in it that reads a value at run time ("" if none).
   std::string first_varying(const Expr& e) const {
     std::string bad;
     for_each_expr(e, [&](const Expr& x) {
-      if (bad.empty() && x->kind == ExprKind::kVar && !constant_.count(x->name)) bad = x->name;
-      if (bad.empty() && x->kind == ExprKind::kCall && x->call_kind != CallKind::kIntrinsic)
-        bad = print_expr(x);
+      if (!bad.empty()) return;
+      if (x->kind == ExprKind::kVar && kind_of(x->name) != Kind::kConstant) bad = x->name;
+      if (x->kind == ExprKind::kCall && x->call_kind != CallKind::kIntrinsic) bad = print_expr(x);
     });
     return bad;
   }
 
+  // A variable that no loop or let of the kernel binds is a serial value.
+  Kind kind_of(const std::string& var) const {
+    auto it = scope_.kinds.find(var);
+    return it == scope_.kinds.end() ? Kind::kSerial : it->second;
+  }
+
   std::string why(const std::string& var) const {
-    if (auto it = why_.find(var); it != why_.end() && serial_.count(var))
+    if (auto it = scope_.why.find(var); it != scope_.why.end())
       return "'" + var + "' (" + it->second + ")";
-    if (serial_.count(var)) return "'" + var + "', a loop that is not unrolled";
+    if (var.find('(') != std::string::npos) return "'" + var + "', a value read at run time";
+    if (kind_of(var) == Kind::kVectorized) return "'" + var + "', a vectorized loop";
     return "'" + var + "'";
   }
 
-  void check(const std::string& channel, const std::vector<Expr>& index, const char* how,
-             const SourceLoc& at) {
-    for (const Expr& i : index) {
-      const std::string bad = first_varying(i);
-      if (bad.empty()) continue;
-      std::vector<std::string> parts;
-      for (const Expr& j : index) parts.push_back(print_expr(j));
-      throw Diagnostic(at,
-                       "kernel '" + kernel_.name + "' " + how + " channel array '" + channel +
-                           "' at [" + join(parts, "][") + "], whose index uses " + why(bad) +
-                           ": the opencl target indexes channel arrays with constants only, so "
-                           "every index must come from unrolled loops (the emulation and "
-                           "t2s-run run it; gathering the array's values into one stream is "
-                           "t2s-gather's, seed 003)",
-                       "emit-channel");
-    }
-  }
-
+  const Program& program_;
   const Kernel& kernel_;
-  std::set<std::string> constant_, serial_;
-  std::map<std::string, std::string> why_;  // a let that is not constant -> why
+  SourceLoc at_;
+  Scope scope_;
+  int values_ = 0;
 };
 
 }  // namespace
 
-void check_channel_indices(const Kernel& kernel) { ChannelIndexCheck(kernel).run(); }
+StmtList expand_channel_indices(const Program& program, const Kernel& kernel) {
+  return ChannelIndexExpander(program, kernel).run();
+}
 
 std::vector<const Register*> registers_of(const Program& program, const Kernel& kernel) {
   std::vector<const Register*> out;

@@ -396,7 +396,7 @@ class DeviceEmitter {
 
   std::string kernel(const Kernel& k) {
     check_opencl_types(program_, k);
-    check_channel_indices(k);
+    const StmtList body = expand_channel_indices(program_, k);
     const Uses& uses = uses_.at(k.name);
     const bool autorun = autorun_.at(k.name);
     std::vector<std::string> params, notes;
@@ -432,7 +432,7 @@ class DeviceEmitter {
     out += "void " + c_identifier(k.name) + "(" + join(params, ", ") + ") {\n";
     for (const Register* r : registers_of(program_, k)) out += register_declaration(*r);
     storage_.begin_kernel();
-    codegen_.stmts(k.body, 1, &out);
+    codegen_.stmts(body, 1, &out);
     out += "}\n";
     return out;
   }

@@ -50,10 +50,12 @@ Uses collect_uses(const Program& program, const Kernel& kernel);
 // when no such directive exists (IR written by hand).
 void check_opencl_types(const Program& program, const Kernel& kernel);
 
-// Refuses a read or write of a channel array whose index is not a constant once the PEs are
-// unrolled (it uses a serial or vectorized loop, directly or through a let): emit-channel at
-// the innermost statement with a location.
-void check_channel_indices(const Kernel& kernel);
+// The kernel's body with each read or write of a channel array whose index is not a constant
+// once the PEs are unrolled (it uses a serial loop, directly or through a let) expanded into a
+// choice among the constant indices of that dimension (Intel's channel arrays take constants);
+// an index of a vectorized loop or of a value read at run time is refused: emit-channel at the
+// innermost statement with a location.
+StmtList expand_channel_indices(const Program& program, const Kernel& kernel);
 
 inline bool is_device(const Kernel& k) { return k.place == Place::kDevice; }
 

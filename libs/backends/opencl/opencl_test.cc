@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "libs/backends/opencl/host_support_source.h"
@@ -293,6 +294,52 @@ TEST(OpenclVectorTypes, MoreThan32LanesRefused) {
   loc.col = 2;
   expect_diagnostic([&] { opencl_vector_type_name(Type::Float(32, 33), loc); }, "emit-type", "4:2",
                     "cannot express 33 lanes (vector type float32x33; it takes 2 to 32 lanes)");
+}
+
+// Tensors (docs/ir-vectors.md): rows of a native width are a struct of native rows, up to 64
+// lanes; other rows the flat struct up to 32 lanes, else emit-type.
+TEST(OpenclVectorTypes, Tensors) {
+  const Type f16x4 = Type::Float(32).with_shape({16, 4});
+  EXPECT_EQ(opencl_vector_type_name(f16x4), "float_tensor16x4");
+  EXPECT_EQ(opencl_vector_typedef(f16x4),
+            "typedef struct { float16 data[4]; } float_tensor16x4;\n");
+  EXPECT_EQ(opencl_vector_type_name(Type::Float(32).with_shape({4, 4})), "float_tensor4x4");
+  EXPECT_EQ(opencl_vector_typedef(Type::Bool().with_shape({8, 2, 2})),
+            "typedef struct { char8 data[4]; } char_tensor8x2x2;\n");
+  EXPECT_EQ(opencl_vector_type_name(Type::Int(32).with_shape({5, 2})), "int_vec10");
+  SourceLoc loc;
+  loc.line = 4;
+  loc.col = 2;
+  expect_diagnostic(
+      [&] {
+        opencl_vector_type_name(Type::Float(32).with_shape({5, 8}), loc);
+      },
+      "emit-type", "4:2",
+      "cannot express 40 lanes (tensor type float32x5x8: its rows of 5 lanes have no "
+      "native type, and a struct of lanes takes 2 to 32)");
+}
+
+// A tensor load whose rows are contiguous in memory is one vloadW per row, and its store one
+// vstoreW per row; its arithmetic one native operation per row (seed 002 part 3).
+TEST(OpenclDevice, TensorRowsLoadedAndStoredWithVloadN) {
+  const std::string cl = emit_opencl(testing::load_golden_ir("vec_tensor64", "gathered"));
+  EXPECT_NE(cl.find("typedef struct { float16 data[4]; } float_tensor16x4;"), std::string::npos)
+      << cl;
+  EXPECT_NE(cl.find("(float_tensor16x4){{vload16(0, a + 16 * xo + 32 * (4 * yo)), "
+                    "vload16(0, a + 16 * xo + 32 * (4 * yo + 1)), "
+                    "vload16(0, a + 16 * xo + 32 * (4 * yo + 2)), "
+                    "vload16(0, a + 16 * xo + 32 * (4 * yo + 3))}}"),
+            std::string::npos)
+      << cl;
+  for (int row = 0; row < 4; ++row)
+    EXPECT_NE(cl.find("vstore16(t2s_v.data[" + std::to_string(row) + "], 0, out + 0 + 16 * (" +
+                      std::to_string(row) + " + 4 * (xo + 2 * yo)));"),
+              std::string::npos)
+        << cl;
+  EXPECT_NE(cl.find("  t2s_r.data[3] = t2s_0.data[3] * t2s_1.data[3];\n"), std::string::npos) << cl;
+  // No lane of the inputs is read one by one.
+  for (const char* element : {" a[", "(a[", " b[", "(b["})
+    EXPECT_EQ(cl.find(element), std::string::npos) << element << "\n" << cl;
 }
 
 TEST(OpenclDevice, ChannelsWithDepthAndAutorun) {
@@ -639,20 +686,23 @@ TEST(OpenclHost, HostKernelRegistersAndRealizes) {
 }
 
 // Intel's channel arrays take constant indices: after unrolling, an index of unrolled loops
-// (or lets of them) is one; a loop that is not unrolled is refused.
-TEST(OpenclDevice, ChannelArrayIndexedByASerialLoopRefused) {
+// (or lets of them) is one; an index of a serial loop is expanded into a choice among the
+// constants of its dimension (a read per constant under `?:`, a write under an if chain).
+TEST(OpenclDevice, ChannelArrayIndexedByASerialLoopExpanded) {
   const std::string cl = emit_opencl(testing::load_golden_ir("gemm_inherit_drainer", "gathered"));
   EXPECT_CONTAINS(cl, "channel float c_to_drainer[3][4];");
   EXPECT_CONTAINS(cl, "write_channel_intel(c_to_drainer[iii][jjj], C_val);");
   EXPECT_CONTAINS(cl, "read_channel_intel(c_to_drainer[iii][jjj])");
-  // The collector's own transform makes iii a time loop.
-  expect_diagnostic(
-      [&] { emit_opencl(testing::load_golden_ir("gemm_inherit_collector", "gathered")); },
-      "emit-channel", "45:3",
-      "kernel 'collector' reads channel array 'drainer_to_collector' at [iii][jjj], whose index "
-      "uses 'iii', a loop that is not unrolled");
+  // The collector's own transform makes iii a time loop: one read per value of iii.
+  const std::string collector =
+      emit_opencl(testing::load_golden_ir("gemm_inherit_collector", "gathered"));
+  EXPECT_CONTAINS(collector,
+                  "iii == 0 ? read_channel_intel(drainer_to_collector[0][jjj]) : (iii == 1 ? "
+                  "read_channel_intel(drainer_to_collector[1][jjj]) : "
+                  "read_channel_intel(drainer_to_collector[2][jjj]))");
+  EXPECT_NOT_CONTAINS(collector, "read_channel_intel(drainer_to_collector[iii]");
   // Through a let: the drainer reads the channel at (x, jjj), x bound to an unrolled loop
-  // (accepted) or to a serial one (refused).
+  // (kept) or to a serial one (expanded); a write at a serial index is an if chain.
   auto drainer_with_let = [](const std::string& var) {
     Program p = testing::load_golden_ir("gemm_inherit_drainer", "gathered");
     StmtList* body = &p.kernels[1].body;
@@ -666,9 +716,41 @@ TEST(OpenclDevice, ChannelArrayIndexedByASerialLoopRefused) {
     return p;
   };
   EXPECT_CONTAINS(emit_opencl(drainer_with_let("iii")), "read_channel_intel(c_to_drainer[x][jjj])");
-  expect_diagnostic([&] { emit_opencl(drainer_with_let("jj")); }, "emit-channel", "44:3",
-                    "at [x][jjj], whose index uses 'x' (bound by a let to a value that uses 'jj', "
-                    "a loop that is not unrolled)");
+  const std::string serial = emit_opencl(drainer_with_let("jj"));
+  EXPECT_CONTAINS(serial, "x == 0 ? read_channel_intel(c_to_drainer[0][jjj]) : ");
+  EXPECT_CONTAINS(serial, ": read_channel_intel(c_to_drainer[2][jjj])");
+  EXPECT_NOT_CONTAINS(serial, "c_to_drainer[x]");
+  // The producer writing at a serial index: the value once, then an if chain.
+  Program written = testing::load_golden_ir("gemm_inherit_drainer", "gathered");
+  bool found = false;
+  std::function<void(StmtList&)> retarget = [&](StmtList& list) {
+    for (StmtPtr& s : list) {
+      if (WriteChannel* w = s->as<WriteChannel>(); w && !found) {
+        w->index[0] = make_var("kk", Type::Int(32), {});
+        found = true;
+      }
+      for (StmtList* child : s->children()) retarget(*child);
+    }
+  };
+  retarget(written.kernels[0].body);
+  ASSERT_TRUE(found);
+  const std::string chain = emit_opencl(written);
+  EXPECT_CONTAINS(chain, "const float t2s_channel_value_0_ = C_val;");
+  EXPECT_CONTAINS(chain, "if (kk == 0) {");
+  EXPECT_CONTAINS(chain, "write_channel_intel(c_to_drainer[0][jjj], t2s_channel_value_0_);");
+  EXPECT_CONTAINS(chain, "write_channel_intel(c_to_drainer[2][jjj], t2s_channel_value_0_);");
+  // An index read from a channel at run time cannot be expanded.
+  Program runtime_index = testing::load_golden_ir("gemm_inherit_drainer", "gathered");
+  {
+    StmtList* body = &runtime_index.kernels[1].body;
+    for (int depth = 0; depth < 4; ++depth) body = &(*body)[0]->as<For>()->body;
+    Provide* provide = (*body)[0]->as<Provide>();
+    std::vector<Expr> operands = provide->value->operands;
+    operands[1] = make_cast(Type::Int(32), provide->value);
+    provide->value = make_call("read_channel", CallKind::kChannel, provide->value->type, operands);
+  }
+  expect_diagnostic([&] { emit_opencl(runtime_index); }, "emit-channel", "44:3",
+                    "a value read at run time");
 }
 
 TEST(OpenclHost, ChannelInHostKernelRefused) {

@@ -204,7 +204,11 @@ class Analysis {
     if (is_lane_reads_of(r.read, s_.in_channel)) {
       const Expr& value = s_.stmt->as<Provide>() ? s_.stmt->as<Provide>()->value
                                                  : s_.stmt->as<WriteChannel>()->value;
-      if (value != r.read)
+      // A tensor of lanes (several vectorized loops) is the concat of the reads reshaped.
+      const bool reshaped = value->kind == ExprKind::kCall && value->name == "reshape" &&
+                            value->call_kind == CallKind::kIntrinsic &&
+                            value->operands.at(0) == r.read;
+      if (value != r.read && !reshaped)
         fail(q(s_.func) + " computes with the vector read from " + ch +
                  "; gathering a vectorized loop needs the vector itself written on",
              "gather-read");

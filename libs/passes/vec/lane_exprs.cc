@@ -71,6 +71,21 @@ Expr broadcast(const Expr& x, int lanes) {
                    x->loc);
 }
 
+Expr broadcast_to(const Expr& x, Type t) {
+  Expr cur = x;
+  for (int d : t.shape())
+    cur = make_call("broadcast", CallKind::kIntrinsic, cur->type.with_outer(d), {cur, lit32(d)},
+                    x->loc);
+  return cur;
+}
+
+Expr reshaped(const Expr& v, Type t) {
+  if (v->type == t) return v;
+  std::vector<Expr> args{v};
+  for (int d : t.shape()) args.push_back(lit32(d));
+  return make_call("reshape", CallKind::kIntrinsic, t, args, v->loc);
+}
+
 Expr lane_of(const Expr& v, int lane) {
   return make_call("slice", CallKind::kIntrinsic, v->type.element_of(), {v, lit32(lane), lit32(1)},
                    v->loc);

@@ -243,7 +243,9 @@ class LaneVectorizer {
       l += run;
     }
     if (parts.size() == 1) return parts[0];
-    return make_call("concat", CallKind::kIntrinsic, v->type, parts, v->loc);
+    return reshaped(
+        make_call("concat", CallKind::kIntrinsic, v->type.with_lanes(v->type.lanes), parts, v->loc),
+        v->type);
   }
 
   // A read of a register with lane dimensions: the PE indices after the lanes, the write of
@@ -372,6 +374,23 @@ class LaneVectorizer {
 
   Expr lane_ramp(size_t i) const {
     const int n = lanes_.n;
+    if (k() > 1) {
+      // Halide's nesting, innermost loop first: loop i's dimension is a ramp of the dimensions
+      // inside it (broadcasts of its minimum), the dimensions outside broadcast that.
+      Expr cur = lit32(lanes_.mins[i]);
+      for (size_t j = 0; j < k(); ++j) {
+        const int e = static_cast<int>(lanes_.extents[j]);
+        if (e == 1) continue;
+        const Type t = cur->type.with_outer(e);
+        if (j == i)
+          cur = make_call(
+              "ramp", CallKind::kIntrinsic, t,
+              {cur, cur->type.lanes == 1 ? lit32(1) : broadcast_to(lit32(1), cur->type), lit32(e)});
+        else
+          cur = make_call("broadcast", CallKind::kIntrinsic, t, {cur, lit32(e)});
+      }
+      return cur->type.lanes == 1 ? broadcast_to(cur, lanes_.typed(Type::Int(32))) : cur;
+    }
     Expr r =
         make_call("ramp", CallKind::kIntrinsic, Type::Int(32, n), {lit32(0), lit32(1), lit32(n)});
     const Type t = Type::Int(32, n);
@@ -395,6 +414,7 @@ class LaneVectorizer {
   // a ramp, which the backends load and store as one contiguous vector when s is 1. int32
   // arithmetic wraps alike both ways.
   Expr ramp_arithmetic(BinaryOp op, const Expr& a, const Expr& b) const {
+    if (a->type.is_tensor()) return nested_arithmetic(op, a, b, true);
     if (a->type != Type::Int(32, lanes_.n)) return nullptr;
     const bool ra = is_call_of(a, "ramp"), rb = is_call_of(b, "ramp");
     const bool ba = is_call_of(a, "broadcast"), bb = is_call_of(b, "broadcast");
@@ -419,8 +439,49 @@ class LaneVectorizer {
     return nullptr;
   }
 
+  // The same folding on nested ramps and broadcasts of one int32 type (a tensor or the vector
+  // inside one): broadcast(x, n) + ramp(b, s, n) is ramp(x + b, s, n), ramp(b, s, n) *
+  // broadcast(x, n) is ramp(b * x, s * x, n), ..., level by level, so the rows of a tensor
+  // index stay ramps. Returns nullptr at the top level (`top`) when no rule applies.
+  Expr nested_arithmetic(BinaryOp op, const Expr& a, const Expr& b, bool top) const {
+    const Type t = a->type;
+    if (t.element_of() != Type::Int(32) || b->type != t) return nullptr;
+    if (t.lanes == 1) return fold(make_binary(op, a, b, t, a->loc));
+    const bool ra = is_call_of(a, "ramp"), rb = is_call_of(b, "ramp");
+    const bool ba = is_call_of(a, "broadcast"), bb = is_call_of(b, "broadcast");
+    auto inner = [&](BinaryOp o, const Expr& x, const Expr& y) {
+      Expr r = nested_arithmetic(o, x, y, false);
+      return r ? r : make_binary(o, x, y, x->type, a->loc);
+    };
+    auto nest = [&](const char* name, std::vector<Expr> ops) {
+      ops.push_back(a->operands.back());  // the lane count
+      return make_call(name, CallKind::kIntrinsic, t, ops, a->loc);
+    };
+    Expr r;
+    if ((ra || ba) && (rb || bb) && (op == BinaryOp::kAdd || op == BinaryOp::kSub)) {
+      const Expr base = inner(op, a->operands[0], b->operands[0]);
+      if (ba && bb) {
+        r = nest("broadcast", {base});
+      } else if (ra && rb) {
+        r = nest("ramp", {base, inner(op, a->operands[1], b->operands[1])});
+      } else if (ra) {
+        r = nest("ramp", {base, a->operands[1]});
+      } else if (op == BinaryOp::kAdd) {
+        r = nest("ramp", {base, b->operands[1]});
+      }
+    } else if (op == BinaryOp::kMul && ((ra && bb) || (ba && rb) || (ba && bb))) {
+      const Expr& x = bb ? b : a;  // a broadcast
+      const Expr& y = bb ? a : b;
+      const Expr base = inner(op, y->operands[0], x->operands[0]);
+      r = is_call_of(y, "ramp") ? nest("ramp", {base, inner(op, y->operands[1], x->operands[0])})
+                                : nest("broadcast", {base});
+    }
+    if (r || top) return r;
+    return nullptr;
+  }
+
   Expr as_vector(const Expr& e) const {
-    return e->type.lanes == lanes_.n ? e : broadcast(e, lanes_.n);
+    return e->type.lanes == lanes_.n ? e : broadcast_to(e, lanes_.typed(e->type));
   }
 
   Expr vec(const Expr& e, int at) {
@@ -434,7 +495,7 @@ class LaneVectorizer {
           if (lanes_.vars[i] == e->name) return lane_ramp(i);
         auto it = vars_.find(e->name);
         if (it == vars_.end() || it->second.kind == VarKind::kUniform) return e;
-        return make_var(e->name, it->second.type.with_lanes(n), e->loc);
+        return make_var(e->name, lanes_.typed(it->second.type), e->loc);
       }
       case ExprKind::kCall:
         return vec_call(e, at);
@@ -454,13 +515,13 @@ class LaneVectorizer {
     switch (e->kind) {
       case ExprKind::kBinary:
         if (Expr r = ramp_arithmetic(e->binary_op, ops[0], ops[1])) return r;
-        return make_binary(e->binary_op, ops[0], ops[1], e->type.with_lanes(n), e->loc);
+        return make_binary(e->binary_op, ops[0], ops[1], lanes_.typed(e->type), e->loc);
       case ExprKind::kUnary:
-        return make_unary(e->unary_op, ops[0], e->type.with_lanes(n), e->loc);
+        return make_unary(e->unary_op, ops[0], lanes_.typed(e->type), e->loc);
       case ExprKind::kCast:
-        return make_cast(e->type.with_lanes(n), ops[0], e->loc);
+        return make_cast(lanes_.typed(e->type), ops[0], e->loc);
       case ExprKind::kSelect:
-        return make_select(ops[0], ops[1], ops.size() > 2 ? ops[2] : nullptr, e->type.with_lanes(n),
+        return make_select(ops[0], ops[1], ops.size() > 2 ? ops[2] : nullptr, lanes_.typed(e->type),
                            e->loc);
       default:
         throw InternalError("vec: unexpected expression kind");
@@ -476,7 +537,7 @@ class LaneVectorizer {
         if (r->chain) throw InternalError("vec: a chain read outside lane-by-lane code");
         touched_regs_.insert(e->name);
         Expr whole =
-            make_call(e->name, CallKind::kRegister, e->type.with_lanes(n), r->rest, e->loc);
+            make_call(e->name, CallKind::kRegister, lanes_.typed(e->type), r->rest, e->loc);
         return r->cross_lane ? permute(whole, r->src) : whole;
       }
       case CallKind::kFifo: {
@@ -490,12 +551,12 @@ class LaneVectorizer {
         std::vector<Expr> args{e->operands[0]};
         args.insert(args.end(), e->operands.begin() + 1 + static_cast<long>(k()),
                     e->operands.end());
-        return make_call(e->name, CallKind::kFifo, e->type.with_lanes(n), args, e->loc);
+        return make_call(e->name, CallKind::kFifo, lanes_.typed(e->type), args, e->loc);
       }
       case CallKind::kChannel: {
         const std::vector<Expr> index(e->operands.begin() + 1, e->operands.end());
         if (!std::any_of(index.begin(), index.end(), [&](const Expr& i) { return varying(i); }))
-          return make_call(e->name, CallKind::kChannel, e->type.with_lanes(n), e->operands, e->loc);
+          return make_call(e->name, CallKind::kChannel, lanes_.typed(e->type), e->operands, e->loc);
         // An array of channels indexed by the lanes (a gathering drainer's read of its
         // producer's PEs, seed 003 Code 3): lane l reads its own element, in lane order.
         std::vector<Expr> parts;
@@ -504,7 +565,9 @@ class LaneVectorizer {
           ops.insert(ops.end(), at_lane.begin(), at_lane.end());
           parts.push_back(make_call(e->name, CallKind::kChannel, e->type, ops, e->loc));
         }
-        return make_call("concat", CallKind::kIntrinsic, e->type.with_lanes(n), parts, e->loc);
+        return reshaped(
+            make_call("concat", CallKind::kIntrinsic, e->type.with_lanes(n), parts, e->loc),
+            lanes_.typed(e->type));
       }
       case CallKind::kIntrinsic:
         if (is_vector_op(e->name)) throw Serialise{"the body has vector values already"};
@@ -522,7 +585,11 @@ class LaneVectorizer {
     if (!any) return e;
     if (e->call_kind == CallKind::kIntrinsic)
       for (Expr& o : ops) o = as_vector(o);
-    return make_call(e->name, e->call_kind, e->type.with_lanes(n), ops, e->loc);
+    if (e->call_kind == CallKind::kIntrinsic)
+      return make_call(e->name, e->call_kind, lanes_.typed(e->type), ops, e->loc);
+    // A gather: every varying index has the lanes' type.
+    for (Expr& o : ops) o = o->type.lanes == 1 ? o : as_vector(o);
+    return make_call(e->name, e->call_kind, lanes_.typed(e->type), ops, e->loc);
   }
 
   // ---- lane-by-lane form ----
@@ -539,7 +606,7 @@ class LaneVectorizer {
         if (it == vars_.end() || it->second.kind == VarKind::kUniform) return x;
         if (it->second.kind == VarKind::kLanes)
           return make_var(it->second.lane_names[static_cast<size_t>(l)], it->second.type, x->loc);
-        return lane_of(make_var(x->name, it->second.type.with_lanes(lanes_.n), x->loc), l);
+        return lane_of(make_var(x->name, lanes_.typed(it->second.type), x->loc), l);
       }
       if (x->kind == ExprKind::kSelect) {  // fold the condition before visiting the branches
         Expr c = fold(go(x->operands[0]));
@@ -562,8 +629,7 @@ class LaneVectorizer {
           return make_var(it->second.lane_names[static_cast<size_t>(src)], x->type, x->loc);
         }
         return lane_of(
-            make_call(x->name, CallKind::kRegister, x->type.with_lanes(lanes_.n), r->rest, x->loc),
-            src);
+            make_call(x->name, CallKind::kRegister, lanes_.typed(x->type), r->rest, x->loc), src);
       }
       if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kFifo &&
           lane_regs_.count(x->operands[0]->name))
@@ -688,10 +754,12 @@ class LaneVectorizer {
       vars_[let.var] = VarInfo{VarKind::kLanes, let.value->type, names};
       report_.notes.push_back("'" + let.var +
                               "' is computed lane by lane: " + why_lanes(let.value, at));
-      StmtList body = {make_let(let.var,
-                                make_call("concat", CallKind::kIntrinsic,
-                                          let.value->type.with_lanes(lanes_.n), lane_vars, s.loc),
-                                process(let.body), s.loc)};
+      StmtList body = {
+          make_let(let.var,
+                   reshaped(make_call("concat", CallKind::kIntrinsic,
+                                      let.value->type.with_lanes(lanes_.n), lane_vars, s.loc),
+                            lanes_.typed(let.value->type)),
+                   process(let.body), s.loc)};
       for (int l = lanes_.n; l-- > 0;)
         body = {
             make_let(names[static_cast<size_t>(l)], values[static_cast<size_t>(l)], body, s.loc)};

@@ -25,6 +25,7 @@ namespace {
 
 using vec_internal::Lanes;
 using vec_internal::lit32;
+using vec_internal::reshaped;
 using vec_internal::Serialise;
 
 class VecPass {
@@ -51,10 +52,10 @@ class VecPass {
       if (it == vector_regs_.end()) continue;
       const size_t dims = it->second.first;
       r.shape.erase(r.shape.begin(), r.shape.begin() + static_cast<long>(dims));
-      r.type = r.type.with_lanes(it->second.second);
+      r.type = it->second.second.with_element(r.type);
     }
     std::map<std::string, int> lanes;
-    for (const auto& [name, dims_lanes] : vector_regs_) lanes[name] = dims_lanes.second;
+    for (const auto& [name, dims_lanes] : vector_regs_) lanes[name] = dims_lanes.second.lanes;
     std::vector<std::string> narrowed = vec_internal::narrow_registers(out_, lanes);
     if (report_) report_->narrowed = narrowed;
     // In a vectorized kernel, a let the rewrite left unread (the `concat` of a chain whose
@@ -181,6 +182,14 @@ class VecPass {
                          "vec-lanes");
     }
     lanes.n = static_cast<int>(n);
+    const int64_t dims =
+        std::count_if(lanes.extents.begin(), lanes.extents.end(), [](int64_t e) { return e > 1; });
+    if (dims > Type::kMaxOuterDims + 1)
+      throw Diagnostic(rep.loc,
+                       "vectorize: '" + kernel_->name + "' has " + std::to_string(dims) +
+                           " vectorized loops of more than one lane; a tensor has at most " +
+                           std::to_string(Type::kMaxOuterDims + 1) + " dimensions",
+                       "vec-lanes");
     rep.loops = lanes.vars;
     rep.extents = lanes.extents;
     rep.lanes = lanes.n;
@@ -194,7 +203,8 @@ class VecPass {
         std::set<std::string> registers;
         result = vec_internal::vectorize_lanes(out_, kernel_->name, lanes, *body, used_, rep,
                                                &registers);
-        for (const std::string& r : registers) vector_regs_[r] = {lanes.vars.size(), lanes.n};
+        for (const std::string& r : registers)
+          vector_regs_[r] = {lanes.vars.size(), lanes.typed(Type::Int(32))};
       } catch (const Serialise& s) {
         rep.serialised = true;
         rep.notes = {"serialised (the lanes run one after another, unrolled): " + s.why};
@@ -219,14 +229,19 @@ class VecPass {
   // several reads, or writes its vector as several slices, which keeps the FIFO's order.
   void match_channels() {
     std::map<std::string, std::set<int>> read_lanes, write_lanes;
+    std::map<std::string, std::set<std::string>> read_types, write_types;  // tensor shapes
     for (const Kernel& k : out_.kernels) {
       for_each_stmt(k.body, [&](const Stmt& s) {
-        if (const WriteChannel* w = s.as<WriteChannel>())
+        if (const WriteChannel* w = s.as<WriteChannel>()) {
           write_lanes[w->channel].insert(w->value->type.lanes);
+          write_types[w->channel].insert(w->value->type.name());
+        }
       });
       for_each_stmt_expr(k.body, [&](const Expr& x) {
-        if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
+        if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel) {
           read_lanes[x->operands[0]->name].insert(x->type.lanes);
+          read_types[x->operands[0]->name].insert(x->type.name());
+        }
       });
     }
     std::map<std::string, int> width;
@@ -258,6 +273,11 @@ class VecPass {
       }
       width[c.name] = narrow;
       c.type = c.type.with_lanes(narrow);
+      // Ends of one tensor type share it; other ends reshape to and from the flat lanes.
+      const std::set<std::string>& wt = write_types[c.name];
+      if (wl == rl && wt.size() == 1 && (read_types[c.name].empty() || read_types[c.name] == wt))
+        c.type = *Type::from_name(*wt.begin());
+      channel_types_[c.name] = c.type;
       if (report_) {
         std::string how = wl == rl ? "both ends use " + std::to_string(wl) + " lanes"
                           : wl < rl
@@ -274,33 +294,47 @@ class VecPass {
 
   class WideReads : public ExprMutator {
    public:
-    explicit WideReads(const std::map<std::string, int>& width) : width_(width) {}
+    WideReads(const std::map<std::string, int>& width, const std::map<std::string, Type>& types)
+        : width_(width), types_(types) {}
 
    protected:
     Expr mutate_call(const Expr& e) override {
       if (e->call_kind != CallKind::kChannel) return mutate_operands(e);
       auto it = width_.find(e->operands[0]->name);
-      if (it == width_.end() || e->type.lanes <= it->second) return e;
+      if (it == width_.end()) return e;
+      const Type channel = types_.at(e->operands[0]->name);
+      if (e->type.lanes == it->second)  // one read, reshaped when the channel's shape differs
+        return reshaped(make_call(e->name, CallKind::kChannel, channel, e->operands, e->loc),
+                        e->type);
+      if (e->type.lanes < it->second) return e;
       std::vector<Expr> parts;
       for (int i = 0; i < e->type.lanes / it->second; ++i)
-        parts.push_back(make_call(e->name, CallKind::kChannel, e->type.with_lanes(it->second),
-                                  e->operands, e->loc));
-      return make_call("concat", CallKind::kIntrinsic, e->type, parts, e->loc);
+        parts.push_back(make_call(e->name, CallKind::kChannel, channel, e->operands, e->loc));
+      return reshaped(make_call("concat", CallKind::kIntrinsic, e->type.with_lanes(e->type.lanes),
+                                parts, e->loc),
+                      e->type);
     }
 
    private:
     const std::map<std::string, int>& width_;
+    const std::map<std::string, Type>& types_;
   };
 
   StmtList split_channel_ops(const StmtList& list, const std::map<std::string, int>& width) {
     StmtList out;
-    WideReads reads(width);
+    WideReads reads(width, channel_types_);
     for (const StmtPtr& s : list) {
       Stmt tmp{s->node, s->loc};
       for (Expr* e : tmp.exprs()) *e = reads.mutate(*e);
       for (StmtList* c : tmp.children()) *c = split_channel_ops(*c, width);
       const WriteChannel* w = tmp.as<WriteChannel>();
       auto it = w ? width.find(w->channel) : width.end();
+      if (it != width.end() && w->value->type.lanes == it->second &&
+          w->value->type != channel_types_.at(w->channel)) {
+        out.push_back(make_write_channel(
+            w->channel, w->index, reshaped(w->value, channel_types_.at(w->channel)), s->loc));
+        continue;
+      }
       if (it == width.end() || w->value->type.lanes <= it->second) {
         out.push_back(with_node(*s, tmp.node));
         continue;
@@ -322,6 +356,7 @@ class VecPass {
   }
 
   Program out_;
+  std::map<std::string, Type> channel_types_;  // vector channels' types (match_channels)
   VecReport* report_;
   Kernel* kernel_ = nullptr;
   // The names the pass took (the lets of lane-by-lane code, among others).
@@ -333,7 +368,8 @@ class VecPass {
   }
 
   std::set<std::string> used_, vectorized_kernels_, original_names_;
-  std::map<std::string, std::pair<size_t, int>> vector_regs_;  // register -> lane dims, lanes
+  // register -> lane dims, the lanes' shape (int32 of that shape)
+  std::map<std::string, std::pair<size_t, Type>> vector_regs_;
 };
 
 }  // namespace
@@ -355,7 +391,15 @@ std::string vec_report_text(const VecReport& report) {
     for (size_t i = 0; i < l.loops.size(); ++i)
       out << (i ? " x " : "") << l.loops[i] << " " << l.extents[i];
     out << " (innermost first): " << l.lanes << " lanes, "
-        << (l.serialised ? "serialised" : "vectorized") << "\n";
+        << (l.serialised ? "serialised" : "vectorized");
+    std::vector<int64_t> dims;  // a tensor: one dimension per loop of more than one lane
+    for (int64_t e : l.extents)
+      if (e > 1) dims.push_back(e);
+    if (!l.serialised && dims.size() > 1) {
+      out << " as tensors of ";
+      for (size_t i = 0; i < dims.size(); ++i) out << (i ? " x " : "") << dims[i];
+    }
+    out << "\n";
     for (const std::string& n : l.notes) out << "  " << n << "\n";
   }
   for (const std::string& c : report.channels) out << c << "\n";

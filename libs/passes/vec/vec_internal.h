@@ -25,6 +25,13 @@ struct Lanes {
   std::vector<int64_t> mins, extents, strides;
   int n = 1;
 
+  // The type of a value of every lane with element type t: a flat vector for one loop
+  // (float32x16), a tensor of one dimension per loop (of more than one lane) for several
+  // (float32x4x4: innermost loop first, as the flat numbering).
+  Type typed(Type t) const {
+    return t.element_of().with_shape(std::vector<int>(extents.begin(), extents.end()));
+  }
+
   // Loop variable i's value in lane l.
   int64_t value(size_t i, int l) const { return mins[i] + (l / strides[i]) % extents[i]; }
   // The flat lane of per-dimension lane indices (each from 0), or -1 outside the lanes.
@@ -46,6 +53,10 @@ Expr typed_zero(Type t);
 // selects, && and || with a literal condition, x + 0).
 Expr fold(const Expr& e);
 Expr broadcast(const Expr& x, int lanes);
+// Scalar x as a value of type t (nested broadcasts for a tensor).
+Expr broadcast_to(const Expr& x, Type t);
+// v (of as many lanes as t) with type t: v itself, or reshape(v, dims of t).
+Expr reshaped(const Expr& v, Type t);
 // Lane `lane` of vector v, as a scalar.
 Expr lane_of(const Expr& v, int lane);
 

@@ -55,8 +55,7 @@ void t2s_drainer_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i_pe = 0; i_pe < 3; i_pe++) {
         const int32_t i = t2s_sub_i32(2, i_pe);
-        for (int64_t t_t2s_i64 = i; t_t2s_i64 < (int64_t)(i) + (int64_t)(t2s_sub_i32(3, i)); t_t2s_i64++) {
-          const int32_t t = (int32_t)t_t2s_i64;
+        for (int32_t t = i; t < i + t2s_sub_i32(3, i); t++) {
           const float c_gathered = t == i ? t2s_c_to_drainer_ch.at({j, i}).read() : t2s_drainer_gather_fifo_ch.at({j, t2s_add_i32(i, 1)}).read();
           if (i > 0) {
             t2s_drainer_gather_fifo_ch.at({j, i}).write(c_gathered);

@@ -49,8 +49,7 @@ void drainer() {
       #pragma unroll
       for (int i_pe = 0; i_pe < 3; i_pe++) {
         const int i = 2 - i_pe;
-        for (long t_t2s_i64 = i; t_t2s_i64 < (long)(i) + (long)(3 - i); t_t2s_i64++) {
-          const int t = (int)t_t2s_i64;
+        for (int t = i; t < i + (3 - i); t++) {
           const float c_gathered = t == i ? read_channel_intel(c_to_drainer[j][i]) : read_channel_intel(drainer_gather_fifo[j][i + 1]);
           if (i > 0) {
             write_channel_intel(drainer_gather_fifo[j][i], c_gathered);

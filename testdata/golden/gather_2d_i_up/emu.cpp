@@ -54,8 +54,7 @@ void t2s_drainer_kn() {
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 3; i++) {
-        for (int64_t t_t2s_i64 = 0; t_t2s_i64 < (int64_t)(0) + (int64_t)(t2s_add_i32(i, 1)); t_t2s_i64++) {
-          const int32_t t = (int32_t)t_t2s_i64;
+        for (int32_t t = 0; t < t2s_add_i32(i, 1); t++) {
           const float c_gathered = t == i ? t2s_c_to_drainer_ch.at({j, i}).read() : t2s_drainer_gather_fifo_ch.at({j, t2s_sub_i32(i, 1)}).read();
           if (i < 2) {
             t2s_drainer_gather_fifo_ch.at({j, i}).write(c_gathered);

@@ -55,8 +55,7 @@ void t2s_drainer_kn() {
     for (int32_t j_pe = 0; j_pe < 4; j_pe++) {
       const int32_t j = t2s_sub_i32(3, j_pe);
       for (int32_t i = 0; i < 3; i++) {
-        for (int64_t t_t2s_i64 = j; t_t2s_i64 < (int64_t)(j) + (int64_t)(t2s_sub_i32(4, j)); t_t2s_i64++) {
-          const int32_t t = (int32_t)t_t2s_i64;
+        for (int32_t t = j; t < j + t2s_sub_i32(4, j); t++) {
           const float c_gathered = t == j ? t2s_c_to_drainer_ch.at({j, i}).read() : t2s_drainer_gather_fifo_ch.at({t2s_add_i32(j, 1), i}).read();
           if (j > 0) {
             t2s_drainer_gather_fifo_ch.at({j, i}).write(c_gathered);

@@ -49,8 +49,7 @@ void drainer() {
       const int j = 3 - j_pe;
       #pragma unroll
       for (int i = 0; i < 3; i++) {
-        for (long t_t2s_i64 = j; t_t2s_i64 < (long)(j) + (long)(4 - j); t_t2s_i64++) {
-          const int t = (int)t_t2s_i64;
+        for (int t = j; t < j + (4 - j); t++) {
           const float c_gathered = t == j ? read_channel_intel(c_to_drainer[j][i]) : read_channel_intel(drainer_gather_fifo[j + 1][i]);
           if (j > 0) {
             write_channel_intel(drainer_gather_fifo[j][i], c_gathered);

@@ -48,8 +48,7 @@ void drainer() {
     for (int j = 0; j < 4; j++) {
       #pragma unroll
       for (int i = 0; i < 3; i++) {
-        for (long t_t2s_i64 = 0; t_t2s_i64 < (long)(0) + (long)(j + 1); t_t2s_i64++) {
-          const int t = (int)t_t2s_i64;
+        for (int t = 0; t < j + 1; t++) {
           const float c_gathered = t == j ? read_channel_intel(c_to_drainer[j][i]) : read_channel_intel(drainer_gather_fifo[j - 1][i]);
           if (j < 3) {
             write_channel_intel(drainer_gather_fifo[j][i], c_gathered);

@@ -58,8 +58,7 @@ void t2s_drainer_kn() {
     for (int32_t l = 0; l < 4; l++) {
       for (int32_t j = 0; j < 3; j++) {
         for (int32_t i = 0; i < 2; i++) {
-          for (int64_t t_t2s_i64 = 0; t_t2s_i64 < (int64_t)(0) + (int64_t)(t2s_add_i32(j, 1)); t_t2s_i64++) {
-            const int32_t t = (int32_t)t_t2s_i64;
+          for (int32_t t = 0; t < t2s_add_i32(j, 1); t++) {
             const int32_t s_gathered = t == j ? t2s_s_to_drainer_ch.at({l, j, i}).read() : t2s_drainer_gather_fifo_ch.at({l, t2s_sub_i32(j, 1), i}).read();
             if (j < 2) {
               t2s_drainer_gather_fifo_ch.at({l, j, i}).write(s_gathered);

@@ -53,8 +53,7 @@ void drainer() {
       for (int j = 0; j < 3; j++) {
         #pragma unroll
         for (int i = 0; i < 2; i++) {
-          for (long t_t2s_i64 = 0; t_t2s_i64 < (long)(0) + (long)(j + 1); t_t2s_i64++) {
-            const int t = (int)t_t2s_i64;
+          for (int t = 0; t < j + 1; t++) {
             const int s_gathered = t == j ? read_channel_intel(s_to_drainer[l][j][i]) : read_channel_intel(drainer_gather_fifo[l][j - 1][i]);
             if (j < 2) {
               write_channel_intel(drainer_gather_fifo[l][j][i], s_gathered);

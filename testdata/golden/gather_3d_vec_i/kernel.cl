@@ -51,8 +51,7 @@ void drainer() {
     for (int l = 0; l < 4; l++) {
       #pragma unroll
       for (int j = 0; j < 3; j++) {
-        for (long t_t2s_i64 = 0; t_t2s_i64 < (long)(0) + (long)(j + 1); t_t2s_i64++) {
-          const int t = (int)t_t2s_i64;
+        for (int t = 0; t < j + 1; t++) {
           int t2s_part_0;
           int t2s_part_1;
           const int2 s_gathered = t == j ? (t2s_part_0 = read_channel_intel(s_to_drainer[l][j][0]), t2s_part_1 = read_channel_intel(s_to_drainer[l][j][1]), (int2)(t2s_part_0, t2s_part_1)) : read_channel_intel(drainer_gather_fifo[l][j - 1]);

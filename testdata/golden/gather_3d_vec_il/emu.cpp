@@ -13,70 +13,41 @@
 
 // ---- Halide arithmetic ----
 static inline int32_t t2s_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t t2s_div_i32(int32_t a, int32_t b) {
-  int64_t x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return (int32_t)(uint64_t)(x == INT64_MIN ? x : -x);
-  int64_t q = x / y, r = x % y;
-  if (r < 0) q = y > 0 ? q - 1 : q + 1;
-  return (int32_t)q;
-}
-static inline int32_t t2s_mod_i32(int32_t a, int32_t b) {
-  int64_t x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return 0;
-  int64_t r = x % y;
-  if (r < 0) r += y > 0 ? y : -y;
-  return (int32_t)r;
-}
 static inline int32_t t2s_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
 static inline int32_t t2s_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline t2s_rt::Vec<int32_t, 8> t2s_broadcast_i32x8(int32_t t2s_0) {
-  return t2s_rt::Vec<int32_t, 8>{{
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
+static inline t2s_rt::Vec<int32_t, 2> t2s_broadcast_i32x2(int32_t t2s_0) {
+  return t2s_rt::Vec<int32_t, 2>{{
       t2s_0,
       t2s_0}};
 }
-static inline t2s_rt::Vec<int32_t, 8> t2s_ramp_i32x8(const std::tuple<int32_t, int32_t>& t2s_in) {
-  const auto& [t2s_0, t2s_1] = t2s_in;
+static inline t2s_rt::Vec<int32_t, 8> t2s_broadcast_i32x2x4(t2s_rt::Vec<int32_t, 2> t2s_0) {
   return t2s_rt::Vec<int32_t, 8>{{
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[0],
+      t2s_0.lane[1]}};
+}
+static inline t2s_rt::Vec<int32_t, 2> t2s_ramp_i32x2(const std::tuple<int32_t, int32_t>& t2s_in) {
+  const auto& [t2s_0, t2s_1] = t2s_in;
+  return t2s_rt::Vec<int32_t, 2>{{
       t2s_0,
-      t2s_add_i32(t2s_0, t2s_1),
-      t2s_add_i32(t2s_0, t2s_mul_i32(2, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(3, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(4, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(5, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(6, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(7, t2s_1))}};
+      t2s_add_i32(t2s_0, t2s_1)}};
 }
-static inline t2s_rt::Vec<int32_t, 8> t2s_vdiv_i32x8(const std::tuple<t2s_rt::Vec<int32_t, 8>, t2s_rt::Vec<int32_t, 8>>& t2s_in) {
+static inline t2s_rt::Vec<int32_t, 8> t2s_ramp_i32x2x4(const std::tuple<t2s_rt::Vec<int32_t, 2>, t2s_rt::Vec<int32_t, 2>>& t2s_in) {
   const auto& [t2s_0, t2s_1] = t2s_in;
   return t2s_rt::Vec<int32_t, 8>{{
-      t2s_div_i32(t2s_0.lane[0], t2s_1.lane[0]),
-      t2s_div_i32(t2s_0.lane[1], t2s_1.lane[1]),
-      t2s_div_i32(t2s_0.lane[2], t2s_1.lane[2]),
-      t2s_div_i32(t2s_0.lane[3], t2s_1.lane[3]),
-      t2s_div_i32(t2s_0.lane[4], t2s_1.lane[4]),
-      t2s_div_i32(t2s_0.lane[5], t2s_1.lane[5]),
-      t2s_div_i32(t2s_0.lane[6], t2s_1.lane[6]),
-      t2s_div_i32(t2s_0.lane[7], t2s_1.lane[7])}};
-}
-static inline t2s_rt::Vec<int32_t, 8> t2s_vmod_i32x8(const std::tuple<t2s_rt::Vec<int32_t, 8>, t2s_rt::Vec<int32_t, 8>>& t2s_in) {
-  const auto& [t2s_0, t2s_1] = t2s_in;
-  return t2s_rt::Vec<int32_t, 8>{{
-      t2s_mod_i32(t2s_0.lane[0], t2s_1.lane[0]),
-      t2s_mod_i32(t2s_0.lane[1], t2s_1.lane[1]),
-      t2s_mod_i32(t2s_0.lane[2], t2s_1.lane[2]),
-      t2s_mod_i32(t2s_0.lane[3], t2s_1.lane[3]),
-      t2s_mod_i32(t2s_0.lane[4], t2s_1.lane[4]),
-      t2s_mod_i32(t2s_0.lane[5], t2s_1.lane[5]),
-      t2s_mod_i32(t2s_0.lane[6], t2s_1.lane[6]),
-      t2s_mod_i32(t2s_0.lane[7], t2s_1.lane[7])}};
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_add_i32(t2s_0.lane[0], t2s_mul_i32(1, t2s_1.lane[0])),
+      t2s_add_i32(t2s_0.lane[1], t2s_mul_i32(1, t2s_1.lane[1])),
+      t2s_add_i32(t2s_0.lane[0], t2s_mul_i32(2, t2s_1.lane[0])),
+      t2s_add_i32(t2s_0.lane[1], t2s_mul_i32(2, t2s_1.lane[1])),
+      t2s_add_i32(t2s_0.lane[0], t2s_mul_i32(3, t2s_1.lane[0])),
+      t2s_add_i32(t2s_0.lane[1], t2s_mul_i32(3, t2s_1.lane[1]))}};
 }
 
 namespace {
@@ -119,8 +90,7 @@ void t2s_A_kn() {
 void t2s_drainer_kn() {
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t j = 0; j < 3; j++) {
-      for (int64_t t_t2s_i64 = 0; t_t2s_i64 < (int64_t)(0) + (int64_t)(t2s_add_i32(j, 1)); t_t2s_i64++) {
-        const int32_t t = (int32_t)t_t2s_i64;
+      for (int32_t t = 0; t < t2s_add_i32(j, 1); t++) {
         const t2s_rt::Vec<int32_t, 8> s_gathered = t == j ? t2s_rt::Vec<int32_t, 8>{{t2s_s_to_drainer_ch.at({0, j, 0}).read(), t2s_s_to_drainer_ch.at({0, j, 1}).read(), t2s_s_to_drainer_ch.at({1, j, 0}).read(), t2s_s_to_drainer_ch.at({1, j, 1}).read(), t2s_s_to_drainer_ch.at({2, j, 0}).read(), t2s_s_to_drainer_ch.at({2, j, 1}).read(), t2s_s_to_drainer_ch.at({3, j, 0}).read(), t2s_s_to_drainer_ch.at({3, j, 1}).read()}} : t2s_drainer_gather_fifo_ch.at({t2s_sub_i32(j, 1)}).read();
         if (j < 2) {
           t2s_drainer_gather_fifo_ch.at({j}).write(s_gathered);
@@ -138,9 +108,9 @@ void t2s_collector_kn() {
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t j = 0; j < 3; j++) {
       {
-        const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_vmod_i32x8({t2s_ramp_i32x8({0, 1}), t2s_broadcast_i32x8(2)});
+        const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_broadcast_i32x2x4(t2s_ramp_i32x2({0, 1}));
         const int32_t t2s_1 = j;
-        const t2s_rt::Vec<int32_t, 8> t2s_2 = t2s_vdiv_i32x8({t2s_ramp_i32x8({0, 1}), t2s_broadcast_i32x8(2)});
+        const t2s_rt::Vec<int32_t, 8> t2s_2 = t2s_ramp_i32x2x4({t2s_broadcast_i32x2(0), t2s_broadcast_i32x2(1)});
         const int32_t t2s_3 = b;
         const t2s_rt::Vec<int32_t, 8> t2s_4 = t2s_drainer_to_collector_ch.read();
         { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[0], t2s_1, t2s_2.lane[0], t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[0]); }

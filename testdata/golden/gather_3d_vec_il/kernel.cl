@@ -6,59 +6,19 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-static inline int t2s_div_i32(int a, int b) {
-  long x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return (int)(ulong)(x == LONG_MIN ? x : -x);
-  long q = x / y, r = x % y;
-  if (r < 0) q = y > 0 ? q - 1 : q + 1;
-  return (int)q;
-}
-static inline int t2s_mod_i32(int a, int b) {
-  long x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return 0;
-  long r = x % y;
-  if (r < 0) r += y > 0 ? y : -y;
-  return (int)r;
-}
-static inline int8 t2s_ramp_i32x8(int t2s_0, int t2s_1) {
-  return (int8)(
-      t2s_0,
-      t2s_0 + t2s_1,
-      t2s_0 + 2 * t2s_1,
-      t2s_0 + 3 * t2s_1,
-      t2s_0 + 4 * t2s_1,
-      t2s_0 + 5 * t2s_1,
-      t2s_0 + 6 * t2s_1,
-      t2s_0 + 7 * t2s_1);
-}
-static inline int8 t2s_vdiv_i32x8(int8 t2s_0, int8 t2s_1) {
-  return (int8)(
-      t2s_div_i32(t2s_0.s0, t2s_1.s0),
-      t2s_div_i32(t2s_0.s1, t2s_1.s1),
-      t2s_div_i32(t2s_0.s2, t2s_1.s2),
-      t2s_div_i32(t2s_0.s3, t2s_1.s3),
-      t2s_div_i32(t2s_0.s4, t2s_1.s4),
-      t2s_div_i32(t2s_0.s5, t2s_1.s5),
-      t2s_div_i32(t2s_0.s6, t2s_1.s6),
-      t2s_div_i32(t2s_0.s7, t2s_1.s7));
-}
-static inline int8 t2s_vmod_i32x8(int8 t2s_0, int8 t2s_1) {
-  return (int8)(
-      t2s_mod_i32(t2s_0.s0, t2s_1.s0),
-      t2s_mod_i32(t2s_0.s1, t2s_1.s1),
-      t2s_mod_i32(t2s_0.s2, t2s_1.s2),
-      t2s_mod_i32(t2s_0.s3, t2s_1.s3),
-      t2s_mod_i32(t2s_0.s4, t2s_1.s4),
-      t2s_mod_i32(t2s_0.s5, t2s_1.s5),
-      t2s_mod_i32(t2s_0.s6, t2s_1.s6),
-      t2s_mod_i32(t2s_0.s7, t2s_1.s7));
+typedef struct { int2 data[4]; } int_tensor2x4;
+
+static inline int_tensor2x4 t2s_reshape_i32x8_i32x2x4(int8 t2s_0) {
+  return (int_tensor2x4){{
+      (int2)(t2s_0.s0, t2s_0.s1),
+      (int2)(t2s_0.s2, t2s_0.s3),
+      (int2)(t2s_0.s4, t2s_0.s5),
+      (int2)(t2s_0.s6, t2s_0.s7)}};
 }
 
 channel int s_to_drainer[4][3][2];  // A -> drainer
-channel int8 drainer_to_collector __attribute__((depth(3)));  // drainer -> collector
-channel int8 drainer_gather_fifo[3] __attribute__((depth(2)));  // drainer -> drainer
+channel int_tensor2x4 drainer_to_collector __attribute__((depth(3)));  // drainer -> collector
+channel int_tensor2x4 drainer_gather_fifo[3] __attribute__((depth(2)));  // drainer -> drainer
 
 // Kernel A (42:1): reads input a, x; channels s_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -99,8 +59,7 @@ void drainer() {
   for (int b = 0; b < 2; b++) {
     #pragma unroll
     for (int j = 0; j < 3; j++) {
-      for (long t_t2s_i64 = 0; t_t2s_i64 < (long)(0) + (long)(j + 1); t_t2s_i64++) {
-        const int t = (int)t_t2s_i64;
+      for (int t = 0; t < j + 1; t++) {
         int t2s_part_0;
         int t2s_part_1;
         int t2s_part_2;
@@ -109,7 +68,7 @@ void drainer() {
         int t2s_part_5;
         int t2s_part_6;
         int t2s_part_7;
-        const int8 s_gathered = t == j ? (t2s_part_0 = read_channel_intel(s_to_drainer[0][j][0]), t2s_part_1 = read_channel_intel(s_to_drainer[0][j][1]), t2s_part_2 = read_channel_intel(s_to_drainer[1][j][0]), t2s_part_3 = read_channel_intel(s_to_drainer[1][j][1]), t2s_part_4 = read_channel_intel(s_to_drainer[2][j][0]), t2s_part_5 = read_channel_intel(s_to_drainer[2][j][1]), t2s_part_6 = read_channel_intel(s_to_drainer[3][j][0]), t2s_part_7 = read_channel_intel(s_to_drainer[3][j][1]), (int8)(t2s_part_0, t2s_part_1, t2s_part_2, t2s_part_3, t2s_part_4, t2s_part_5, t2s_part_6, t2s_part_7)) : read_channel_intel(drainer_gather_fifo[j - 1]);
+        const int_tensor2x4 s_gathered = t == j ? t2s_reshape_i32x8_i32x2x4((t2s_part_0 = read_channel_intel(s_to_drainer[0][j][0]), t2s_part_1 = read_channel_intel(s_to_drainer[0][j][1]), t2s_part_2 = read_channel_intel(s_to_drainer[1][j][0]), t2s_part_3 = read_channel_intel(s_to_drainer[1][j][1]), t2s_part_4 = read_channel_intel(s_to_drainer[2][j][0]), t2s_part_5 = read_channel_intel(s_to_drainer[2][j][1]), t2s_part_6 = read_channel_intel(s_to_drainer[3][j][0]), t2s_part_7 = read_channel_intel(s_to_drainer[3][j][1]), (int8)(t2s_part_0, t2s_part_1, t2s_part_2, t2s_part_3, t2s_part_4, t2s_part_5, t2s_part_6, t2s_part_7))) : read_channel_intel(drainer_gather_fifo[j - 1]);
         if (j < 2) {
           write_channel_intel(drainer_gather_fifo[j], s_gathered);
         } else {
@@ -127,19 +86,11 @@ void collector(__global int* restrict collector) {
     #pragma unroll
     for (int j = 0; j < 3; j++) {
       {
-        const int8 t2s_0 = t2s_vmod_i32x8(t2s_ramp_i32x8(0, 1), (int8)(2));
-        const int t2s_1 = j;
-        const int8 t2s_2 = t2s_vdiv_i32x8(t2s_ramp_i32x8(0, 1), (int8)(2));
-        const int t2s_3 = b;
-        const int8 t2s_4 = read_channel_intel(drainer_to_collector);
-        collector[t2s_0.s0 + 2 * (t2s_1 + 3 * (t2s_2.s0 + 4 * t2s_3))] = t2s_4.s0;
-        collector[t2s_0.s1 + 2 * (t2s_1 + 3 * (t2s_2.s1 + 4 * t2s_3))] = t2s_4.s1;
-        collector[t2s_0.s2 + 2 * (t2s_1 + 3 * (t2s_2.s2 + 4 * t2s_3))] = t2s_4.s2;
-        collector[t2s_0.s3 + 2 * (t2s_1 + 3 * (t2s_2.s3 + 4 * t2s_3))] = t2s_4.s3;
-        collector[t2s_0.s4 + 2 * (t2s_1 + 3 * (t2s_2.s4 + 4 * t2s_3))] = t2s_4.s4;
-        collector[t2s_0.s5 + 2 * (t2s_1 + 3 * (t2s_2.s5 + 4 * t2s_3))] = t2s_4.s5;
-        collector[t2s_0.s6 + 2 * (t2s_1 + 3 * (t2s_2.s6 + 4 * t2s_3))] = t2s_4.s6;
-        collector[t2s_0.s7 + 2 * (t2s_1 + 3 * (t2s_2.s7 + 4 * t2s_3))] = t2s_4.s7;
+        const int_tensor2x4 t2s_v = read_channel_intel(drainer_to_collector);
+        vstore2(t2s_v.data[0], 0, collector + 0 + 2 * (j + 3 * (0 + 4 * b)));
+        vstore2(t2s_v.data[1], 0, collector + 0 + 2 * (j + 3 * (1 + 4 * b)));
+        vstore2(t2s_v.data[2], 0, collector + 0 + 2 * (j + 3 * (2 + 4 * b)));
+        vstore2(t2s_v.data[3], 0, collector + 0 + 2 * (j + 3 * (3 + 4 * b)));
       }
     }
   }

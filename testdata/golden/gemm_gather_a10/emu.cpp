@@ -175,8 +175,7 @@ void t2s_drainer_kn() {
     for (int32_t jj = 0; jj < 2; jj++) {
       for (int32_t iii = 0; iii < 10; iii++) {
         for (int32_t jjj = 0; jjj < 8; jjj++) {
-          for (int64_t t_t2s_i64 = 0; t_t2s_i64 < (int64_t)(0) + (int64_t)(t2s_add_i32(iii, 1)); t_t2s_i64++) {
-            const int32_t t = (int32_t)t_t2s_i64;
+          for (int32_t t = 0; t < t2s_add_i32(iii, 1); t++) {
             const float Out_gathered = t == iii ? t2s_Out_to_drainer_ch.at({iii, jjj}).read() : t2s_drainer_gather_fifo_ch.at({t2s_sub_i32(iii, 1), jjj}).read();
             if (iii < 9) {
               t2s_drainer_gather_fifo_ch.at({iii, jjj}).write(Out_gathered);

@@ -73,8 +73,7 @@ void drainer() {
       for (int iii = 0; iii < 10; iii++) {
         #pragma unroll
         for (int jjj = 0; jjj < 8; jjj++) {
-          for (long t_t2s_i64 = 0; t_t2s_i64 < (long)(0) + (long)(iii + 1); t_t2s_i64++) {
-            const int t = (int)t_t2s_i64;
+          for (int t = 0; t < iii + 1; t++) {
             const float Out_gathered = t == iii ? read_channel_intel(Out_to_drainer[iii][jjj]) : read_channel_intel(drainer_gather_fifo[iii - 1][jjj]);
             if (iii < 9) {
               write_channel_intel(drainer_gather_fifo[iii][jjj], Out_gathered);
@@ -96,8 +95,7 @@ void collector(__global float* restrict collector) {
       for (int iii = 0; iii < 10; iii++) {
         #pragma unroll
         for (int jjj = 0; jjj < 8; jjj++) {
-          for (long t_1_t2s_i64 = 0; t_1_t2s_i64 < (long)(0) + (long)(jjj + 1); t_1_t2s_i64++) {
-            const int t_1 = (int)t_1_t2s_i64;
+          for (int t_1 = 0; t_1 < jjj + 1; t_1++) {
             const float drainer_gathered = t_1 == jjj ? read_channel_intel(drainer_to_collector[jjj]) : read_channel_intel(collector_gather_fifo[jjj - 1]);
             if (jjj < 7) {
               write_channel_intel(collector_gather_fifo[jjj], drainer_gathered);

@@ -13,124 +13,63 @@
 
 // ---- Halide arithmetic ----
 static inline int32_t t2s_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t t2s_div_i32(int32_t a, int32_t b) {
-  int64_t x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return (int32_t)(uint64_t)(x == INT64_MIN ? x : -x);
-  int64_t q = x / y, r = x % y;
-  if (r < 0) q = y > 0 ? q - 1 : q + 1;
-  return (int32_t)q;
-}
-static inline int32_t t2s_mod_i32(int32_t a, int32_t b) {
-  int64_t x = a, y = b;
-  if (y == 0) return 0;
-  if (y == -1) return 0;
-  int64_t r = x % y;
-  if (r < 0) r += y > 0 ? y : -y;
-  return (int32_t)r;
-}
 static inline int32_t t2s_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
 static inline int32_t t2s_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline t2s_rt::Vec<int32_t, 16> t2s_broadcast_i32x16(int32_t t2s_0) {
-  return t2s_rt::Vec<int32_t, 16>{{
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
-      t2s_0,
+static inline t2s_rt::Vec<int32_t, 4> t2s_broadcast_i32x4(int32_t t2s_0) {
+  return t2s_rt::Vec<int32_t, 4>{{
       t2s_0,
       t2s_0,
       t2s_0,
       t2s_0}};
 }
-static inline t2s_rt::Vec<int32_t, 16> t2s_ramp_i32x16(const std::tuple<int32_t, int32_t>& t2s_in) {
-  const auto& [t2s_0, t2s_1] = t2s_in;
+static inline t2s_rt::Vec<int32_t, 16> t2s_broadcast_i32x4x4(t2s_rt::Vec<int32_t, 4> t2s_0) {
   return t2s_rt::Vec<int32_t, 16>{{
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[2],
+      t2s_0.lane[3],
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[2],
+      t2s_0.lane[3],
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[2],
+      t2s_0.lane[3],
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[2],
+      t2s_0.lane[3]}};
+}
+static inline t2s_rt::Vec<int32_t, 4> t2s_ramp_i32x4(const std::tuple<int32_t, int32_t>& t2s_in) {
+  const auto& [t2s_0, t2s_1] = t2s_in;
+  return t2s_rt::Vec<int32_t, 4>{{
       t2s_0,
       t2s_add_i32(t2s_0, t2s_1),
       t2s_add_i32(t2s_0, t2s_mul_i32(2, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(3, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(4, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(5, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(6, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(7, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(8, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(9, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(10, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(11, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(12, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(13, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(14, t2s_1)),
-      t2s_add_i32(t2s_0, t2s_mul_i32(15, t2s_1))}};
+      t2s_add_i32(t2s_0, t2s_mul_i32(3, t2s_1))}};
 }
-static inline t2s_rt::Vec<int32_t, 16> t2s_vadd_i32x16(const std::tuple<t2s_rt::Vec<int32_t, 16>, t2s_rt::Vec<int32_t, 16>>& t2s_in) {
+static inline t2s_rt::Vec<int32_t, 16> t2s_ramp_i32x4x4(const std::tuple<t2s_rt::Vec<int32_t, 4>, t2s_rt::Vec<int32_t, 4>>& t2s_in) {
   const auto& [t2s_0, t2s_1] = t2s_in;
   return t2s_rt::Vec<int32_t, 16>{{
-      t2s_add_i32(t2s_0.lane[0], t2s_1.lane[0]),
-      t2s_add_i32(t2s_0.lane[1], t2s_1.lane[1]),
-      t2s_add_i32(t2s_0.lane[2], t2s_1.lane[2]),
-      t2s_add_i32(t2s_0.lane[3], t2s_1.lane[3]),
-      t2s_add_i32(t2s_0.lane[4], t2s_1.lane[4]),
-      t2s_add_i32(t2s_0.lane[5], t2s_1.lane[5]),
-      t2s_add_i32(t2s_0.lane[6], t2s_1.lane[6]),
-      t2s_add_i32(t2s_0.lane[7], t2s_1.lane[7]),
-      t2s_add_i32(t2s_0.lane[8], t2s_1.lane[8]),
-      t2s_add_i32(t2s_0.lane[9], t2s_1.lane[9]),
-      t2s_add_i32(t2s_0.lane[10], t2s_1.lane[10]),
-      t2s_add_i32(t2s_0.lane[11], t2s_1.lane[11]),
-      t2s_add_i32(t2s_0.lane[12], t2s_1.lane[12]),
-      t2s_add_i32(t2s_0.lane[13], t2s_1.lane[13]),
-      t2s_add_i32(t2s_0.lane[14], t2s_1.lane[14]),
-      t2s_add_i32(t2s_0.lane[15], t2s_1.lane[15])}};
+      t2s_0.lane[0],
+      t2s_0.lane[1],
+      t2s_0.lane[2],
+      t2s_0.lane[3],
+      t2s_add_i32(t2s_0.lane[0], t2s_mul_i32(1, t2s_1.lane[0])),
+      t2s_add_i32(t2s_0.lane[1], t2s_mul_i32(1, t2s_1.lane[1])),
+      t2s_add_i32(t2s_0.lane[2], t2s_mul_i32(1, t2s_1.lane[2])),
+      t2s_add_i32(t2s_0.lane[3], t2s_mul_i32(1, t2s_1.lane[3])),
+      t2s_add_i32(t2s_0.lane[0], t2s_mul_i32(2, t2s_1.lane[0])),
+      t2s_add_i32(t2s_0.lane[1], t2s_mul_i32(2, t2s_1.lane[1])),
+      t2s_add_i32(t2s_0.lane[2], t2s_mul_i32(2, t2s_1.lane[2])),
+      t2s_add_i32(t2s_0.lane[3], t2s_mul_i32(2, t2s_1.lane[3])),
+      t2s_add_i32(t2s_0.lane[0], t2s_mul_i32(3, t2s_1.lane[0])),
+      t2s_add_i32(t2s_0.lane[1], t2s_mul_i32(3, t2s_1.lane[1])),
+      t2s_add_i32(t2s_0.lane[2], t2s_mul_i32(3, t2s_1.lane[2])),
+      t2s_add_i32(t2s_0.lane[3], t2s_mul_i32(3, t2s_1.lane[3]))}};
 }
-static inline t2s_rt::Vec<int32_t, 16> t2s_vdiv_i32x16(const std::tuple<t2s_rt::Vec<int32_t, 16>, t2s_rt::Vec<int32_t, 16>>& t2s_in) {
-  const auto& [t2s_0, t2s_1] = t2s_in;
-  return t2s_rt::Vec<int32_t, 16>{{
-      t2s_div_i32(t2s_0.lane[0], t2s_1.lane[0]),
-      t2s_div_i32(t2s_0.lane[1], t2s_1.lane[1]),
-      t2s_div_i32(t2s_0.lane[2], t2s_1.lane[2]),
-      t2s_div_i32(t2s_0.lane[3], t2s_1.lane[3]),
-      t2s_div_i32(t2s_0.lane[4], t2s_1.lane[4]),
-      t2s_div_i32(t2s_0.lane[5], t2s_1.lane[5]),
-      t2s_div_i32(t2s_0.lane[6], t2s_1.lane[6]),
-      t2s_div_i32(t2s_0.lane[7], t2s_1.lane[7]),
-      t2s_div_i32(t2s_0.lane[8], t2s_1.lane[8]),
-      t2s_div_i32(t2s_0.lane[9], t2s_1.lane[9]),
-      t2s_div_i32(t2s_0.lane[10], t2s_1.lane[10]),
-      t2s_div_i32(t2s_0.lane[11], t2s_1.lane[11]),
-      t2s_div_i32(t2s_0.lane[12], t2s_1.lane[12]),
-      t2s_div_i32(t2s_0.lane[13], t2s_1.lane[13]),
-      t2s_div_i32(t2s_0.lane[14], t2s_1.lane[14]),
-      t2s_div_i32(t2s_0.lane[15], t2s_1.lane[15])}};
-}
-static inline t2s_rt::Vec<int32_t, 16> t2s_vmod_i32x16(const std::tuple<t2s_rt::Vec<int32_t, 16>, t2s_rt::Vec<int32_t, 16>>& t2s_in) {
-  const auto& [t2s_0, t2s_1] = t2s_in;
-  return t2s_rt::Vec<int32_t, 16>{{
-      t2s_mod_i32(t2s_0.lane[0], t2s_1.lane[0]),
-      t2s_mod_i32(t2s_0.lane[1], t2s_1.lane[1]),
-      t2s_mod_i32(t2s_0.lane[2], t2s_1.lane[2]),
-      t2s_mod_i32(t2s_0.lane[3], t2s_1.lane[3]),
-      t2s_mod_i32(t2s_0.lane[4], t2s_1.lane[4]),
-      t2s_mod_i32(t2s_0.lane[5], t2s_1.lane[5]),
-      t2s_mod_i32(t2s_0.lane[6], t2s_1.lane[6]),
-      t2s_mod_i32(t2s_0.lane[7], t2s_1.lane[7]),
-      t2s_mod_i32(t2s_0.lane[8], t2s_1.lane[8]),
-      t2s_mod_i32(t2s_0.lane[9], t2s_1.lane[9]),
-      t2s_mod_i32(t2s_0.lane[10], t2s_1.lane[10]),
-      t2s_mod_i32(t2s_0.lane[11], t2s_1.lane[11]),
-      t2s_mod_i32(t2s_0.lane[12], t2s_1.lane[12]),
-      t2s_mod_i32(t2s_0.lane[13], t2s_1.lane[13]),
-      t2s_mod_i32(t2s_0.lane[14], t2s_1.lane[14]),
-      t2s_mod_i32(t2s_0.lane[15], t2s_1.lane[15])}};
-}
-static inline t2s_rt::Vec<float, 16> t2s_vmul_f32x16(const std::tuple<t2s_rt::Vec<float, 16>, t2s_rt::Vec<float, 16>>& t2s_in) {
+static inline t2s_rt::Vec<float, 16> t2s_vmul_f32x4x4(const std::tuple<t2s_rt::Vec<float, 16>, t2s_rt::Vec<float, 16>>& t2s_in) {
   const auto& [t2s_0, t2s_1] = t2s_in;
   return t2s_rt::Vec<float, 16>{{
       t2s_0.lane[0] * t2s_1.lane[0],
@@ -172,9 +111,9 @@ void t2s_A_kn() {
           const float A_val_2 = t2s_a_in.read({t2s_add_i32(2, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const float A_val_3 = t2s_a_in.read({t2s_add_i32(3, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const t2s_rt::Vec<float, 16> A_val = t2s_rt::Vec<float, 16>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3}};
-          const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_vadd_i32x16({t2s_vdiv_i32x16({t2s_ramp_i32x16({0, 1}), t2s_broadcast_i32x16(4)}), t2s_broadcast_i32x16(t2s_mul_i32(4, jj))}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_vadd_i32x16({t2s_vmod_i32x16({t2s_ramp_i32x16({0, 1}), t2s_broadcast_i32x16(4)}), t2s_broadcast_i32x16(t2s_mul_i32(4, kk))}); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(iii, 1), 0});
+          const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x4x4({t2s_broadcast_i32x4(t2s_mul_i32(4, jj)), t2s_broadcast_i32x4(1)}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_broadcast_i32x4x4(t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1})); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(iii, 1), 0});
           { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({iii, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-          const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x16({A_val, B_val});
+          const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x4x4({A_val, B_val});
           const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({iii, 3}).lane[3]) + C_val_v.lane[0];
           const float C_val_1 = C_val_0 + C_val_v.lane[1];
           const float C_val_2 = C_val_1 + C_val_v.lane[2];

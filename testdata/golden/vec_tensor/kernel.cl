@@ -6,13 +6,25 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
+typedef struct { float4 data[4]; } float_tensor4x4;
+typedef struct { int4 data[4]; } int_tensor4x4;
+
+static inline float_tensor4x4 t2s_tmul_f32x4x4(float_tensor4x4 t2s_0, float_tensor4x4 t2s_1) {
+  float_tensor4x4 t2s_r;
+  t2s_r.data[0] = t2s_0.data[0] * t2s_1.data[0];
+  t2s_r.data[1] = t2s_0.data[1] * t2s_1.data[1];
+  t2s_r.data[2] = t2s_0.data[2] * t2s_1.data[2];
+  t2s_r.data[3] = t2s_0.data[3] * t2s_1.data[3];
+  return t2s_r;
+}
+
 // Kernel A (30:1): reads input a, b; writes buffer Out.
 __kernel __attribute__((max_global_work_dim(0)))
 void A(__global const float* restrict a, __global const float* restrict b, __global float* restrict Out) {
   // shift register B_shreg of Func B: 1 value per PE, PE array (3)
-  float16 B_shreg[3][1];
+  float_tensor4x4 B_shreg[3][1];
   // shift register C_shreg of Func C: 4 values per PE, PE array (3)
-  float16 C_shreg[3][4];
+  float_tensor4x4 C_shreg[3][4];
   for (int kk = 0; kk < 2; kk++) {
     for (int ii = 0; ii < 2; ii++) {
       for (int jj = 0; jj < 2; jj++) {
@@ -22,27 +34,27 @@ void A(__global const float* restrict a, __global const float* restrict b, __glo
           const float A_val_1 = a[1 + 4 * kk + 8 * (iii + 3 * ii)];
           const float A_val_2 = a[2 + 4 * kk + 8 * (iii + 3 * ii)];
           const float A_val_3 = a[3 + 4 * kk + 8 * (iii + 3 * ii)];
-          const float16 A_val = (float16)(A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3);
-          const float16 B_val = iii == 0 ? (float16)(b[4 * jj + 8 * (4 * kk)], b[4 * jj + 8 * (1 + 4 * kk)], b[4 * jj + 8 * (2 + 4 * kk)], b[4 * jj + 8 * (3 + 4 * kk)], b[1 + 4 * jj + 8 * (4 * kk)], b[1 + 4 * jj + 8 * (1 + 4 * kk)], b[1 + 4 * jj + 8 * (2 + 4 * kk)], b[1 + 4 * jj + 8 * (3 + 4 * kk)], b[2 + 4 * jj + 8 * (4 * kk)], b[2 + 4 * jj + 8 * (1 + 4 * kk)], b[2 + 4 * jj + 8 * (2 + 4 * kk)], b[2 + 4 * jj + 8 * (3 + 4 * kk)], b[3 + 4 * jj + 8 * (4 * kk)], b[3 + 4 * jj + 8 * (1 + 4 * kk)], b[3 + 4 * jj + 8 * (2 + 4 * kk)], b[3 + 4 * jj + 8 * (3 + 4 * kk)]) : B_shreg[iii - 1][0];
+          const float_tensor4x4 A_val = (float_tensor4x4){{(float4)(A_val_0, A_val_1, A_val_2, A_val_3), (float4)(A_val_0, A_val_1, A_val_2, A_val_3), (float4)(A_val_0, A_val_1, A_val_2, A_val_3), (float4)(A_val_0, A_val_1, A_val_2, A_val_3)}};
+          const float_tensor4x4 B_val = iii == 0 ? (float_tensor4x4){{(float4)(b[4 * jj + 8 * (4 * kk)], b[4 * jj + 8 * (4 * kk + 1)], b[4 * jj + 8 * (4 * kk + 2)], b[4 * jj + 8 * (4 * kk + 3)]), (float4)(b[4 * jj + 1 + 8 * (4 * kk)], b[4 * jj + 1 + 8 * (4 * kk + 1)], b[4 * jj + 1 + 8 * (4 * kk + 2)], b[4 * jj + 1 + 8 * (4 * kk + 3)]), (float4)(b[4 * jj + 2 + 8 * (4 * kk)], b[4 * jj + 2 + 8 * (4 * kk + 1)], b[4 * jj + 2 + 8 * (4 * kk + 2)], b[4 * jj + 2 + 8 * (4 * kk + 3)]), (float4)(b[4 * jj + 3 + 8 * (4 * kk)], b[4 * jj + 3 + 8 * (4 * kk + 1)], b[4 * jj + 3 + 8 * (4 * kk + 2)], b[4 * jj + 3 + 8 * (4 * kk + 3)])}} : B_shreg[iii - 1][0];
           B_shreg[iii][0] = B_val;
-          const float16 C_val_v = A_val * B_val;
-          const float C_val_0 = (kk == 0 ? 0.0f : C_shreg[iii][3].s3) + C_val_v.s0;
-          const float C_val_1 = C_val_0 + C_val_v.s1;
-          const float C_val_2 = C_val_1 + C_val_v.s2;
-          const float C_val_3 = C_val_2 + C_val_v.s3;
-          const float C_val_4 = (kk == 0 ? 0.0f : C_shreg[iii][3].s7) + C_val_v.s4;
-          const float C_val_5 = C_val_4 + C_val_v.s5;
-          const float C_val_6 = C_val_5 + C_val_v.s6;
-          const float C_val_7 = C_val_6 + C_val_v.s7;
-          const float C_val_8 = (kk == 0 ? 0.0f : C_shreg[iii][3].sb) + C_val_v.s8;
-          const float C_val_9 = C_val_8 + C_val_v.s9;
-          const float C_val_10 = C_val_9 + C_val_v.sa;
-          const float C_val_11 = C_val_10 + C_val_v.sb;
-          const float C_val_12 = (kk == 0 ? 0.0f : C_shreg[iii][3].sf) + C_val_v.sc;
-          const float C_val_13 = C_val_12 + C_val_v.sd;
-          const float C_val_14 = C_val_13 + C_val_v.se;
-          const float C_val_15 = C_val_14 + C_val_v.sf;
-          const float16 C_val = (float16)(C_val_0, C_val_1, C_val_2, C_val_3, C_val_4, C_val_5, C_val_6, C_val_7, C_val_8, C_val_9, C_val_10, C_val_11, C_val_12, C_val_13, C_val_14, C_val_15);
+          const float_tensor4x4 C_val_v = t2s_tmul_f32x4x4(A_val, B_val);
+          const float C_val_0 = (kk == 0 ? 0.0f : C_shreg[iii][3].data[0].s3) + C_val_v.data[0].s0;
+          const float C_val_1 = C_val_0 + C_val_v.data[0].s1;
+          const float C_val_2 = C_val_1 + C_val_v.data[0].s2;
+          const float C_val_3 = C_val_2 + C_val_v.data[0].s3;
+          const float C_val_4 = (kk == 0 ? 0.0f : C_shreg[iii][3].data[1].s3) + C_val_v.data[1].s0;
+          const float C_val_5 = C_val_4 + C_val_v.data[1].s1;
+          const float C_val_6 = C_val_5 + C_val_v.data[1].s2;
+          const float C_val_7 = C_val_6 + C_val_v.data[1].s3;
+          const float C_val_8 = (kk == 0 ? 0.0f : C_shreg[iii][3].data[2].s3) + C_val_v.data[2].s0;
+          const float C_val_9 = C_val_8 + C_val_v.data[2].s1;
+          const float C_val_10 = C_val_9 + C_val_v.data[2].s2;
+          const float C_val_11 = C_val_10 + C_val_v.data[2].s3;
+          const float C_val_12 = (kk == 0 ? 0.0f : C_shreg[iii][3].data[3].s3) + C_val_v.data[3].s0;
+          const float C_val_13 = C_val_12 + C_val_v.data[3].s1;
+          const float C_val_14 = C_val_13 + C_val_v.data[3].s2;
+          const float C_val_15 = C_val_14 + C_val_v.data[3].s3;
+          const float_tensor4x4 C_val = (float_tensor4x4){{(float4)(C_val_0, C_val_1, C_val_2, C_val_3), (float4)(C_val_4, C_val_5, C_val_6, C_val_7), (float4)(C_val_8, C_val_9, C_val_10, C_val_11), (float4)(C_val_12, C_val_13, C_val_14, C_val_15)}};
           #pragma unroll
           for (int t2s_s = 3; t2s_s > 0; t2s_s--) {
             C_shreg[iii][t2s_s] = C_shreg[iii][t2s_s - 1];
