@@ -86,7 +86,8 @@ struct Case2d {
   std::vector<std::string> flags;
 };
 
-// The eight cases of testdata/BUILD: along i or j, Down or Up, unrolled or vectorized.
+// The cases of testdata/BUILD: along i or j, Down or Up, unrolled or vectorized (eight), and
+// with both space loops vectorized (a tensor of lanes) along i Down and along j Up.
 TEST(GatherRunTest, Gather2d) {
   const std::vector<Case2d> cases = {
       {"gather_2d", {}},
@@ -97,6 +98,8 @@ TEST(GatherRunTest, Gather2d) {
       {"gather_2d_vec_i_up", {"-D", "UP", "-D", "VEC"}},
       {"gather_2d_vec_j_down", {"-D", "ALONG_J", "-D", "VEC"}},
       {"gather_2d_vec_j_up", {"-D", "ALONG_J", "-D", "UP", "-D", "VEC"}},
+      {"gather_2d_vec2_i_down", {"-D", "VEC2"}},
+      {"gather_2d_vec2_j_up", {"-D", "ALONG_J", "-D", "UP", "-D", "VEC2"}},
   };
   for (const Case2d& c : cases) {
     SCOPED_TRACE(c.pipeline);
@@ -136,6 +139,11 @@ TEST(GatherRunTest, Gather3dVectorizedIL) {
 
 TEST(GatherRunTest, Gather3dVectorizedL) {
   CheckGather("gather_3d", {"-D", "ALONG_L", "-D", "VEC_L"}, "collector", DotProducts3d);
+}
+
+// gather_3d_tensor.t2s: the same array, i and l vectorized, gathered along l (a tensor of lanes).
+TEST(GatherRunTest, Gather3dTensorAlongL) {
+  CheckGather("gather_3d_tensor", {}, "collector", DotProducts3d);
 }
 
 // gemm_gather_a10: unloader(jjj, iii, jj, ii) = sum over k = kkk + 16 * kk of a(k, i) * b(j, k),

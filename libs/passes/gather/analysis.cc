@@ -365,12 +365,15 @@ class Analysis {
   void vectorized_read() {
     const ReadIndex r = read_index();
     const size_t n = s_.read->operands.size();
+    if (r.varying_count > 1 && tensor_read(r)) return;
     if (r.varying_count > 1)
       fail("the " + std::to_string(n) + " lanes of the vector read of channel " + q(s_.in_channel) +
                " in " + q(s_.func) + " run along " + std::to_string(r.varying_count) +
-               " of its dimensions (F vectorizes several of its space loops); gathering along a "
-               "vectorized loop needs its lanes along one dimension: vectorize that loop alone, "
-               "or gather along an unrolled loop",
+               " of its dimensions (F vectorizes several of its space loops), and which PE along " +
+               q(s_.var) + " owns which lane is not known: the producer " + q(s_.source_kernel) +
+               " must write the channel at its loop " + q(s_.var) +
+               ", and every PE own the same elements along the other dimensions; else vectorize " +
+               q(s_.var) + " alone, or gather along an unrolled loop",
            "gather-loop");
     if (!r.lane_dim || (r.varying_count == 1 && !r.varying[*r.lane_dim]))
       fail("the lanes of the vector read of channel " + q(s_.in_channel) + " in " + q(s_.func) +
@@ -381,6 +384,58 @@ class Analysis {
     s_.vmin = 0;
     s_.pes = static_cast<int64_t>(n);
     space_indices(r.index, r.varying);
+  }
+
+  // The channel dimension the producer indexes with its loop v (the consumer inherited it), or
+  // none: the producer's write of A's channel at a variable named v.
+  std::optional<size_t> producer_dim_of_v() const {
+    std::optional<size_t> dim;
+    for (const Kernel& k : p_.kernels) {
+      if (k.name != s_.source_kernel) continue;
+      for_each_stmt(k.body, [&](const Stmt& st) {
+        const WriteChannel* w = st.as<WriteChannel>();
+        if (!w || w->channel != s_.in_channel) return;
+        for (size_t d = 0; d < w->index.size(); ++d)
+          if (w->index[d]->kind == ExprKind::kVar && w->index[d]->name == s_.var) dim = d;
+      });
+    }
+    return dim;
+  }
+
+  // Seed 003, Code 3 with loop j vectorized too: the lanes run along several dimensions of the
+  // channel (a tensor of lanes), v's among them. Each value of v must own the same number of
+  // lanes, reading the same elements along the other dimensions in the same order, so that
+  // PE v's own values are one read pattern at v. Records each lane's v; false when the read
+  // is not of that form (the caller's message follows).
+  bool tensor_read(const ReadIndex& r) {
+    const std::optional<size_t> dim = producer_dim_of_v();
+    if (!dim || !r.varying[*dim]) return false;
+    const std::vector<Expr>& parts = s_.read->operands;
+    const int64_t pes = in_->dims[*dim];
+    std::map<int64_t, std::vector<size_t>> lanes_of;  // v -> its lanes, in order
+    std::vector<int64_t> lane_v;
+    for (const Expr& part : parts) {
+      const Expr& x = part->operands[1 + *dim];
+      if (x->kind != ExprKind::kIntImm || x->int_value < 0 || x->int_value >= pes) return false;
+      lanes_of[x->int_value].push_back(lane_v.size());
+      lane_v.push_back(x->int_value);
+    }
+    if (static_cast<int64_t>(lanes_of.size()) != pes) return false;
+    const std::vector<size_t>& first = lanes_of.begin()->second;
+    for (const auto& [v, lanes] : lanes_of) {
+      if (lanes.size() != first.size()) return false;
+      for (size_t i = 0; i < lanes.size(); ++i)
+        for (size_t d = 0; d < in_->dims.size(); ++d)
+          if (d != *dim &&
+              !equal(parts[lanes[i]]->operands[1 + d], parts[first[i]]->operands[1 + d]))
+            return false;
+    }
+    s_.in_dim = *dim;
+    s_.vmin = 0;
+    s_.pes = pes;
+    s_.lane_v = lane_v;
+    space_indices(r.index, r.varying);
+    return true;
   }
 
   // Down runs the PEs along v from the highest index down: nothing else they do may depend on

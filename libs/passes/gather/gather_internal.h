@@ -53,6 +53,9 @@ struct Site {
   size_t in_dim = 0;        // v's dimension of A's channel
   int64_t vmin = 0, pes = 0;
   Expr read;  // kUnrolled: the read_channel; kVectorized: the concat of the lanes' reads
+  // kVectorized with lanes along several dimensions (a tensor of lanes): the v of each lane's
+  // read; empty when lane l reads v's element l.
+  std::vector<int64_t> lane_v;
 
   std::string out_channel;        // the channel F writes the value to; empty for a provide
   std::optional<size_t> out_dim;  // kUnrolled: v's dimension of out_channel, when it has one

@@ -1,5 +1,7 @@
 // t2s-gather: the new code of one gather (seed 003, Code 2 for an unrolled loop v, Code 4 for
 // a vectorized one) and its FIFO channel. docs/ir.md, "The gathered stage", shows both forms.
+#include <map>
+
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/gather/gather_internal.h"
@@ -150,31 +152,75 @@ class Rewriter {
   }
 
   // Code 4: the lanes become PEs again; each puts its own lane into the vector from its
-  // neighbour (the PE at the far end starts one) and passes it on.
+  // neighbour (the PE at the far end starts one) and passes it on. With lanes along several
+  // dimensions (Code 3's j vectorized too), PE v owns the lanes whose read is at v: it reads
+  // them (one read pattern at v) and puts each into its lane.
   StmtPtr lane_pes(const Stmt& st) {
     const int64_t n = s_.pes;
+    const int lanes = type_.lanes;
+    const Type flat = type_.with_lanes(lanes);
     const Expr v = make_var(var_);
-    const Expr& lanes = s_.read;
-    std::vector<Expr> ops = lanes->operands[0]->operands;
-    ops[1 + s_.in_dim] = v;
-    const Type scalar = lanes->operands[0]->type;
-    const Expr own_read = make_call("read_channel", CallKind::kChannel, scalar, ops, loc_);
-    const Expr own = make_var(own_, scalar, loc_);
-    const Expr from_fifo = make_call("read_channel", CallKind::kChannel, type_,
-                                     with_name(fifo_index(s_.down ? 1 : -1)), loc_);
-    const Expr ramp = make_call("ramp", CallKind::kIntrinsic, Type::Int(32, static_cast<int>(n)),
-                                {lit32(0), lit32(1), lit32(n)}, loc_);
-    const Expr mine = binary(BinaryOp::kEQ, ramp, broadcast(v, n));
-    const Expr blend = make_select(mine, broadcast(own, n), from_fifo, type_, loc_);
+    const std::vector<Expr>& parts = s_.read->operands;
+    const Type scalar = parts[0]->type;
+    // The reads of PE v, in lane order: those of the lanes at v = the first PE's.
+    std::vector<size_t> own_lanes;
+    for (size_t l = 0; l < parts.size(); ++l)
+      if (s_.lane_v.empty() ? l == 0 : s_.lane_v[l] == s_.lane_v[0]) own_lanes.push_back(l);
+    std::vector<Expr> own_reads;
+    for (size_t l : own_lanes) {
+      std::vector<Expr> ops = parts[l]->operands;
+      ops[1 + s_.in_dim] = v;
+      own_reads.push_back(make_call("read_channel", CallKind::kChannel, scalar, ops, loc_));
+    }
+    const int m = static_cast<int>(own_reads.size());
+    const Type own_type = scalar.with_lanes(m);
+    const Expr own_read =
+        m == 1 ? own_reads[0]
+               : make_call("concat", CallKind::kIntrinsic, own_type, own_reads, loc_);
+    const Expr own = make_var(own_, own_type, loc_);
+    // `own` spread over the lanes: lane l takes own's lane for l's place among v's lanes.
+    Expr spread = broadcast(own, lanes);
+    Expr mine;
+    if (s_.lane_v.empty()) {
+      const Expr ramp = make_call("ramp", CallKind::kIntrinsic, Type::Int(32, lanes),
+                                  {lit32(0), lit32(1), lit32(lanes)}, loc_);
+      mine = binary(BinaryOp::kEQ, ramp, broadcast(v, lanes));
+    } else {
+      std::vector<Expr> pieces, lane_vs;
+      std::map<int64_t, int> seen;  // v -> lanes of it so far
+      for (size_t l = 0; l < parts.size(); ++l) {
+        const int place = seen[s_.lane_v[l]]++;
+        pieces.push_back(m == 1 ? own
+                                : make_call("slice", CallKind::kIntrinsic, scalar,
+                                            {own, lit32(place), lit32(1)}, loc_));
+        lane_vs.push_back(lit32(s_.lane_v[l]));
+      }
+      spread = make_call("concat", CallKind::kIntrinsic, flat, pieces, loc_);
+      const Expr which =
+          make_call("concat", CallKind::kIntrinsic, Type::Int(32, lanes), lane_vs, loc_);
+      mine = binary(BinaryOp::kEQ, which, broadcast(v, lanes));
+    }
+    Expr from_fifo = make_call("read_channel", CallKind::kChannel, type_,
+                               with_name(fifo_index(s_.down ? 1 : -1)), loc_);
+    if (type_.is_tensor()) from_fifo = reshape(from_fifo, flat);
+    const Expr blend = make_select(mine, spread, from_fifo, flat, loc_);
     const Expr not_first =
         s_.down ? binary(BinaryOp::kLT, v, lit32(n - 1)) : binary(BinaryOp::kGT, v, lit32(0));
-    const Expr g = make_select(not_first, blend, broadcast(own, n), type_, loc_);
+    Expr g = make_select(not_first, blend, spread, flat, loc_);
+    if (type_.is_tensor()) g = reshape(g, type_);
     StmtPtr body =
         make_let(own_, own_read, {make_let(gathered_, g, {pass_or_exit(st, nullptr)}, loc_)}, loc_);
     if (!s_.down) return make_for(var_, lit32(0), lit32(n), LoopKind::kUnrolled, {body}, loc_);
     StmtPtr let =
         make_let(var_, binary(BinaryOp::kSub, lit32(n - 1), make_var(pe_var_)), {body}, loc_);
     return make_for(pe_var_, lit32(0), lit32(n), LoopKind::kUnrolled, {let}, loc_);
+  }
+
+  // `e` with the shape of `to` (the same flat lanes).
+  Expr reshape(const Expr& e, Type to) const {
+    std::vector<Expr> args{e};
+    for (int d : to.shape()) args.push_back(lit32(d));
+    return make_call("reshape", CallKind::kIntrinsic, to, args, loc_);
   }
 
   std::vector<Expr> with_name(std::vector<Expr> index) const {

@@ -29,7 +29,7 @@ channel float c_to_drainer[4][3];  // A -> drainer
 channel float3 drainer_to_collector[4];  // drainer -> collector
 channel float3 drainer_gather_fifo[4][3] __attribute__((depth(1)));  // drainer -> drainer
 
-// Kernel A (42:1): reads input a, w; channels c_to_drainer.
+// Kernel A (45:1): reads input a, w; channels c_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
 void A(__global const float* restrict a, __global const float* restrict w) {
   // shift register A_shreg of Func A: 1 value per PE, PE array (3, 4), outermost space loop first
@@ -59,7 +59,7 @@ void A(__global const float* restrict a, __global const float* restrict w) {
   }
 }
 
-// Kernel drainer (52:3): channels c_to_drainer, drainer_gather_fifo, drainer_to_collector; no global memory: autorun.
+// Kernel drainer (55:3): channels c_to_drainer, drainer_gather_fifo, drainer_to_collector; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int b = 0; b < 2; b++) {
@@ -80,7 +80,7 @@ void drainer() {
   }
 }
 
-// Kernel collector (52:3): writes buffer collector; channels drainer_to_collector.
+// Kernel collector (55:3): writes buffer collector; channels drainer_to_collector.
 __kernel __attribute__((max_global_work_dim(0)))
 void collector(__global float* restrict collector) {
   for (int b = 0; b < 2; b++) {

@@ -10,7 +10,7 @@ channel int s_to_drainer[4][3][2];  // A -> drainer
 channel int2 drainer_to_collector[4] __attribute__((depth(3)));  // drainer -> collector
 channel int2 drainer_gather_fifo[4][3] __attribute__((depth(2)));  // drainer -> drainer
 
-// Kernel A (42:1): reads input a, x; channels s_to_drainer.
+// Kernel A (41:1): reads input a, x; channels s_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
 void A(__global const int* restrict a, __global const int* restrict x) {
   // shift register A_shreg of Func A: 1 value per PE, PE array (2, 3, 4), outermost space loop first
@@ -43,7 +43,7 @@ void A(__global const int* restrict a, __global const int* restrict x) {
   }
 }
 
-// Kernel drainer (52:3): channels drainer_gather_fifo, drainer_to_collector, s_to_drainer; no global memory: autorun.
+// Kernel drainer (51:3): channels drainer_gather_fifo, drainer_to_collector, s_to_drainer; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int b = 0; b < 2; b++) {
@@ -66,7 +66,7 @@ void drainer() {
   }
 }
 
-// Kernel collector (52:3): writes buffer collector; channels drainer_to_collector.
+// Kernel collector (51:3): writes buffer collector; channels drainer_to_collector.
 __kernel __attribute__((max_global_work_dim(0)))
 void collector(__global int* restrict collector) {
   for (int b = 0; b < 2; b++) {
