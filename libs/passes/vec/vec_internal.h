@@ -60,6 +60,14 @@ Expr reshaped(const Expr& v, Type t);
 // Lane `lane` of vector v, as a scalar.
 Expr lane_of(const Expr& v, int lane);
 
+// lane_index.cc: loop `lanes.vars[i]`'s value in every lane: ramp(min, 1, n) for one loop,
+// nested ramps and broadcasts (a tensor) for several.
+Expr lane_ramp(const Lanes& lanes, size_t i);
+// op on two lane indices with ramps and broadcasts folded so that the result stays a ramp
+// (broadcast(x) + ramp(b, s) is ramp(x + b, s), ...), level by level in a tensor; nullptr when no
+// rule applies.
+Expr ramp_arithmetic(const Lanes& lanes, BinaryOp op, const Expr& a, const Expr& b);
+
 // lane_vectorizer.cc: the body of one nest of vectorized loops of kernel `kernel` as vector code
 // (statement after statement, each for all lanes). Throws Serialise when the lanes' order cannot
 // be kept; adds notes to `report`, takes new names from `used`, and adds to `vector_registers`
