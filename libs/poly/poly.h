@@ -45,6 +45,8 @@ class Aff {
   explicit Aff(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
   std::shared_ptr<const Node> node_;
   friend class Renderer;
+  friend class Builder;
+  friend class SmallSetPoints;
 };
 
 // A condition on the dims: comparisons of Affs combined with and, or and not.
@@ -75,6 +77,8 @@ class Cond {
   explicit Cond(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
   std::shared_ptr<const Node> node_;
   friend class Renderer;
+  friend class Builder;
+  friend class SmallSetPoints;
 };
 
 // Comparisons of Affs (declared again here so that `aff >= 0` finds them through Aff).
@@ -120,7 +124,8 @@ std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,
                                                                  const std::vector<Aff>& exprs);
 // Whether the set has no integer point.
 bool is_empty(const Set& set);
-// An integer point of the set (one value per dim), or nullopt when it is empty.
+// The lexicographically first integer point of the set (one value per dim, in order), or
+// nullopt when it is empty.
 std::optional<std::vector<int64_t>> sample(const Set& set);
 // The value of `expr` when it is the same at every point of the non-empty set; nullopt when it
 // takes several values or the set is empty.

@@ -151,7 +151,19 @@ TEST(PolyTest, EmptinessAndSamplesMatchBruteForce) {
   }
 }
 
-TEST(PolyTest, UniformStepAndSingleValue) {
+// The questions that enumerate small sets are asked both ways: by enumeration and by isl.
+class BothWays : public ::testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override { previous_ = set_max_enumerated_points(GetParam()); }
+  void TearDown() override { set_max_enumerated_points(previous_); }
+
+ private:
+  int64_t previous_ = 0;
+};
+
+INSTANTIATE_TEST_SUITE_P(EnumeratedAndIsl, BothWays, ::testing::Values(4096, 0));
+
+TEST_P(BothWays, UniformStepAndSingleValue) {
   Set box = Set({"i", "k"})
                 .where(Cond::range(0, Aff::dim("i"), 4))
                 .where(Cond::range(0, Aff::dim("k"), 8));
@@ -205,7 +217,7 @@ int64_t brute_max_within(const std::vector<std::pair<int64_t, int64_t>>& key_tim
 // A tiled loop nest (T2SP's GEMM: time jj + JJ * ii + JJ * II * kk, a PE key p): the windows of
 // a register carried across the whole (jj, ii) tile, where no single window holds every offset
 // (the branch and bound over box corners), and a triangular set (not a box: regions in isl).
-TEST(PolyTest, MaxPointsWithinTiledAndTriangularMatchBruteForce) {
+TEST_P(BothWays, MaxPointsWithinTiledAndTriangularMatchBruteForce) {
   const int64_t P = 2, JJ = 5, II = 4, KK = 3;
   Set box = Set({"p", "jj", "ii", "kk"})
                 .where(Cond::range(0, Aff::dim("p"), P))
@@ -232,7 +244,7 @@ TEST(PolyTest, MaxPointsWithinTiledAndTriangularMatchBruteForce) {
   }
 }
 
-TEST(PolyTest, MaxPointsWithinMatchesBruteForce) {
+TEST_P(BothWays, MaxPointsWithinMatchesBruteForce) {
   Set set = Set({"i", "j", "k"})
                 .where(Cond::range(0, Aff::dim("i"), 10))
                 .where(Cond::range(0, Aff::dim("j"), 9))

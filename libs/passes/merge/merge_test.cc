@@ -279,8 +279,8 @@ TEST(MergeTest, SplitDependencesAreCheckedInTheFinalOrder) {
       "Y.realize({3, 8});\n";
   EXPECT_EQ(merge_error("#define FACTOR 4\n" + spec),
             "'Y' reads 'Y(t + 1, n - 1)' before it is computed in the order the loops run after "
-            "split (no, t, ni, outermost first): the iteration (no = 1, t = 1, ni = 3) reads the "
-            "value of (no = 1, t = 2, ni = 2), which is computed later [ure-distance]");
+            "split (no, t, ni, outermost first): the iteration (no = 0, t = 0, ni = 1) reads the "
+            "value of (no = 0, t = 1, ni = 0), which is computed later [ure-distance]");
   // With factor 1 every tile has one n: the order is (n, t) again.
   EXPECT_EQ(merge_error("#define FACTOR 1\n" + spec), "");
 }
@@ -427,7 +427,7 @@ TEST(MergeTest, ReorderOfAnIsolatedProducerThatKeepsTheChannelOrder) {
   // Split loops of k reordered among themselves change the order of the values: refused.
   EXPECT_EQ(merge_error(isolated_gemm("load.split(k, ko, ki, 2).reorder(ko, ki);\n")),
             "reorder of 'load' makes the two ends of channel 'load_to_A' visit its values in "
-            "different orders: 'load' sends load(4, 0, 0) before load(1, 0, 0), but 'A' reads "
+            "different orders: 'load' sends load(2, 0, 0) before load(1, 0, 0), but 'A' reads "
             "them in the other order (a channel keeps the order values are written in; both "
             "ends must visit them in one order) [isolate-order]");
 }
@@ -443,7 +443,7 @@ TEST(MergeTest, SplitReorderAndVectorizeOnAnIsolatedConsumer) {
   // c sends one value per (i, j), at k == 7: the drainer may not read them in another order.
   EXPECT_EQ(merge_error(isolated_gemm("drain.reorder(j, i);\n")),
             "reorder of 'drain' makes the two ends of channel 'c_to_drain' visit its values in "
-            "different orders: 'A' sends c(1, 0) before c(0, 3), but 'drain' reads them in the "
+            "different orders: 'A' sends c(1, 0) before c(0, 1), but 'drain' reads them in the "
             "other order (a channel keeps the order values are written in; both ends must visit "
             "them in one order) [isolate-order]");
 }
