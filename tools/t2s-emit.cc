@@ -2,6 +2,7 @@
 // every stage first) for one of the targets of libs/backends/targets.
 #include <string>
 
+#include "libs/backends/report/report.h"
 #include "libs/backends/targets/targets.h"
 #include "libs/cli/tool.h"
 #include "libs/passes/lower/lower.h"
@@ -28,10 +29,28 @@ int main(int argc, char** argv) {
                   "With --target opencl: also write the host program (C++17, standard OpenCL "
                   "API) that loads the compiled binary, runs the kernels and writes the output")
       ->type_name("FILE.cpp");
+  t2s::ReportOptions report;
+  std::vector<std::string> devices;
+  for (const t2s::DeviceFamily& d : t2s::device_families()) devices.push_back(d.flag);
+  CLI::Option* device =
+      tool.app()
+          .add_option("--device", report.device,
+                      "With --target report or report-json: the device family of the DSP and "
+                      "M20K estimates, arria10 (default) or stratix10")
+          ->check(CLI::IsMember(devices));
+  CLI::Option* fmax = tool.app()
+                          .add_option("--fmax", report.fmax_mhz,
+                                      "With --target report or report-json: the clock in MHz the "
+                                      "throughput is predicted at (default 250)")
+                          ->type_name("MHZ")
+                          ->check(CLI::Range(0.001, 1e6));
+  const auto is_report = [&] { return target_name == "report" || target_name == "report-json"; };
   // Runs at the end of parsing: a wrong combination is a usage error (exit 2).
   tool.app().callback([&] {
     if (!host.empty() && !t2s::find_emit_target(target_name)->emit_host)
       throw CLI::ValidationError("--host", "only valid with --target opencl");
+    if ((device->count() || fmax->count()) && !is_report())
+      throw CLI::ValidationError("--device/--fmax", "only valid with --target report or report-json");
   });
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
@@ -40,7 +59,9 @@ int main(int argc, char** argv) {
     if (program.stage == t2s::Stage::kParsed)
       program = t2s::lower_to(program, t2s::Stage::kGathered);
     const t2s::EmitTarget& target = *t2s::find_emit_target(target_name);
-    std::string code = target.emit(program);
+    std::string code = is_report() ? t2s::emit_report_target(program, target_name == "report-json",
+                                                              report)
+                                   : target.emit(program);
     // Both files or neither.
     if (host.empty())
       tool.write_output(code);
