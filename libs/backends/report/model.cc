@@ -81,6 +81,7 @@ Diagnostic model_error(const std::string& message, const SourceLoc& loc = {}) {
 struct Loop {
   const For* loop;
   int64_t lo = 0, hi = -1;  // its variable's range over its domain (inclusive)
+  Expr bound_min, bound_extent;  // its bounds, index lets replaced by their values
 };
 
 // Walks one kernel: the operations, the steps and the useful PE-steps.
@@ -156,8 +157,8 @@ class KernelWalk {
     poly::Set set;
     for (const Loop& l : loops_) set.add_dim(l.loop->var);
     for (const Loop& l : loops_) {
-      const std::optional<poly::Aff> lo = poly::Aff::from_expr(l.loop->min, dims_);
-      const std::optional<poly::Aff> n = poly::Aff::from_expr(l.loop->extent, dims_);
+      const std::optional<poly::Aff> lo = poly::Aff::from_expr(l.bound_min, dims_);
+      const std::optional<poly::Aff> n = poly::Aff::from_expr(l.bound_extent, dims_);
       if (!lo || !n) continue;  // unbounded: the count says so
       set.where(poly::Cond::range(*lo, poly::Aff::dim(l.loop->var), *lo + *n));
     }
@@ -215,10 +216,12 @@ class KernelWalk {
       const Stmt& s = *sp;
       if (const For* f = s.as<For>()) {
         Loop l{f};
+        l.bound_min = substitute(f->min);
+        l.bound_extent = substitute(f->extent);
         poly::Set set = domain();
         set.add_dim(f->var);
-        const std::optional<poly::Aff> lo = poly::Aff::from_expr(f->min, dims_);
-        const std::optional<poly::Aff> n = poly::Aff::from_expr(f->extent, dims_);
+        const std::optional<poly::Aff> lo = poly::Aff::from_expr(substitute(f->min), dims_);
+        const std::optional<poly::Aff> n = poly::Aff::from_expr(substitute(f->extent), dims_);
         if (!lo || !n)
           throw model_error("a loop whose bounds are not affine in the loops around it", s.loc);
         set.where(poly::Cond::range(*lo, poly::Aff::dim(f->var), *lo + *n));

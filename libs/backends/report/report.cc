@@ -41,7 +41,7 @@ std::string useful_text(const KernelModel& k) {
   if (!k.useful_pe_steps) return "not counted (" + k.why + ")";
   const int64_t all = k.pes * k.steps;
   std::string text = std::to_string(*k.useful_pe_steps) + " useful PE-steps of " +
-                     std::to_string(k.pes) + " PEs x " + std::to_string(k.steps) + " steps";
+                     std::to_string(k.pes) + " PEs x " + std::to_string(k.steps) + (k.steps == 1 ? " step" : " steps");
   if (all > 0) text += " = " + percent(static_cast<double>(*k.useful_pe_steps) / all);
   if (k.useful_is_upper_bound) text += " (at most: a condition is not affine)";
   return text;
@@ -78,7 +78,7 @@ std::string report_text(const DesignModel& d) {
       << d.device.m20k_blocks << "\n";
   if (d.bottleneck) {
     const KernelModel& b = d.kernels[*d.bottleneck];
-    out << "  bottleneck: " << b.name << ", " << b.steps << " steps, the most of any kernel (";
+    out << "  bottleneck: " << b.name << ", " << b.steps << (b.steps == 1 ? " step" : " steps") << ", the most of any kernel (";
     bool first = true;
     for (size_t i : d.design) {
       if (i == *d.bottleneck) continue;
@@ -86,14 +86,14 @@ std::string report_text(const DesignModel& d) {
       first = false;
     }
     out << (first ? "no other kernel" : "") << "): at one step per cycle the design takes "
-        << d.cycles << " cycles\n";
+        << d.cycles << (d.cycles == 1 ? " cycle\n" : " cycles\n");
   }
   if (d.compute) {
     const KernelModel& c = d.kernels[*d.compute];
     out << "  PE array utilisation: " << c.name << ": ";
     if (d.utilisation)
       out << *c.useful_pe_steps << " useful PE-steps of " << c.pes << " PEs x " << d.cycles
-          << " cycles = " << percent(*d.utilisation) << "\n";
+          << " cycle" << (d.cycles == 1 ? "" : "s") << " = " << percent(*d.utilisation) << "\n";
     else
       out << "not counted (" << c.why << ")\n";
   }
@@ -101,7 +101,7 @@ std::string report_text(const DesignModel& d) {
     const bool flops = all_float(d);
     out << "  throughput at " << fixed(d.fmax_mhz, 1) << " MHz: " << fixed(*d.ops_per_second / 1e9, 2)
         << (flops ? " GFLOPS" : " GOPS") << " (" << fixed(*d.operations, 0)
-        << " arithmetic operations in " << d.cycles << " cycles, a multiply-add counting 2)\n";
+        << " arithmetic operations in " << d.cycles << (d.cycles == 1 ? " cycle" : " cycles") << ", a multiply-add counting 2)\n";
   } else {
     out << "  throughput: not predicted (no kernel with arithmetic, or a count is missing)\n";
   }
