@@ -25,10 +25,15 @@ std::string percent(double fraction) { return fixed(100 * fraction, 2) + "%"; }
 int64_t whole_blocks(double dsp) { return static_cast<int64_t>(std::ceil(dsp - 1e-9)); }
 
 std::string ops_text(const OpCounts& o) {
-  return std::to_string(o.multiply_adds) + " multiply-adds, " + std::to_string(o.adds) +
-         " adds, " + std::to_string(o.muls) + " muls, " + std::to_string(o.loads) + " loads, " +
-         std::to_string(o.stores) + " stores, " + std::to_string(o.channel_reads) +
-         " channel reads, " + std::to_string(o.channel_writes) + " channel writes";
+  return "multiply-adds " + std::to_string(o.multiply_adds) + ", adds " + std::to_string(o.adds) +
+         ", muls " + std::to_string(o.muls) + ", loads " + std::to_string(o.loads) +
+         ", stores " + std::to_string(o.stores) + ", channel reads " +
+         std::to_string(o.channel_reads) + ", channel writes " + std::to_string(o.channel_writes);
+}
+
+// "1 PE", "80 PEs".
+std::string count_of(int64_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
 bool all_float(const DesignModel& d) {
@@ -41,7 +46,7 @@ std::string useful_text(const KernelModel& k) {
   if (!k.useful_pe_steps) return "not counted (" + k.why + ")";
   const int64_t all = k.pes * k.steps;
   std::string text = std::to_string(*k.useful_pe_steps) + " useful PE-steps of " +
-                     std::to_string(k.pes) + " PEs x " + std::to_string(k.steps) + (k.steps == 1 ? " step" : " steps");
+                     count_of(k.pes, "PE") + " x " + count_of(k.steps, "step");
   if (all > 0) text += " = " + percent(static_cast<double>(*k.useful_pe_steps) / all);
   if (k.useful_is_upper_bound) text += " (at most: a condition is not affine)";
   return text;
@@ -92,8 +97,8 @@ std::string report_text(const DesignModel& d) {
     const KernelModel& c = d.kernels[*d.compute];
     out << "  PE array utilisation: " << c.name << ": ";
     if (d.utilisation)
-      out << *c.useful_pe_steps << " useful PE-steps of " << c.pes << " PEs x " << d.cycles
-          << " cycle" << (d.cycles == 1 ? "" : "s") << " = " << percent(*d.utilisation) << "\n";
+      out << *c.useful_pe_steps << " useful PE-steps of " << count_of(c.pes, "PE") << " x "
+          << count_of(d.cycles, "cycle") << " = " << percent(*d.utilisation) << "\n";
     else
       out << "not counted (" << c.why << ")\n";
   }
