@@ -2,6 +2,7 @@
 // every stage first) for one of the targets of libs/backends/targets.
 #include <string>
 
+#include "libs/backends/cpp/cpp.h"
 #include "libs/backends/report/report.h"
 #include "libs/backends/targets/targets.h"
 #include "libs/cli/tool.h"
@@ -44,6 +45,12 @@ int main(int argc, char** argv) {
                                       "throughput is predicted at (default 250)")
                           ->type_name("MHZ")
                           ->check(CLI::Range(0.001, 1e6));
+  t2s::CppOptions cpp;
+  CLI::Option* profile = tool.app().add_flag(
+      "--profile", cpp.profile,
+      "With --target cpp: the emulation counts each kernel's time steps and useful PE-steps "
+      "while it runs and prints them at exit on stderr, as the report's utilisation lines "
+      "(docs/report.md)");
   const auto is_report = [&] { return target_name == "report" || target_name == "report-json"; };
   // Runs at the end of parsing: a wrong combination is a usage error (exit 2).
   tool.app().callback([&] {
@@ -51,6 +58,8 @@ int main(int argc, char** argv) {
       throw CLI::ValidationError("--host", "only valid with --target opencl");
     if ((device->count() || fmax->count()) && !is_report())
       throw CLI::ValidationError("--device/--fmax", "only valid with --target report or report-json");
+    if (profile->count() && target_name != "cpp")
+      throw CLI::ValidationError("--profile", "only valid with --target cpp");
   });
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
@@ -59,9 +68,10 @@ int main(int argc, char** argv) {
     if (program.stage == t2s::Stage::kParsed)
       program = t2s::lower_to(program, t2s::Stage::kGathered);
     const t2s::EmitTarget& target = *t2s::find_emit_target(target_name);
-    std::string code = is_report() ? t2s::emit_report_target(program, target_name == "report-json",
-                                                              report)
-                                   : target.emit(program);
+    std::string code = is_report()       ? t2s::emit_report_target(program,
+                                                                   target_name == "report-json", report)
+                       : target_name == "cpp" ? t2s::emit_cpp(program, cpp)
+                                              : target.emit(program);
     // Both files or neither.
     if (host.empty())
       tool.write_output(code);

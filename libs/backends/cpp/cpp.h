@@ -34,4 +34,11 @@ namespace t2s {
 // InternalError for malformed IR (what the interpreter refuses as such).
 std::string emit_cpp(const Program& program);
 
+struct CppOptions {
+  // Count each kernel's steps and useful PE-steps while it runs and print them at exit, on
+  // standard error, as the report's utilisation lines (libs/backends/cpp/profile.h).
+  bool profile = false;
+};
+std::string emit_cpp(const Program& program, const CppOptions& options);
+
 }  // namespace t2s

@@ -136,9 +136,14 @@ class KernelWalk {
   void collect_pe_vars(const StmtList& list) {
     for_each_stmt(list, [&](const Stmt& s) {
       if (const For* f = s.as<For>()) {
-        if (f->loop_kind == LoopKind::kUnrolled &&
-            std::find(pe_vars_.begin(), pe_vars_.end(), f->var) == pe_vars_.end())
-          pe_vars_.push_back(f->var);
+        if (f->loop_kind == LoopKind::kUnrolled) {
+          if (std::find(pe_vars_.begin(), pe_vars_.end(), f->var) == pe_vars_.end()) {
+            pe_vars_.push_back(f->var);
+            pe_low_[f->var] = f->min->kind == ExprKind::kIntImm ? f->min->int_value : 0;
+          } else if (f->min->kind == ExprKind::kIntImm) {
+            pe_low_[f->var] = std::min(pe_low_[f->var], f->min->int_value);
+          }
+        }
         if (f->loop_kind == LoopKind::kSerial) has_serial_ = true;
       }
     });
@@ -181,7 +186,8 @@ class KernelWalk {
   }
 
   // A step: the values of the loops up to and including the innermost serial loop (lanes
-  // excepted); then the PE: every unrolled loop of the kernel (0 where the statement has none).
+  // excepted); then the PE: every unrolled loop of the kernel (where the statement is outside
+  // one, the loop's lowest constant min, as the emulation's --profile numbers PEs).
   std::vector<poly::Aff> step_and_pe() const {
     std::vector<poly::Aff> out;
     const For* step = step_loop();
@@ -193,7 +199,7 @@ class KernelWalk {
     for (const std::string& v : pe_vars_) {
       bool in_scope = false;
       for (const Loop& l : loops_) in_scope = in_scope || l.loop->var == v;
-      out.push_back(in_scope ? poly::Aff::dim(v) : poly::Aff(0));
+      out.push_back(in_scope ? poly::Aff::dim(v) : poly::Aff(pe_low_.at(v)));
     }
     return out;
   }
@@ -428,6 +434,7 @@ class KernelWalk {
   KernelModel* out_;
   std::vector<std::string> pe_vars_;
   std::map<std::string, std::pair<int64_t, int64_t>> pe_range_;
+  std::map<std::string, int64_t> pe_low_;
   bool has_serial_ = false;
   std::vector<Loop> loops_;
   poly::VarDims dims_;
