@@ -67,8 +67,8 @@ class Marker {
       if (std::find(scope_.begin(), scope_.end(), v) != scope_.end()) {
         const Expr offset = make_binary(BinaryOp::kSub, make_var(v, Type::Int(32), {}),
                                         make_int(Type::Int(32), lo), Type::Int(32));
-        const Expr term = make_binary(BinaryOp::kMul, offset, make_int(Type::Int(32), stride),
-                                      Type::Int(32));
+        const Expr term =
+            make_binary(BinaryOp::kMul, offset, make_int(Type::Int(32), stride), Type::Int(32));
         index = make_binary(BinaryOp::kAdd, index, term, Type::Int(32));
       }
       stride *= hi - lo + 1;

@@ -80,7 +80,7 @@ Diagnostic model_error(const std::string& message, const SourceLoc& loc = {}) {
 // One loop around a statement.
 struct Loop {
   const For* loop;
-  int64_t lo = 0, hi = -1;  // its variable's range over its domain (inclusive)
+  int64_t lo = 0, hi = -1;       // its variable's range over its domain (inclusive)
   Expr bound_min, bound_extent;  // its bounds, index lets replaced by their values
 };
 
@@ -98,8 +98,8 @@ class KernelWalk {
     for (const std::string& v : pe_vars_) {
       const auto& r = pe_range_.at(v);
       out_->pes *= r.second - r.first + 1;
-      out_->pe_loops += (out_->pe_loops.empty() ? "" : " x ") + v + " " +
-                        std::to_string(r.second - r.first + 1);
+      out_->pe_loops +=
+          (out_->pe_loops.empty() ? "" : " x ") + v + " " + std::to_string(r.second - r.first + 1);
     }
     // Steps: every iteration of an innermost time loop (or the body once).
     std::vector<poly::Image> step_pieces;
@@ -387,8 +387,7 @@ class KernelWalk {
     const int64_t lanes = e->type.lanes;
     switch (e->kind) {
       case ExprKind::kCall:
-        if (e->call_kind == CallKind::kImage || e->call_kind == CallKind::kFunc)
-          ops.loads += mult;
+        if (e->call_kind == CallKind::kImage || e->call_kind == CallKind::kFunc) ops.loads += mult;
         if (e->call_kind == CallKind::kChannel) ops.channel_reads += mult;
         if (e->call_kind == CallKind::kIntrinsic)
           for (const Expr& o : e->operands) count(o, mult);
@@ -421,7 +420,8 @@ class KernelWalk {
 
   void note_type(const Type& t) {
     if (!t.is_float()) all_float_ = false;
-    if (t.is_float() && t.bits > 32) out_->dsp_note = "float64 arithmetic is soft logic: not counted";
+    if (t.is_float() && t.bits > 32)
+      out_->dsp_note = "float64 arithmetic is soft logic: not counted";
     any_arith_ = true;
   }
 
@@ -507,7 +507,8 @@ DesignModel model_design(const Program& program, const ReportOptions& options) {
   if (d.compute && d.cycles > 0) {
     const KernelModel& c = d.kernels[*d.compute];
     if (c.useful_pe_steps)
-      d.utilisation = static_cast<double>(*c.useful_pe_steps) / (static_cast<double>(c.pes) * d.cycles);
+      d.utilisation =
+          static_cast<double>(*c.useful_pe_steps) / (static_cast<double>(c.pes) * d.cycles);
   }
   if (exact && d.cycles > 0) {
     // Each useful PE-step runs one PE's share of the kernel's arithmetic per step.

@@ -26,9 +26,9 @@ int64_t whole_blocks(double dsp) { return static_cast<int64_t>(std::ceil(dsp - 1
 
 std::string ops_text(const OpCounts& o) {
   return "multiply-adds " + std::to_string(o.multiply_adds) + ", adds " + std::to_string(o.adds) +
-         ", muls " + std::to_string(o.muls) + ", loads " + std::to_string(o.loads) +
-         ", stores " + std::to_string(o.stores) + ", channel reads " +
-         std::to_string(o.channel_reads) + ", channel writes " + std::to_string(o.channel_writes);
+         ", muls " + std::to_string(o.muls) + ", loads " + std::to_string(o.loads) + ", stores " +
+         std::to_string(o.stores) + ", channel reads " + std::to_string(o.channel_reads) +
+         ", channel writes " + std::to_string(o.channel_writes);
 }
 
 // "1 PE", "80 PEs".
@@ -56,8 +56,8 @@ std::string useful_text(const KernelModel& k) {
 
 std::string report_text(const DesignModel& d) {
   std::ostringstream out;
-  out << "// t2s performance model, stage " << d.stage << ", device " << d.device.name
-      << ", fmax " << fixed(d.fmax_mhz, 1) << " MHz (docs/report.md)\n";
+  out << "// t2s performance model, stage " << d.stage << ", device " << d.device.name << ", fmax "
+      << fixed(d.fmax_mhz, 1) << " MHz (docs/report.md)\n";
   for (const KernelModel& k : d.kernels) {
     out << "\nkernel " << k.name << " (" << (k.place == Place::kDevice ? "device" : "host")
         << "): " << k.pes << " PE" << (k.pes == 1 ? "" : "s")
@@ -83,7 +83,8 @@ std::string report_text(const DesignModel& d) {
       << d.device.m20k_blocks << "\n";
   if (d.bottleneck) {
     const KernelModel& b = d.kernels[*d.bottleneck];
-    out << "  bottleneck: " << b.name << ", " << b.steps << (b.steps == 1 ? " step" : " steps") << ", the most of any kernel (";
+    out << "  bottleneck: " << b.name << ", " << b.steps << (b.steps == 1 ? " step" : " steps")
+        << ", the most of any kernel (";
     bool first = true;
     for (size_t i : d.design) {
       if (i == *d.bottleneck) continue;
@@ -104,9 +105,10 @@ std::string report_text(const DesignModel& d) {
   }
   if (d.ops_per_second) {
     const bool flops = all_float(d);
-    out << "  throughput at " << fixed(d.fmax_mhz, 1) << " MHz: " << fixed(*d.ops_per_second / 1e9, 2)
-        << (flops ? " GFLOPS" : " GOPS") << " (" << fixed(*d.operations, 0)
-        << " arithmetic operations in " << d.cycles << (d.cycles == 1 ? " cycle" : " cycles") << ", a multiply-add counting 2)\n";
+    out << "  throughput at " << fixed(d.fmax_mhz, 1)
+        << " MHz: " << fixed(*d.ops_per_second / 1e9, 2) << (flops ? " GFLOPS" : " GOPS") << " ("
+        << fixed(*d.operations, 0) << " arithmetic operations in " << d.cycles
+        << (d.cycles == 1 ? " cycle" : " cycles") << ", a multiply-add counting 2)\n";
   } else {
     out << "  throughput: not predicted (no kernel with arithmetic, or a count is missing)\n";
   }

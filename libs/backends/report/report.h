@@ -49,12 +49,12 @@ struct OpCounts {
 struct KernelModel {
   std::string name;
   Place place = Place::kDevice;
-  int64_t pes = 1;         // PEs: the product of the ranges of its unrolled loops
-  std::string pe_loops;    // "iii 10 x jjj 8"; empty for one PE
-  int64_t lanes = 1;       // the widest vector a PE computes
-  int64_t steps = 0;       // time steps (docs/report.md, "Time steps")
-  std::string step_loops;  // the loops whose iterations are the steps
-  OpCounts ops;            // per step
+  int64_t pes = 1;                // PEs: the product of the ranges of its unrolled loops
+  std::string pe_loops;           // "iii 10 x jjj 8"; empty for one PE
+  int64_t lanes = 1;              // the widest vector a PE computes
+  int64_t steps = 0;              // time steps (docs/report.md, "Time steps")
+  std::string step_loops;         // the loops whose iterations are the steps
+  OpCounts ops;                   // per step
   bool float_arithmetic = false;  // whether every counted arithmetic operation is on floats
   int64_t register_bits = 0;      // shift registers and FIFO registers of all its PEs
   int64_t channel_bits = 0;       // the channels it writes: depth (at least 1) x lanes x bits
@@ -77,12 +77,12 @@ struct DesignModel {
   int64_t multiply_adds_per_cycle = 0;
   double dsp_blocks = 0;
   int64_t m20k_blocks = 0;
-  int64_t cycles = 0;           // the most steps of a design kernel
+  int64_t cycles = 0;  // the most steps of a design kernel
   std::optional<size_t> bottleneck;
-  std::optional<size_t> compute;  // the design kernel with the most arithmetic per step
-  std::optional<double> utilisation;       // of the compute kernel's PEs over `cycles`
-  std::optional<double> operations;        // useful arithmetic operations of the whole run
-  std::optional<double> ops_per_second;    // at fmax
+  std::optional<size_t> compute;         // the design kernel with the most arithmetic per step
+  std::optional<double> utilisation;     // of the compute kernel's PEs over `cycles`
+  std::optional<double> operations;      // useful arithmetic operations of the whole run
+  std::optional<double> ops_per_second;  // at fmax
 };
 
 // Throws Diagnostic (emit-stage) for a parsed-stage program, and for an unknown device.

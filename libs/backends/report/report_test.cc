@@ -58,9 +58,8 @@ ReportOptions a10_at(double mhz) {
 // so A is the bottleneck, cycles = A's steps,
 // utilisation = 80 * steps / (80 * steps) = 100%, throughput = the peak, 624.64 GFLOPS.
 TEST(ReportTest, T2spArria10GemmLargeProblemReachesThePeak) {
-  const DesignModel d =
-      model_design(lowered_spec("gemm_gather_a10", {{"KK", "1024"}, {"II", "16"}, {"JJ", "16"}}),
-                   a10_at(244));
+  const DesignModel d = model_design(
+      lowered_spec("gemm_gather_a10", {{"KK", "1024"}, {"II", "16"}, {"JJ", "16"}}), a10_at(244));
   const KernelModel& a = kernel(d, "A");
   EXPECT_EQ(a.pes, 80);
   EXPECT_EQ(a.lanes, 16);
@@ -97,8 +96,7 @@ TEST(ReportTest, T2spArria10GemmSmallProblemNamesTheDrainer) {
 
 // Without the output path (gemm_vec_a10) the array alone at KK = 512: 100%, the peak.
 TEST(ReportTest, VectorizedGemmAloneIsItsOwnBottleneck) {
-  const DesignModel d =
-      model_design(lowered_spec("gemm_vec_a10", {{"KK", "512"}}), a10_at(244));
+  const DesignModel d = model_design(lowered_spec("gemm_vec_a10", {{"KK", "512"}}), a10_at(244));
   ASSERT_TRUE(d.utilisation && d.ops_per_second);
   EXPECT_EQ(d.cycles, 512 * 2 * 2);
   EXPECT_DOUBLE_EQ(*d.utilisation, 1.0);
@@ -108,8 +106,8 @@ TEST(ReportTest, VectorizedGemmAloneIsItsOwnBottleneck) {
 // CheckTime (seed 000's skewed GEMM, 10 x 10 PEs, k in [0, 10)): PE (i, j) works at the 10
 // steps t1 = 2 i + 3 j + k of the 55, so 100 * 10 of 100 * 55 PE-steps are useful: 18.18%.
 TEST(ReportTest, CheckTimeUtilisationCountsTheGuardedSteps) {
-  const DesignModel d = model_design(testing::load_golden_ir("seed000_abc_checktime", "gathered"),
-                                     ReportOptions{});
+  const DesignModel d =
+      model_design(testing::load_golden_ir("seed000_abc_checktime", "gathered"), ReportOptions{});
   const KernelModel& a = kernel(d, "A");
   EXPECT_EQ(a.pes, 100);
   EXPECT_EQ(a.steps, 55);
