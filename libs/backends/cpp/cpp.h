@@ -17,7 +17,8 @@
 // fresh storage per PE when their kernel starts. Errors (out-of-bounds reads and writes, reads of
 // values never computed, FIFO register overflow and underflow, deadlock, values left in a channel
 // or a FIFO register) stop the program with `PROGRAM: error: MESSAGE` (the interpreter's
-// message) and exit status 1.
+// message) and exit status 1. With CppOptions::profile the program also counts each kernel's
+// steps and useful PE-steps and prints them at exit (profile.h, docs/report.md).
 #pragma once
 
 #include <string>
