@@ -19,6 +19,7 @@ Outputs of `t2s_pipeline(name = NAME, ...)`, in the package of the pipeline:
     NAME_emu.cpp          t2s-emit --target cpp                            (T2sEmitCpp)
     NAME.dot              t2s-emit --target dot                            (T2sEmitDot)
     NAME.txt              t2s-emit --target text                           (T2sEmitText)
+    NAME_report.txt       t2s-emit --target report                         (T2sEmitReport)
 
 The parse action also writes NAME.spec_lines.json (t2s-parse --spec-lines-out): the spec lines
 the IR's locations point at. Every later action reads its stage's IR and that file
@@ -28,7 +29,7 @@ re-runs the parse action only. Each action reads only its declared inputs and no
 
 Stages after `through` and targets not in `targets` are not declared. Output groups: one per
 stage (`parsed`, `merged`, `stt`, `vectorized`, `gathered`), one per target (`opencl`, `cpp`,
-`dot`, `text`), `stages`, `emitted` and `spec_lines`.
+`dot`, `text`, `report`), `stages`, `emitted` and `spec_lines`.
 
 The tools are the public names of the repository that defines this file (Label("//:t2s-parse")
 and so on, the aliases of the top-level BUILD), built for the execution platform, so the rules
@@ -55,8 +56,9 @@ _TARGETS = {
     "cpp": [("emu", "_emu.cpp")],
     "dot": [("dot", ".dot")],
     "text": [("txt", ".txt")],
+    "report": [("report", "_report.txt")],
 }
-TARGET_NAMES = ["opencl", "cpp", "dot", "text"]
+TARGET_NAMES = ["opencl", "cpp", "dot", "text", "report"]
 
 # The checked-in golden file of each output (t2s_golden_test): testdata/golden/<spec>/<file>.
 GOLDEN_NAMES = {
@@ -70,10 +72,11 @@ GOLDEN_NAMES = {
     "emu": "emu.cpp",
     "dot": "array.dot",
     "txt": "text.txt",
+    "report": "report.txt",
 }
 
 # Output keys in a fixed order (stages, then emitted files).
-_OUTPUT_KEYS = STAGE_NAMES + ["cl", "host", "emu", "dot", "txt"]
+_OUTPUT_KEYS = STAGE_NAMES + ["cl", "host", "emu", "dot", "txt", "report"]
 
 T2sPipelineInfo = provider(
     doc = "What a t2s_pipeline produced, for the test rules.",
@@ -82,7 +85,7 @@ T2sPipelineInfo = provider(
         "hdrs": "depset of Files the spec may #include",
         "defines": "dict NAME -> VALUE: the -D options of t2s-parse",
         "include_dirs": "list of (exec path, runfiles path) pairs: the -I directories",
-        "outputs": "dict output key (parsed ... gathered, cl, host, emu, dot, txt) -> File, " +
+        "outputs": "dict output key (parsed ... gathered, cl, host, emu, dot, txt, report) -> File, " +
                    "only the outputs the pipeline declares",
         "last_stage": "File: the IR of the last stage (the one t2s-emit reads)",
         "through": "string: the last stage's name",
@@ -265,7 +268,8 @@ def t2s_pipeline(
         `#include "file"` (-I) after the spec's own directory.
       hdrs: the files the spec #includes (inputs of the parse action).
       targets: what t2s-emit writes: any of "opencl" (NAME.cl and NAME_host.cpp), "cpp"
-        (NAME_emu.cpp), "dot" (NAME.dot), "text" (NAME.txt).
+        (NAME_emu.cpp), "dot" (NAME.dot), "text" (NAME.txt), "report" (NAME_report.txt, the
+        performance model at t2s-emit's default device and clock; not in the default list).
       through: the last stage lowered, and the one t2s-emit reads: "merged", "stt",
         "vectorized" or "gathered" (the default). A spec whose directives a later stage does
         not support yet stops before it (testdata/specs/vectorize_gather.t2s: through = "stt").

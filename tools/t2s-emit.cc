@@ -3,6 +3,7 @@
 #include <string>
 
 #include "libs/backends/targets/targets.h"
+#include "libs/cli/emit_options.h"
 #include "libs/cli/tool.h"
 #include "libs/passes/lower/lower.h"
 
@@ -28,10 +29,13 @@ int main(int argc, char** argv) {
                   "With --target opencl: also write the host program (C++17, standard OpenCL "
                   "API) that loads the compiled binary, runs the kernels and writes the output")
       ->type_name("FILE.cpp");
+  t2s::EmitTargetOptions options;
+  t2s::add_emit_target_options(tool.app(), &options);
   // Runs at the end of parsing: a wrong combination is a usage error (exit 2).
   tool.app().callback([&] {
     if (!host.empty() && !t2s::find_emit_target(target_name)->emit_host)
       throw CLI::ValidationError("--host", "only valid with --target opencl");
+    t2s::check_emit_target_options(options, target_name);
   });
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
@@ -40,7 +44,7 @@ int main(int argc, char** argv) {
     if (program.stage == t2s::Stage::kParsed)
       program = t2s::lower_to(program, t2s::Stage::kGathered);
     const t2s::EmitTarget& target = *t2s::find_emit_target(target_name);
-    std::string code = target.emit(program);
+    const std::string code = t2s::emit_with_options(target, program, options);
     // Both files or neither.
     if (host.empty())
       tool.write_output(code);

@@ -1239,4 +1239,57 @@ int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Af
       });
 }
 
+namespace {
+
+// The points of `s`, or nullopt when the budget runs out or a dim is unbounded (count_points).
+std::optional<int64_t> count_points(const isl::set& s, int64_t* budget) {
+  if (s.is_empty()) return 0;
+  if (--*budget < 0) return std::nullopt;
+  const int dims = static_cast<int>(s.tuple_dim());
+  std::vector<int64_t> lo(dims), hi(dims);
+  isl::set box = isl::set::universe(s.get_space());
+  int64_t product = 1;
+  int split = -1;
+  for (int d = 0; d < dims; ++d) {
+    const isl::val l = s.dim_min_val(d), h = s.dim_max_val(d);
+    if (!l.is_int() || !h.is_int()) return std::nullopt;
+    lo[d] = l.get_num_si();
+    hi[d] = h.get_num_si();
+    box = isl::manage(isl_set_lower_bound_si(box.release(), isl_dim_set, d, lo[d]));
+    box = isl::manage(isl_set_upper_bound_si(box.release(), isl_dim_set, d, hi[d]));
+    product *= hi[d] - lo[d] + 1;
+    if (hi[d] > lo[d] && (split < 0 || hi[d] - lo[d] < hi[split] - lo[split])) split = d;
+  }
+  if (box.is_equal(s)) return product;
+  if (split < 0) return std::nullopt;  // one point equals its box: unreachable
+  int64_t total = 0;
+  for (int64_t v = lo[split]; v <= hi[split]; ++v) {
+    isl::set part = isl::manage(isl_set_fix_si(s.copy(), isl_dim_set, split, v)).coalesce();
+    const std::optional<int64_t> n = count_points(part, budget);
+    if (!n) return std::nullopt;
+    total += *n;
+  }
+  return total;
+}
+
+}  // namespace
+
+std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, int64_t budget) {
+  if (pieces.empty()) return 0;
+  Context ctx;
+  std::string texts;
+  try {
+    std::optional<isl::set> all;
+    for (const Image& piece : pieces) {
+      const std::string text = Renderer(piece.set.dims()).values(piece.set, piece.exprs);
+      texts += text + " ";
+      isl::set image = isl::map(ctx.get(), text).range();
+      all = all ? all->unite(image) : image;
+    }
+    return count_points(all->coalesce(), &budget);
+  } catch (const isl::exception& e) {
+    throw InternalError("poly: isl failed on " + texts + ": " + e.what());
+  }
+}
+
 }  // namespace t2s::poly

@@ -149,4 +149,16 @@ std::optional<int64_t> uniform_step(const Set& set, const std::vector<Aff>& keys
 int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Aff& time,
                           int64_t span, int64_t limit);
 
+// One piece of a union of images: the values of `exprs` at the points of `set`.
+struct Image {
+  Set set;
+  std::vector<Aff> exprs;
+};
+// The number of distinct points in the union of the images (all with the same number of
+// exprs), exactly, without enumerating boxes: a piece that equals its bounding box counts as the
+// product of its extents; any other piece is split along its dim of fewest values, and each
+// part counted so. nullopt when a piece is unbounded or the count needs more than `budget`
+// splits (sets far from boxes, such as a skew over two long time loops).
+std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, int64_t budget);
+
 }  // namespace t2s::poly

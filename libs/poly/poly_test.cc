@@ -257,5 +257,40 @@ TEST_P(BothWays, MaxPointsWithinMatchesBruteForce) {
   }
 }
 
+TEST(PolyTest, CountUnionOfImagesMatchesBruteForce) {
+  // A skewed domain (CheckTime: PE i works from time i on), a triangle, a modulo condition, and
+  // the union of two images that overlap; each against counting the points one by one.
+  const Aff i = Aff::dim("i"), t = Aff::dim("t"), k = Aff::dim("k");
+  Set skew = Set({"t", "i"}).where(Cond::range(0, t, 9)).where(Cond::range(0, i, 4));
+  skew.where(t >= i && t < i + 6);
+  Set triangle = Set({"i", "k"}).where(Cond::range(0, i, 10)).where(Cond::range(0, k, i + 1));
+  Set strided = Set({"t", "i"}).where(Cond::range(0, t, 100)).where(Cond::range(0, i, 3));
+  strided.where(t.mod(3) == i);
+  Set box = Set({"k", "t", "i"})
+                .where(Cond::range(0, k, 1000))
+                .where(Cond::range(0, t, 1000))
+                .where(Cond::range(0, i, 80));
+  Set upper = Set({"t", "i"}).where(Cond::range(0, t, 9)).where(Cond::range(2, i, 6));
+  int64_t skew_n = 0, triangle_n = 0, union_n = 0;
+  for (int64_t tt = 0; tt < 9; ++tt)
+    for (int64_t ii = 0; ii < 6; ++ii) {
+      const bool in_skew = ii < 4 && tt >= ii && tt < ii + 6;
+      skew_n += in_skew;
+      union_n += in_skew || ii >= 2;
+    }
+  for (int64_t ii = 0; ii < 10; ++ii) triangle_n += ii + 1;
+  EXPECT_EQ(count_union_of_images({{skew, {t, i}}}, 100), skew_n);
+  EXPECT_EQ(count_union_of_images({{triangle, {i, k}}}, 100), triangle_n);
+  EXPECT_EQ(count_union_of_images({{strided, {t, i}}}, 1000), 100);
+  // A box counts at once, however large; an image drops the dims it does not list.
+  EXPECT_EQ(count_union_of_images({{box, {k, t, i}}}, 1), int64_t{1000} * 1000 * 80);
+  EXPECT_EQ(count_union_of_images({{box, {i}}}, 1), 80);
+  EXPECT_EQ(count_union_of_images({{skew, {t, i}}, {upper, {t, i}}}, 100), union_n);
+  EXPECT_EQ(count_union_of_images({}, 1), 0);
+  // Out of budget, or unbounded: no count.
+  EXPECT_EQ(count_union_of_images({{skew, {t, i}}}, 1), std::nullopt);
+  EXPECT_EQ(count_union_of_images({{Set({"t"}).where(t >= 0), {t}}}, 100), std::nullopt);
+}
+
 }  // namespace
 }  // namespace t2s::poly

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "libs/backends/c/c_codegen.h"
+#include "libs/backends/cpp/profile.h"
 #include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/visitor.h"
 
@@ -231,6 +232,12 @@ class EmuStorage : public CStorage {
   std::vector<std::string> write_func(const std::string& func,
                                       const std::vector<std::string>& index,
                                       const std::string& value, const SourceLoc&) override {
+    size_t kernel = 0;
+    bool step = false;
+    if (profile_marker(func, &kernel, &step)) {
+      const std::string counters = "t2s_profile[" + std::to_string(kernel) + "]";
+      return {step ? counters + ".step();" : counters + ".work(" + index.at(0) + ");"};
+    }
     const std::string st = storage_name(func);
     return {"{ const int64_t t2s_at = " + call(st, "locate_write", index) + "; " + st +
             ".store(t2s_at, " + value + "); }"};
@@ -311,7 +318,9 @@ std::string type_list(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-std::string emit_cpp(const Program& program) {
+std::string emit_cpp(const Program& program) { return emit_cpp(program, CppOptions{}); }
+
+std::string emit_cpp(const Program& program, const CppOptions& options) {
   if (program.stage == Stage::kParsed)
     throw Diagnostic({},
                      "the cpp target emulates programs from the merged stage on; this one is at "
@@ -458,6 +467,30 @@ std::string emit_cpp(const Program& program) {
     }
   }
 
+  // --profile: the kernels' bodies with counting markers, and their counters.
+  std::vector<ProfileKernel> profiled;
+  if (options.profile) {
+    std::vector<std::string> counters;
+    for (size_t k = 0; k < program.kernels.size(); ++k) {
+      profiled.push_back(profile_kernel(program.kernels[k], k));
+      counters.push_back("{" + quoted(program.kernels[k].name) + ", " +
+                         std::to_string(profiled.back().pes) + "}");
+    }
+    state += "\n// --profile: steps and useful PE-steps of each kernel (docs/report.md).\n";
+    state += R"(struct T2sProfile {
+  T2sProfile(const char* kernel, int64_t pes) : kernel(kernel), last(pes, 0) {}
+  void step() { ++steps; }
+  void work(int64_t pe) {
+    if (last[pe] != steps) last[pe] = steps, ++useful;
+  }
+  const char* kernel;
+  uint64_t steps = 0, useful = 0;
+  std::vector<uint64_t> last;  // the step at which each PE last did useful work
+};
+)";
+    state += "T2sProfile t2s_profile[] = " + brace_list(counters) + ";\n";
+  }
+
   // One function per kernel.
   std::string kernels;
   for (size_t k = 0; k < program.kernels.size(); ++k) {
@@ -479,7 +512,7 @@ std::string emit_cpp(const Program& program) {
                  type_of(r->type, r->loc) + "> " + register_name(r->name) + "(" + quoted(r->name) +
                  ", " + brace_list(r->shape) + ", " + std::to_string(r->depth) + ");\n";
     }
-    codegen.stmts(kernel.body, 1, &kernels);
+    codegen.stmts(options.profile ? profiled[k].body : kernel.body, 1, &kernels);
     for (const Register* r : use.registers)
       if (r->kind == Register::kFifo)
         kernels += "  " + register_name(r->name) + ".check_empty(" + quoted(kernel.name) + ");\n";
@@ -536,6 +569,18 @@ std::string emit_cpp(const Program& program) {
     }
     for (size_t c : channels)
       main_text += "  t2s_rt::check_drained(" + channel_name(program.channels[c].name) + ");\n";
+  }
+  if (options.profile) {
+    main_text += R"(  for (const T2sProfile& p : t2s_profile) {
+    const uint64_t all = p.last.size() * p.steps;
+    std::fprintf(stderr, "profile: kernel %s: %llu useful PE-steps of %zu PE%s x %llu step%s",
+                 p.kernel, (unsigned long long)p.useful, p.last.size(),
+                 p.last.size() == 1 ? "" : "s", (unsigned long long)p.steps,
+                 p.steps == 1 ? "" : "s");
+    if (all) std::fprintf(stderr, " = %.2f%%", 100.0 * p.useful / all);
+    std::fprintf(stderr, "\n");
+  }
+)";
   }
   main_text += "  t2s_rt::write_output(options, " + quoted(program.output.func) + ", " +
                buffer_name(output->name) + ".to_output());\n";

@@ -17,7 +17,8 @@
 // fresh storage per PE when their kernel starts. Errors (out-of-bounds reads and writes, reads of
 // values never computed, FIFO register overflow and underflow, deadlock, values left in a channel
 // or a FIFO register) stop the program with `PROGRAM: error: MESSAGE` (the interpreter's
-// message) and exit status 1.
+// message) and exit status 1. With CppOptions::profile the program also counts each kernel's
+// steps and useful PE-steps and prints them at exit (profile.h, docs/report.md).
 #pragma once
 
 #include <string>
@@ -33,5 +34,12 @@ namespace t2s {
 // constants, so that its data cannot be generated; `emit-stage`: a parsed-stage program) and
 // InternalError for malformed IR (what the interpreter refuses as such).
 std::string emit_cpp(const Program& program);
+
+struct CppOptions {
+  // Count each kernel's steps and useful PE-steps while it runs and print them at exit, on
+  // standard error, as the report's utilisation lines (libs/backends/cpp/profile.h).
+  bool profile = false;
+};
+std::string emit_cpp(const Program& program, const CppOptions& options);
 
 }  // namespace t2s

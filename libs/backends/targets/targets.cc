@@ -3,6 +3,7 @@
 #include "libs/backends/cpp/cpp.h"
 #include "libs/backends/dot/dot.h"
 #include "libs/backends/opencl/opencl.h"
+#include "libs/backends/report/report.h"
 #include "libs/backends/text/text.h"
 
 namespace t2s {
@@ -20,6 +21,11 @@ const std::vector<EmitTarget>& emit_targets() {
       {"dot", "a Graphviz picture of the kernels, the PE array, channels and registers", emit_dot,
        nullptr},
       {"text", "pseudo-code", emit_text, nullptr},
+      {"report",
+       "the performance model (docs/report.md): per kernel PEs, lanes, operations per step, time "
+       "steps, storage, utilisation; DSP and M20K estimates, bottleneck, throughput at --fmax",
+       emit_report, nullptr},
+      {"report-json", "the report as JSON", emit_report_json, nullptr},
   };
   return kTargets;
 }
