@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
                  "t2s-gather).");
   tool.add_spec_options();
   std::string target_name, host;
+  t2s::EmitOptions options;
   std::vector<std::string> names;
   std::string help = "What to generate: ";
   for (const t2s::EmitTarget& t : t2s::emit_targets()) {
@@ -28,10 +29,16 @@ int main(int argc, char** argv) {
                   "With --target opencl: also write the host program (C++17, standard OpenCL "
                   "API) that loads the compiled binary, runs the kernels and writes the output")
       ->type_name("FILE.cpp");
+  tool.app().add_flag("--checked", options.checked,
+                      "With --target cpp: check every access at run time as t2s-run does (by "
+                      "default an access isl proves in bounds, and a read it proves to find a "
+                      "written value, is a plain array access)");
   // Runs at the end of parsing: a wrong combination is a usage error (exit 2).
   tool.app().callback([&] {
     if (!host.empty() && !t2s::find_emit_target(target_name)->emit_host)
       throw CLI::ValidationError("--host", "only valid with --target opencl");
+    if (options.checked && target_name != "cpp")
+      throw CLI::ValidationError("--checked", "only valid with --target cpp");
   });
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
@@ -40,7 +47,7 @@ int main(int argc, char** argv) {
     if (program.stage == t2s::Stage::kParsed)
       program = t2s::lower_to(program, t2s::Stage::kGathered);
     const t2s::EmitTarget& target = *t2s::find_emit_target(target_name);
-    std::string code = target.emit(program);
+    std::string code = target.emit(program, options);
     // Both files or neither.
     if (host.empty())
       tool.write_output(code);

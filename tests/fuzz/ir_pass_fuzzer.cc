@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       p = t2s::lower_to(p, static_cast<t2s::Stage>(static_cast<int>(p.stage) + 1));
     if (p.stage == t2s::Stage::kParsed) return;
     for (const t2s::EmitTarget& target : t2s::emit_targets()) {
-      target.emit(p);
+      target.emit(p, {});
       if (target.emit_host) target.emit_host(p);
     }
   });

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       t2s::verify_program(p, "fuzz.json");
       p = t2s::lower_to(p, stage);
       for (const t2s::EmitTarget& target : t2s::emit_targets()) {
-        target.emit(p);
+        target.emit(p, {});
         if (target.emit_host) target.emit_host(p);
       }
     }

@@ -32,6 +32,12 @@ namespace t2s {
 // statements, names that are not C identifiers; `emit-extent`: an input whose extents are not
 // constants, so that its data cannot be generated; `emit-stage`: a parsed-stage program) and
 // InternalError for malformed IR (what the interpreter refuses as such).
-std::string emit_cpp(const Program& program);
+struct CppOptions {
+  // Every access through the runtime's checked accessors, as the interpreter checks it; by
+  // default an access isl proves inside its storage (and a read it proves to find its element
+  // written) is a plain array access (docs/emulation.md).
+  bool checked = false;
+};
+std::string emit_cpp(const Program& program, const CppOptions& options = {});
 
 }  // namespace t2s

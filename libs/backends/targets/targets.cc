@@ -12,14 +12,15 @@ const std::vector<EmitTarget>& emit_targets() {
       {"opencl",
        "one .cl file for Intel's FPGA OpenCL: a kernel per device kernel, channels, shift "
        "registers",
-       emit_opencl, emit_opencl_host},
+       [](const Program& p, const EmitOptions&) { return emit_opencl(p); }, emit_opencl_host},
       {"cpp",
        "a self-contained C++17 program that emulates the design with threads and bounded FIFOs "
        "and takes t2s-run's --input/--fill/--seed/-o options",
-       emit_cpp, nullptr},
-      {"dot", "a Graphviz picture of the kernels, the PE array, channels and registers", emit_dot,
+       [](const Program& p, const EmitOptions& o) { return emit_cpp(p, {o.checked}); }, nullptr},
+      {"dot", "a Graphviz picture of the kernels, the PE array, channels and registers",
+       [](const Program& p, const EmitOptions&) { return emit_dot(p); }, nullptr},
+      {"text", "pseudo-code", [](const Program& p, const EmitOptions&) { return emit_text(p); },
        nullptr},
-      {"text", "pseudo-code", emit_text, nullptr},
   };
   return kTargets;
 }

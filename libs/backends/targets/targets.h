@@ -9,10 +9,15 @@
 
 namespace t2s {
 
+// What t2s-emit's flags ask of a target beyond the IR.
+struct EmitOptions {
+  bool checked = false;  // --checked (cpp): keep every run-time check of the emulation
+};
+
 struct EmitTarget {
   const char* name;         // the --target value
   const char* description;  // one phrase for --help
-  std::string (*emit)(const Program& lowered);
+  std::string (*emit)(const Program& lowered, const EmitOptions& options);
   // The host program that goes with the code (--host), or null when the target has none.
   std::string (*emit_host)(const Program& lowered);
 };
