@@ -15,6 +15,7 @@
 
 namespace t2s {
 
+using c_internal::AccessScope;
 using c_internal::binary_precedence;
 using c_internal::kPrecedenceAtom;
 using c_internal::kPrecedenceTernary;
@@ -344,22 +345,6 @@ std::string CCodegen::cast(Type to, const Expr& value) {
   }
   return "(" + type + ")" + inner;
 }
-
-namespace {
-
-// Sets CStorage::access for the duration of one hook call.
-class AccessScope {
- public:
-  AccessScope(CStorage& storage, const void* node) : storage_(storage) { storage_.access = node; }
-  ~AccessScope() { storage_.access = nullptr; }
-  AccessScope(const AccessScope&) = delete;
-  AccessScope& operator=(const AccessScope&) = delete;
-
- private:
-  CStorage& storage_;
-};
-
-}  // namespace
 
 std::string CCodegen::call(const Expr& e) {
   auto print_all = [&](size_t first) {

@@ -113,7 +113,7 @@ std::string kernels_of(const std::string& code) { return code.substr(code.find("
 TEST(EmitCpp, AnAccessProvedInBoundsIsUnchecked) {
   const std::string code = kernels_of(emit_cpp(copy_program()));
   // a(i, j) with 0 <= i < 4, 0 <= j < 3 inside a's 4 x 3: a position, no check.
-  EXPECT_NE(code.find("t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_a_in.get(i + 4 * j));"),
+  EXPECT_NE(code.find("t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_a_in.get({i, j}));"),
             std::string::npos)
       << code;
   EXPECT_EQ(code.find("t2s_a_in.read("), std::string::npos);
@@ -131,7 +131,7 @@ TEST(EmitCpp, AnAccessNotProvedInBoundsKeepsItsCheck) {
 TEST(EmitCpp, ProofsUseTheConditionsThatGuardAnAccess) {
   // a(i - 1, j) only where i > 0 (a select's lazy branch): in bounds.
   std::string code = emit_cpp(copy_with_value("select(i > 0, a(i - 1, j), 0)"));
-  EXPECT_NE(code.find("t2s_a_in.get(t2s_sub_i32(i, 1) + 4 * j)"), std::string::npos) << code;
+  EXPECT_NE(code.find("t2s_a_in.get({t2s_sub_i32(i, 1), j})"), std::string::npos) << code;
   // The other branch does not guard it.
   code = emit_cpp(copy_with_value("select(i > 0, 0, a(i - 1, j))"));
   EXPECT_NE(code.find("t2s_a_in.read({t2s_sub_i32(i, 1), j})"), std::string::npos) << code;

@@ -40,6 +40,14 @@ struct Access {
 
 bool is_signed_int(const Expr& e) { return e->type.is_int() && e->type.lanes == 1; }
 
+bool is_intrinsic(const Expr& e, const char* name) {
+  return e->kind == ExprKind::kCall && e->call_kind == CallKind::kIntrinsic && e->name == name &&
+         !e->operands.empty();
+}
+
+// The dim of a vector index's lane (loop dims are named d<N>_<var>).
+const char kLane[] = "t2s_lane";
+
 class Prover {
  public:
   Prover(const Program& program, EmuProofs* out) : program_(program), out_(out) {}
@@ -93,16 +101,36 @@ class Prover {
 
   // Whether every index lies in [lo, lo + extent) at every point of the current context, with
   // no index arithmetic leaving its type (the IR wraps; isl does not).
+  // A vector index (a gather's or a scatter's) is a ramp of a constant stride or a broadcast:
+  // lane l of it is an affine function of the lane (dim kLane).
   bool inside(const std::vector<Expr>& index, const std::vector<poly::Aff>& lo,
               const std::vector<poly::Aff>& extent) const {
     if (index.size() != lo.size()) return false;
     std::vector<poly::Aff> exprs;
     std::vector<std::pair<int64_t, int64_t>> limits;
+    int lanes = 1;
     for (size_t d = 0; d < index.size(); ++d) {
-      const Expr e = without_lets(index[d]);
-      if (!is_signed_int(e)) return false;
+      Expr e = without_lets(index[d]);
+      if (!e->type.is_int()) return false;
+      std::optional<poly::Aff> lane_term;
+      if (e->type.lanes != 1) {
+        const bool ramp = is_intrinsic(e, "ramp"), broadcast = is_intrinsic(e, "broadcast");
+        if ((!ramp && !broadcast) || e->operands[0]->type.lanes != 1) return false;
+        if (ramp && e->operands[1]->kind != ExprKind::kIntImm) return false;
+        if (ramp) lane_term = poly::Aff::dim(kLane) * e->operands[1]->int_value;
+        lanes = e->type.lanes;
+        e = e->operands[0];
+      }
       auto a = poly::Aff::from_expr(e, vars_);
       if (!a) return false;
+      if (lane_term) {
+        // Each lane's value must fit its type too.
+        a = *a + *lane_term;
+        const int bits = e->type.bits;
+        exprs.push_back(*a);
+        limits.push_back({bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1)),
+                          bits >= 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1});
+      }
       exprs.push_back(*a - lo[d]);
       limits.push_back({0, INT64_MAX});
       exprs.push_back(lo[d] + extent[d] - 1 - *a);
@@ -122,7 +150,16 @@ class Prover {
       });
       if (!affine) return false;
     }
-    const poly::Set set = build(dims_, facts_);
+    // Loop variables are int32: one whose range leaves it would wrap in the emulation.
+    for (const std::string& dim : dims_) {
+      exprs.push_back(poly::Aff::dim(dim));
+      limits.push_back({INT32_MIN, INT32_MAX});
+    }
+    poly::Set set = build(dims_, facts_);
+    if (lanes > 1) {
+      set.add_dim(kLane);
+      set.where(poly::Cond::range(0, poly::Aff::dim(kLane), lanes));
+    }
     auto ranges = poly::value_ranges(set, exprs);
     if (!ranges) return true;  // never executed
     for (size_t i = 0; i < exprs.size(); ++i) {
@@ -215,7 +252,7 @@ class Prover {
     } else if (kind == Kind::kFunc && func_bounds(storage, &lo, &extent)) {
       proved = inside(index, lo, extent);
       Access a = snapshot(node, storage, index);
-      if (a.realize) (read ? reads_ : writes_).push_back(std::move(a));
+      if (a.realize && !vector_index(index, 0)) (read ? reads_ : writes_).push_back(std::move(a));
     }
     record(node, proved);
   }
@@ -240,12 +277,11 @@ class Prover {
     const std::vector<Expr> after_name(e->operands.begin() + (e->operands.empty() ? 0 : 1),
                                        e->operands.end());
     switch (e->call_kind) {
-      case CallKind::kImage:
-        if (!vector_index(e->operands, 0))
-          access(e.get(), Kind::kInput, e->name, e->operands, true);
+      case CallKind::kImage:  // a scalar read or a gather
+        access(e.get(), Kind::kInput, e->name, e->operands, true);
         return;
       case CallKind::kFunc:
-        if (!vector_index(e->operands, 0)) access(e.get(), Kind::kFunc, e->name, e->operands, true);
+        access(e.get(), Kind::kFunc, e->name, e->operands, true);
         return;
       case CallKind::kRegister:
         if (!vector_index(e->operands, 0))
@@ -321,7 +357,11 @@ class Prover {
       facts_.pop_back();
     } else if (const Provide* provide = s.as<Provide>()) {
       const Kind kind = program_.find_register(provide->func) ? Kind::kRegister : Kind::kFunc;
-      if (!vector_index(provide->args, 0)) access(&s, kind, provide->func, provide->args, false);
+      // A scatter's elements are accesses of its Provide (CCodegen::scatter).
+      if (!vector_index(provide->args, 0))
+        access(&s, kind, provide->func, provide->args, false);
+      else if (kind == Kind::kFunc)
+        access(provide, kind, provide->func, provide->args, false);
     } else if (const WriteChannel* write = s.as<WriteChannel>()) {
       if (!vector_index(write->index, 0))
         access(&s, Kind::kChannel, write->channel, write->index, false);

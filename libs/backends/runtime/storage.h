@@ -57,6 +57,8 @@ class InputArray {
       fail("input '" + name + "' holds " + a.dtype + ", not " + detail::dtype_name<T>());
     name_ = name;
     shape_ = a.shape;
+    strides_.assign(shape_.size(), 1);
+    for (size_t d = 1; d < shape_.size(); ++d) strides_[d] = strides_[d - 1] * shape_[d - 1];
     const int64_t n = detail::num_elements(shape_);
     data_.resize(static_cast<size_t>(n));
     if (static_cast<int64_t>(a.data.size()) != n * static_cast<int64_t>(sizeof(detail::Cell<T>)))
@@ -82,12 +84,19 @@ class InputArray {
     }
     return static_cast<T>(data_[static_cast<size_t>(linear)]);
   }
-  // The element at a linear (Fortran order) position that t2s-emit proved inside the extents.
-  T get(int64_t linear) const { return static_cast<T>(data_[static_cast<size_t>(linear)]); }
+  // The element at an index t2s-emit proved inside the input's extents (the array may be larger
+  // than them: it is indexed with its own shape, as read() does).
+  template <size_t N>
+  T get(const int64_t (&index)[N]) const {
+    int64_t linear = 0;
+    for (size_t d = 0; d < N; ++d) linear += index[d] * strides_[d];
+    return static_cast<T>(data_[static_cast<size_t>(linear)]);
+  }
+  T get() const { return static_cast<T>(data_[0]); }
 
  private:
   std::string name_;
-  std::vector<int64_t> shape_;
+  std::vector<int64_t> shape_, strides_;
   std::vector<detail::Cell<T>> data_;
 };
 
@@ -207,7 +216,7 @@ class FuncStorage {
     }
     return s;
   }
-  [[noreturn]] void fail_unwritten(int64_t at) const {
+  [[noreturn]] __attribute__((noinline, cold)) void fail_unwritten(int64_t at) const {
     std::vector<int64_t> index;
     for (size_t d = 0; d < mins_.size(); ++d)
       index.push_back(mins_[d] + (extents_[d] ? at / strides_[d] % extents_[d] : 0));
@@ -339,12 +348,7 @@ class ShiftRegister {
   // and shift_pe() for a PE proved inside the array.
   int64_t at(int64_t pe, int64_t slot) const { return static_cast<int64_t>(position(pe, slot)); }
   T read_at(int64_t at) const {
-    if (!written_[static_cast<size_t>(at)]) {
-      const int64_t depth = pes_.depth(), pe = at / depth;
-      const int64_t slot = (at % depth - head_[static_cast<size_t>(pe)] + depth) % depth;
-      fail("read of slot " + std::to_string(slot) + " of shift register '" + pes_.name() +
-           "' of PE " + pes_.pe_text(pe) + " before any value reached it");
-    }
+    if (!written_[static_cast<size_t>(at)]) fail_unwritten(at);
     return static_cast<T>(data_[static_cast<size_t>(at)]);
   }
   T get(int64_t at) const { return static_cast<T>(data_[static_cast<size_t>(at)]); }
@@ -357,6 +361,14 @@ class ShiftRegister {
   void shift(const int64_t* index, size_t n) {
     shift_pe(pes_.pe(index, n, false, "shift of shift register"));
   }
+  // Out of line, so that read_at() stays small enough to inline.
+  [[noreturn]] __attribute__((noinline, cold)) void fail_unwritten(int64_t at) const {
+    const int64_t depth = pes_.depth(), pe = at / depth;
+    const int64_t slot = (at % depth - head_[static_cast<size_t>(pe)] + depth) % depth;
+    fail("read of slot " + std::to_string(slot) + " of shift register '" + pes_.name() +
+         "' of PE " + pes_.pe_text(pe) + " before any value reached it");
+  }
+
   void shift_pe(int64_t pe) {
     const int64_t depth = pes_.depth();
     if (depth == 1) return;

@@ -27,7 +27,7 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 void t2s_Q_kn() {
   auto& t2s_Q_st = t2s_Q_bf;
   for (int32_t i = 0; i < 9; i++) {
-    t2s_Q_st.store(t2s_Q_st.offset({i}), i == 0 ? t2s_a_in.get(i) : t2s_add_i32(t2s_Q_st.read_at(t2s_Q_st.offset({t2s_sub_i32(i, 1)})), t2s_a_in.get(i)));
+    t2s_Q_st.store(t2s_Q_st.offset({i}), i == 0 ? t2s_a_in.get({i}) : t2s_add_i32(t2s_Q_st.read_at(t2s_Q_st.offset({t2s_sub_i32(i, 1)})), t2s_a_in.get({i})));
   }
 }
 

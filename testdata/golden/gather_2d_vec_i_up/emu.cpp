@@ -68,9 +68,9 @@ void t2s_A_kn() {
     for (int32_t k = 0; k < 4; k++) {
       for (int32_t j = 0; j < 4; j++) {
         for (int32_t i = 0; i < 3; i++) {
-          const float A_val = j == 0 ? t2s_a_in.get(i + 3 * k + 12 * b) : t2s_A_shreg_rg.get(i + 3 * t2s_sub_i32(j, 1));
+          const float A_val = j == 0 ? t2s_a_in.get({i, k, b}) : t2s_A_shreg_rg.get(i + 3 * t2s_sub_i32(j, 1));
           t2s_A_shreg_rg.store(i + 3 * j, A_val);
-          const float B_val = i == 0 ? t2s_w_in.get(k + 4 * j) : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 3 * j);
+          const float B_val = i == 0 ? t2s_w_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 3 * j);
           t2s_B_shreg_rg.store(i + 3 * j, B_val);
           const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 3 * j)) + A_val * B_val;
           t2s_C_shreg_rg.store(i + 3 * j, C_val);
@@ -110,9 +110,9 @@ void t2s_collector_kn() {
         const int32_t t2s_1 = j;
         const int32_t t2s_2 = b;
         const t2s_rt::Vec<float, 3> t2s_3 = t2s_drainer_to_collector_ch.at_linear(j).read();
-        { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[0], t2s_1, t2s_2}); t2s_collector_st.store(t2s_at, t2s_3.lane[0]); }
-        { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[1], t2s_1, t2s_2}); t2s_collector_st.store(t2s_at, t2s_3.lane[1]); }
-        { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[2], t2s_1, t2s_2}); t2s_collector_st.store(t2s_at, t2s_3.lane[2]); }
+        t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[0], t2s_1, t2s_2}), t2s_3.lane[0]);
+        t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[1], t2s_1, t2s_2}), t2s_3.lane[1]);
+        t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[2], t2s_1, t2s_2}), t2s_3.lane[2]);
       }
     }
   }

@@ -105,9 +105,9 @@ void t2s_A_kn() {
       for (int32_t l = 0; l < 4; l++) {
         for (int32_t j = 0; j < 3; j++) {
           for (int32_t i = 0; i < 2; i++) {
-            const int32_t A_val = j == 0 ? t2s_a_in.get(i + 2 * l + 8 * k + 32 * b) : t2s_A_shreg_rg.get(i + 2 * t2s_sub_i32(j, 1) + 6 * l);
+            const int32_t A_val = j == 0 ? t2s_a_in.get({i, l, k, b}) : t2s_A_shreg_rg.get(i + 2 * t2s_sub_i32(j, 1) + 6 * l);
             t2s_A_shreg_rg.store(i + 2 * j + 6 * l, A_val);
-            const int32_t X_val = i == 0 ? t2s_x_in.get(j + 3 * l + 12 * k) : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1) + 2 * j + 6 * l);
+            const int32_t X_val = i == 0 ? t2s_x_in.get({j, l, k}) : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1) + 2 * j + 6 * l);
             t2s_X_shreg_rg.store(i + 2 * j + 6 * l, X_val);
             const int32_t S_val = t2s_add_i32(k == 0 ? 0 : t2s_S_shreg_rg.get(i + 2 * j + 6 * l), t2s_mul_i32(A_val, X_val));
             t2s_S_shreg_rg.store(i + 2 * j + 6 * l, S_val);

@@ -67,9 +67,9 @@ void t2s_A_kn() {
       for (int32_t l = 0; l < 4; l++) {
         for (int32_t j = 0; j < 3; j++) {
           for (int32_t i = 0; i < 2; i++) {
-            const int32_t A_val = j == 0 ? t2s_a_in.get(i + 2 * l + 8 * k + 32 * b) : t2s_A_shreg_rg.get(i + 2 * t2s_sub_i32(j, 1) + 6 * l);
+            const int32_t A_val = j == 0 ? t2s_a_in.get({i, l, k, b}) : t2s_A_shreg_rg.get(i + 2 * t2s_sub_i32(j, 1) + 6 * l);
             t2s_A_shreg_rg.store(i + 2 * j + 6 * l, A_val);
-            const int32_t X_val = i == 0 ? t2s_x_in.get(j + 3 * l + 12 * k) : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1) + 2 * j + 6 * l);
+            const int32_t X_val = i == 0 ? t2s_x_in.get({j, l, k}) : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1) + 2 * j + 6 * l);
             t2s_X_shreg_rg.store(i + 2 * j + 6 * l, X_val);
             const int32_t S_val = t2s_add_i32(k == 0 ? 0 : t2s_S_shreg_rg.get(i + 2 * j + 6 * l), t2s_mul_i32(A_val, X_val));
             t2s_S_shreg_rg.store(i + 2 * j + 6 * l, S_val);
@@ -114,10 +114,10 @@ void t2s_collector_kn() {
           const t2s_rt::Vec<int32_t, 4> t2s_2 = t2s_ramp_i32x4({0, 1});
           const int32_t t2s_3 = b;
           const t2s_rt::Vec<int32_t, 4> t2s_4 = t2s_drainer_to_collector_ch.at_linear(j + 3 * i).read();
-          { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1, t2s_2.lane[0], t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[0]); }
-          { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1, t2s_2.lane[1], t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[1]); }
-          { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1, t2s_2.lane[2], t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[2]); }
-          { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1, t2s_2.lane[3], t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[3]); }
+          t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1, t2s_2.lane[0], t2s_3}), t2s_4.lane[0]);
+          t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1, t2s_2.lane[1], t2s_3}), t2s_4.lane[1]);
+          t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1, t2s_2.lane[2], t2s_3}), t2s_4.lane[2]);
+          t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1, t2s_2.lane[3], t2s_3}), t2s_4.lane[3]);
         }
       }
     }

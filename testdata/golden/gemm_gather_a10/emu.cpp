@@ -136,9 +136,9 @@ void t2s_A_kn() {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 10; iii++) {
           for (int32_t jjj = 0; jjj < 8; jjj++) {
-            const t2s_rt::Vec<float, 16> A_val = jjj == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); const int32_t t2s_1 = t2s_add_i32(iii, t2s_mul_i32(10, ii)); return t2s_rt::Vec<float, 16>{{t2s_a_in.read({t2s_0.lane[0], t2s_1}), t2s_a_in.read({t2s_0.lane[1], t2s_1}), t2s_a_in.read({t2s_0.lane[2], t2s_1}), t2s_a_in.read({t2s_0.lane[3], t2s_1}), t2s_a_in.read({t2s_0.lane[4], t2s_1}), t2s_a_in.read({t2s_0.lane[5], t2s_1}), t2s_a_in.read({t2s_0.lane[6], t2s_1}), t2s_a_in.read({t2s_0.lane[7], t2s_1}), t2s_a_in.read({t2s_0.lane[8], t2s_1}), t2s_a_in.read({t2s_0.lane[9], t2s_1}), t2s_a_in.read({t2s_0.lane[10], t2s_1}), t2s_a_in.read({t2s_0.lane[11], t2s_1}), t2s_a_in.read({t2s_0.lane[12], t2s_1}), t2s_a_in.read({t2s_0.lane[13], t2s_1}), t2s_a_in.read({t2s_0.lane[14], t2s_1}), t2s_a_in.read({t2s_0.lane[15], t2s_1})}}; }() : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 8 * iii);
+            const t2s_rt::Vec<float, 16> A_val = jjj == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); const int32_t t2s_1 = t2s_add_i32(iii, t2s_mul_i32(10, ii)); return t2s_rt::Vec<float, 16>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1}), t2s_a_in.get({t2s_0.lane[4], t2s_1}), t2s_a_in.get({t2s_0.lane[5], t2s_1}), t2s_a_in.get({t2s_0.lane[6], t2s_1}), t2s_a_in.get({t2s_0.lane[7], t2s_1}), t2s_a_in.get({t2s_0.lane[8], t2s_1}), t2s_a_in.get({t2s_0.lane[9], t2s_1}), t2s_a_in.get({t2s_0.lane[10], t2s_1}), t2s_a_in.get({t2s_0.lane[11], t2s_1}), t2s_a_in.get({t2s_0.lane[12], t2s_1}), t2s_a_in.get({t2s_0.lane[13], t2s_1}), t2s_a_in.get({t2s_0.lane[14], t2s_1}), t2s_a_in.get({t2s_0.lane[15], t2s_1})}}; }() : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 8 * iii);
             t2s_A_shreg_rg.store(jjj + 8 * iii, A_val);
-            const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const int32_t t2s_0 = t2s_add_i32(jjj, t2s_mul_i32(8, jj)); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0, t2s_1.lane[0]}), t2s_b_in.read({t2s_0, t2s_1.lane[1]}), t2s_b_in.read({t2s_0, t2s_1.lane[2]}), t2s_b_in.read({t2s_0, t2s_1.lane[3]}), t2s_b_in.read({t2s_0, t2s_1.lane[4]}), t2s_b_in.read({t2s_0, t2s_1.lane[5]}), t2s_b_in.read({t2s_0, t2s_1.lane[6]}), t2s_b_in.read({t2s_0, t2s_1.lane[7]}), t2s_b_in.read({t2s_0, t2s_1.lane[8]}), t2s_b_in.read({t2s_0, t2s_1.lane[9]}), t2s_b_in.read({t2s_0, t2s_1.lane[10]}), t2s_b_in.read({t2s_0, t2s_1.lane[11]}), t2s_b_in.read({t2s_0, t2s_1.lane[12]}), t2s_b_in.read({t2s_0, t2s_1.lane[13]}), t2s_b_in.read({t2s_0, t2s_1.lane[14]}), t2s_b_in.read({t2s_0, t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.get(jjj + 8 * t2s_sub_i32(iii, 1));
+            const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const int32_t t2s_0 = t2s_add_i32(jjj, t2s_mul_i32(8, jj)); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); return t2s_rt::Vec<float, 16>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]}), t2s_b_in.get({t2s_0, t2s_1.lane[4]}), t2s_b_in.get({t2s_0, t2s_1.lane[5]}), t2s_b_in.get({t2s_0, t2s_1.lane[6]}), t2s_b_in.get({t2s_0, t2s_1.lane[7]}), t2s_b_in.get({t2s_0, t2s_1.lane[8]}), t2s_b_in.get({t2s_0, t2s_1.lane[9]}), t2s_b_in.get({t2s_0, t2s_1.lane[10]}), t2s_b_in.get({t2s_0, t2s_1.lane[11]}), t2s_b_in.get({t2s_0, t2s_1.lane[12]}), t2s_b_in.get({t2s_0, t2s_1.lane[13]}), t2s_b_in.get({t2s_0, t2s_1.lane[14]}), t2s_b_in.get({t2s_0, t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.get(jjj + 8 * t2s_sub_i32(iii, 1));
             t2s_B_shreg_rg.store(jjj + 8 * iii, B_val);
             const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x16({A_val, B_val});
             const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(jjj + 8 * iii, 3))) + C_val_v.lane[0];
@@ -207,14 +207,14 @@ void t2s_collector_kn() {
               const int32_t t2s_2 = jj;
               const int32_t t2s_3 = ii;
               const t2s_rt::Vec<float, 8> t2s_4 = drainer_gathered;
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[0], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[0]); }
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[1], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[1]); }
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[2], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[2]); }
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[3], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[3]); }
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[4], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[4]); }
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[5], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[5]); }
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[6], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[6]); }
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[7], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[7]); }
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[0], t2s_1, t2s_2, t2s_3}), t2s_4.lane[0]);
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[1], t2s_1, t2s_2, t2s_3}), t2s_4.lane[1]);
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[2], t2s_1, t2s_2, t2s_3}), t2s_4.lane[2]);
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[3], t2s_1, t2s_2, t2s_3}), t2s_4.lane[3]);
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[4], t2s_1, t2s_2, t2s_3}), t2s_4.lane[4]);
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[5], t2s_1, t2s_2, t2s_3}), t2s_4.lane[5]);
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[6], t2s_1, t2s_2, t2s_3}), t2s_4.lane[6]);
+              t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[7], t2s_1, t2s_2, t2s_3}), t2s_4.lane[7]);
             }
           }
         }
@@ -235,15 +235,15 @@ void t2s_unloader_kn() {
           const int32_t t2s_1 = iii;
           const int32_t t2s_2 = jj;
           const int32_t t2s_3 = ii;
-          const t2s_rt::Vec<float, 8> t2s_4 = [&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = iii; const int32_t t2s_2 = jj; const int32_t t2s_3 = ii; return t2s_rt::Vec<float, 8>{{t2s_collector_st.read({t2s_0.lane[0], t2s_1, t2s_2, t2s_3}), t2s_collector_st.read({t2s_0.lane[1], t2s_1, t2s_2, t2s_3}), t2s_collector_st.read({t2s_0.lane[2], t2s_1, t2s_2, t2s_3}), t2s_collector_st.read({t2s_0.lane[3], t2s_1, t2s_2, t2s_3}), t2s_collector_st.read({t2s_0.lane[4], t2s_1, t2s_2, t2s_3}), t2s_collector_st.read({t2s_0.lane[5], t2s_1, t2s_2, t2s_3}), t2s_collector_st.read({t2s_0.lane[6], t2s_1, t2s_2, t2s_3}), t2s_collector_st.read({t2s_0.lane[7], t2s_1, t2s_2, t2s_3})}}; }();
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[0], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[0]); }
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[1], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[1]); }
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[2], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[2]); }
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[3], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[3]); }
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[4], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[4]); }
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[5], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[5]); }
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[6], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[6]); }
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({t2s_0.lane[7], t2s_1, t2s_2, t2s_3}); t2s_unloader_st.store(t2s_at, t2s_4.lane[7]); }
+          const t2s_rt::Vec<float, 8> t2s_4 = [&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = iii; const int32_t t2s_2 = jj; const int32_t t2s_3 = ii; return t2s_rt::Vec<float, 8>{{t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[0], t2s_1, t2s_2, t2s_3})), t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[1], t2s_1, t2s_2, t2s_3})), t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[2], t2s_1, t2s_2, t2s_3})), t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[3], t2s_1, t2s_2, t2s_3})), t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[4], t2s_1, t2s_2, t2s_3})), t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[5], t2s_1, t2s_2, t2s_3})), t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[6], t2s_1, t2s_2, t2s_3})), t2s_collector_st.read_at(t2s_collector_st.offset({t2s_0.lane[7], t2s_1, t2s_2, t2s_3}))}}; }();
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[0], t2s_1, t2s_2, t2s_3}), t2s_4.lane[0]);
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[1], t2s_1, t2s_2, t2s_3}), t2s_4.lane[1]);
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[2], t2s_1, t2s_2, t2s_3}), t2s_4.lane[2]);
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[3], t2s_1, t2s_2, t2s_3}), t2s_4.lane[3]);
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[4], t2s_1, t2s_2, t2s_3}), t2s_4.lane[4]);
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[5], t2s_1, t2s_2, t2s_3}), t2s_4.lane[5]);
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[6], t2s_1, t2s_2, t2s_3}), t2s_4.lane[6]);
+          t2s_unloader_st.store(t2s_unloader_st.offset({t2s_0.lane[7], t2s_1, t2s_2, t2s_3}), t2s_4.lane[7]);
         }
       }
     }

@@ -34,9 +34,9 @@ void t2s_A_kn() {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 3; iii++) {
           for (int32_t jjj = 0; jjj < 4; jjj++) {
-            const float A_val = jjj == 0 ? t2s_a_in.get(t2s_add_i32(iii, t2s_mul_i32(3, ii)) + 6 * kk) : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 4 * iii);
+            const float A_val = jjj == 0 ? t2s_a_in.get({t2s_add_i32(iii, t2s_mul_i32(3, ii)), kk}) : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 4 * iii);
             t2s_A_shreg_rg.store(jjj + 4 * iii, A_val);
-            const float B_val = iii == 0 ? t2s_b_in.get(kk + 5 * t2s_add_i32(jjj, t2s_mul_i32(4, jj))) : t2s_B_shreg_rg.get(jjj + 4 * t2s_sub_i32(iii, 1));
+            const float B_val = iii == 0 ? t2s_b_in.get({kk, t2s_add_i32(jjj, t2s_mul_i32(4, jj))}) : t2s_B_shreg_rg.get(jjj + 4 * t2s_sub_i32(iii, 1));
             t2s_B_shreg_rg.store(jjj + 4 * iii, B_val);
             const float C_val = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(jjj + 4 * iii, 3))) + A_val * B_val;
             t2s_C_shreg_rg.shift_pe(jjj + 4 * iii);

@@ -31,7 +31,7 @@ void t2s_loadA_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         if (j == 0) {
-          t2s_loadA_to_feedA_ch.write(t2s_a_in.get(i + 4 * k));
+          t2s_loadA_to_feedA_ch.write(t2s_a_in.get({i, k}));
         }
       }
     }
@@ -57,7 +57,7 @@ void t2s_loadB_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         if (i == 0) {
-          t2s_loadB_to_feedB_ch.write(t2s_b_in.get(k + 8 * j));
+          t2s_loadB_to_feedB_ch.write(t2s_b_in.get({k, j}));
         }
       }
     }

@@ -31,10 +31,10 @@ void t2s_load_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         if (j == 0) {
-          t2s_load_to_feed_ch.write(t2s_a_in.get(i + 4 * k));
+          t2s_load_to_feed_ch.write(t2s_a_in.get({i, k}));
         }
         if (i == 0) {
-          t2s_load_1_to_feed_1_ch.write(t2s_b_in.get(k + 8 * j));
+          t2s_load_1_to_feed_1_ch.write(t2s_b_in.get({k, j}));
         }
       }
     }

@@ -48,10 +48,10 @@ void t2s_A_kn() {
       const int32_t i = s;
       const int32_t j = t2s_div_i32(t, 8);
       const int32_t k = t2s_mod_i32(t, 8);
-      const float A_val = j == 0 ? t2s_a_in.get(i + 4 * k) : t2s_A_shreg_rg.read_at(t2s_A_shreg_rg.at(s, 7));
+      const float A_val = j == 0 ? t2s_a_in.get({i, k}) : t2s_A_shreg_rg.read_at(t2s_A_shreg_rg.at(s, 7));
       t2s_A_shreg_rg.shift_pe(s);
       t2s_A_shreg_rg.store(t2s_A_shreg_rg.at(s, 0), A_val);
-      const float B_val = i == 0 ? t2s_b_in.get(k + 8 * j) : t2s_B_shreg_rg.get(t2s_sub_i32(s, 1));
+      const float B_val = i == 0 ? t2s_b_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(s, 1));
       t2s_B_shreg_rg.store(s, B_val);
       const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(s)) + A_val * B_val;
       t2s_C_shreg_rg.store(s, C_val);

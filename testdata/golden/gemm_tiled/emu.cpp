@@ -42,9 +42,9 @@ void t2s_A_kn() {
               for (int32_t ii = 0; ii < 2; ii++) {
                 for (int32_t jj = 0; jj < 2; jj++) {
                   for (int32_t kkk = 0; kkk < 2; kkk++) {
-                    const float A_val = jj == 0 ? t2s_a_in.get(t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oi, 2), 2), t2s_mul_i32(ii, 2)), iii) + 8 * t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk)) : t2s_A_shreg_rg.get(kkk + 2 * t2s_sub_i32(jj, 1) + 4 * ii);
+                    const float A_val = jj == 0 ? t2s_a_in.get({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oi, 2), 2), t2s_mul_i32(ii, 2)), iii), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk)}) : t2s_A_shreg_rg.get(kkk + 2 * t2s_sub_i32(jj, 1) + 4 * ii);
                     t2s_A_shreg_rg.store(kkk + 2 * jj + 4 * ii, A_val);
-                    const float B_val = ii == 0 ? t2s_b_in.get(t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) + 8 * t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oj, 2), 2), t2s_mul_i32(jj, 2)), jjj)) : t2s_B_shreg_rg.get(kkk + 2 * jj + 4 * t2s_sub_i32(ii, 1));
+                    const float B_val = ii == 0 ? t2s_b_in.get({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oj, 2), 2), t2s_mul_i32(jj, 2)), jjj)}) : t2s_B_shreg_rg.get(kkk + 2 * jj + 4 * t2s_sub_i32(ii, 1));
                     t2s_B_shreg_rg.store(kkk + 2 * jj + 4 * ii, B_val);
                     const float C_val = (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 0 ? 0.0f : (kkk == 0 ? (kk == 0 ? t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3)) : t2s_C_shreg_2_rg.read_at(t2s_C_shreg_2_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3))) : t2s_C_shreg_3_rg.get(t2s_sub_i32(kkk, 1) + 2 * jj + 4 * ii))) + A_val * B_val;
                     t2s_C_shreg_rg.shift_pe(kkk + 2 * jj + 4 * ii);

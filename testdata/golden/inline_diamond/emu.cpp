@@ -34,7 +34,7 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 void t2s_out_kn() {
   auto& t2s_out_st = t2s_out_bf;
   for (int32_t x = 0; x < 8; x++) {
-    const int32_t F1_inl = t2s_mod_i32(t2s_a_in.get(x), 100);
+    const int32_t F1_inl = t2s_mod_i32(t2s_a_in.get({x}), 100);
     const int32_t F2_inl = t2s_add_i32(F1_inl, F1_inl);
     const int32_t F3_inl = t2s_mod_i32(t2s_mul_i32(F2_inl, F2_inl), 1009);
     const int32_t F4_inl = t2s_add_i32(F3_inl, F3_inl);

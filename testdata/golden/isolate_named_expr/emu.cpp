@@ -29,7 +29,7 @@ void t2s_feedA_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         if (j == 0) {
-          t2s_feedA_to_A_ch.write(t2s_a_in.get(i + 4 * k) * 2.0f);
+          t2s_feedA_to_A_ch.write(t2s_a_in.get({i, k}) * 2.0f);
         }
       }
     }
@@ -42,7 +42,7 @@ void t2s_feedB_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         if (i == 0) {
-          t2s_feedB_to_B_ch.write(t2s_b_in.get(k + 8 * j));
+          t2s_feedB_to_B_ch.write(t2s_b_in.get({k, j}));
         }
       }
     }

@@ -36,12 +36,12 @@ void t2s_A_kn() {
         const int32_t k = t2s_sub_i32(t2s_sub_i32(t1, t2s_mul_i32(2, i)), t2s_mul_i32(3, j));
         if (0 <= j && j < 10 && 0 <= k && k < 10) {
           const int32_t A_fifo_val = 1 <= i ? t2s_A_fifo_rg.pop_at(t2s_sub_i32(i, 1)) : 0;
-          const int32_t A_val = i == 0 ? t2s_a_in.get(j + 10 * k) : A_fifo_val;
+          const int32_t A_val = i == 0 ? t2s_a_in.get({j, k}) : A_fifo_val;
           if (i < 9) {
             t2s_A_fifo_rg.push(i, A_val);
           }
           const int32_t B_fifo_val = 1 <= j ? t2s_B_fifo_rg.pop_at(i) : 0;
-          const int32_t B_val = j == 0 ? t2s_b_in.get(i + 10 * k) : B_fifo_val;
+          const int32_t B_val = j == 0 ? t2s_b_in.get({i, k}) : B_fifo_val;
           if (j < 9) {
             t2s_B_fifo_rg.push(i, B_val);
           }

@@ -38,7 +38,7 @@ void t2s_A_kn() {
       const int32_t i = s;
       const int32_t k = t2s_div_i32(t, 2);
       if (s == i && t == t2s_mul_i32(2, k)) {
-        const int32_t A_val = k == 0 ? t2s_a_in.get(i + 4 * k) : t2s_add_i32(t2s_A_shreg_rg.read_at(s), t2s_a_in.get(i + 4 * k));
+        const int32_t A_val = k == 0 ? t2s_a_in.get({i, k}) : t2s_add_i32(t2s_A_shreg_rg.read_at(s), t2s_a_in.get({i, k}));
         t2s_A_shreg_rg.store(s, A_val);
         if (k == 5) {
           t2s_c_st.store(t2s_c_st.offset({i}), A_val);

@@ -106,10 +106,10 @@ void t2s_A_kn() {
     for (int32_t ii = 0; ii < 2; ii++) {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 3; iii++) {
-          const float A_val_0 = t2s_a_in.get(t2s_mul_i32(4, kk) + 8 * t2s_add_i32(iii, t2s_mul_i32(3, ii)));
-          const float A_val_1 = t2s_a_in.get(t2s_add_i32(1, t2s_mul_i32(4, kk)) + 8 * t2s_add_i32(iii, t2s_mul_i32(3, ii)));
-          const float A_val_2 = t2s_a_in.get(t2s_add_i32(2, t2s_mul_i32(4, kk)) + 8 * t2s_add_i32(iii, t2s_mul_i32(3, ii)));
-          const float A_val_3 = t2s_a_in.get(t2s_add_i32(3, t2s_mul_i32(4, kk)) + 8 * t2s_add_i32(iii, t2s_mul_i32(3, ii)));
+          const float A_val_0 = t2s_a_in.get({t2s_mul_i32(4, kk), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_1 = t2s_a_in.get({t2s_add_i32(1, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_2 = t2s_a_in.get({t2s_add_i32(2, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_3 = t2s_a_in.get({t2s_add_i32(3, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const t2s_rt::Vec<float, 16> A_val = t2s_rt::Vec<float, 16>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3}};
           const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x4x4({t2s_broadcast_i32x4(t2s_mul_i32(4, jj)), t2s_broadcast_i32x4(1)}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_broadcast_i32x4x4(t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1})); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(iii, 1));
           t2s_B_shreg_rg.store(iii, B_val);

@@ -80,9 +80,9 @@ void t2s_A_kn() {
   for (int32_t ko = 0; ko < 2; ko++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
-        const t2s_rt::Vec<float, 4> A_val = j == 0 ? [&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); const int32_t t2s_1 = i; return t2s_rt::Vec<float, 4>{{t2s_a_in.read({t2s_0.lane[0], t2s_1}), t2s_a_in.read({t2s_0.lane[1], t2s_1}), t2s_a_in.read({t2s_0.lane[2], t2s_1}), t2s_a_in.read({t2s_0.lane[3], t2s_1})}}; }() : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
+        const t2s_rt::Vec<float, 4> A_val = j == 0 ? [&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); const int32_t t2s_1 = i; return t2s_rt::Vec<float, 4>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1})}}; }() : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
         t2s_A_shreg_rg.store(i + 4 * j, A_val);
-        const t2s_rt::Vec<float, 4> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); return t2s_rt::Vec<float, 4>{{t2s_b_in.read({t2s_0, t2s_1.lane[0]}), t2s_b_in.read({t2s_0, t2s_1.lane[1]}), t2s_b_in.read({t2s_0, t2s_1.lane[2]}), t2s_b_in.read({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
+        const t2s_rt::Vec<float, 4> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); return t2s_rt::Vec<float, 4>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
         t2s_B_shreg_rg.store(i + 4 * j, B_val);
         const t2s_rt::Vec<float, 4> C_val_v = t2s_vmul_f32x4({A_val, B_val});
         const float C_val_0 = (t2s_mul_i32(ko, 4) == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 4 * j)) + C_val_v.lane[0];
@@ -122,10 +122,10 @@ void t2s_collector_kn() {
       const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({0, 1});
       const int32_t t2s_1 = j;
       const t2s_rt::Vec<float, 4> t2s_2 = t2s_drainer_to_collector_ch.at_linear(j).read();
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[0], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[0]); }
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[1], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[1]); }
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[2], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[2]); }
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[3], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[3]); }
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[0], t2s_1}), t2s_2.lane[0]);
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[1], t2s_1}), t2s_2.lane[1]);
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[2], t2s_1}), t2s_2.lane[2]);
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[3], t2s_1}), t2s_2.lane[3]);
     }
   }
 }
