@@ -17,7 +17,9 @@
 // fresh storage per PE when their kernel starts. Errors (out-of-bounds reads and writes, reads of
 // values never computed, FIFO register overflow and underflow, deadlock, values left in a channel
 // or a FIFO register) stop the program with `PROGRAM: error: MESSAGE` (the interpreter's
-// message) and exit status 1.
+// message) and exit status 1. An access that isl proves can never fail its check
+// (emu_proofs.h) is emitted without it; CppOptions::checked keeps every check
+// (docs/emulation.md).
 #pragma once
 
 #include <string>

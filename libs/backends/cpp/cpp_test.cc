@@ -267,6 +267,22 @@ TEST(EmitCpp, VectorValuesAreVecsComputedLaneByLane) {
   EXPECT_EQ(code, emit_cpp(read_program(kVectors, "vectors.json"), {/*checked=*/true}));
 }
 
+TEST(EmitCpp, GathersScattersAndRegistersProvedInBoundsAreUnchecked) {
+  const std::string code = kernels_of(emit_cpp(read_program(kVectors, "vectors.json")));
+  for (const char* expected :
+       {// x(ramp(i * 4, 1, 4)) with 0 <= i < 4: lanes 0..15 of x's 16.
+        "return t2s_rt::Vec<float, 4>{{t2s_x_in.get({t2s_0.lane[0]}), ",
+        // e(ramp(i * 4 + 3, -1, 4)): lanes 15..0 of e's 16.
+        "t2s_e_st.store(t2s_e_st.offset({t2s_0.lane[3]}), t2s_1.lane[3]);",
+        // The register's one PE; V(0, 0) is written earlier in the same iteration.
+        "t2s_V_rg.shift_pe(0);", "t2s_V_rg.store(0, t2s_ch_ch.read());", "t2s_V_rg.get(0)",
+        // The FIFO register's PE (overflow and emptiness are still checked).
+        "t2s_F_rg.push(0, ", "t2s_F_rg.pop_at(0)"}) {
+    EXPECT_NE(code.find(expected), std::string::npos) << expected << "\n" << code;
+  }
+  EXPECT_EQ(code.find("read({"), std::string::npos) << code;
+}
+
 TEST(EmitCpp, RefusesNamesThatAreNotIdentifiers) {
   Program p = copy_program();
   p.channels.push_back(Channel{"a-b", Type::Int(32), {}, 0, "g", "g", SourceLoc::parse("3:3")});
