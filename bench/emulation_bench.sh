@@ -21,7 +21,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/t2s-emulation-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 source bench/lib.sh
-build_opt_tools //tools:t2s-emit //tools:t2s-run
+build_opt_tools --disk_cache=/tmp/t2s-disk-cache //tools:t2s-emit //tools:t2s-run
 
 spec="$work/gemm.t2s"
 sed -E -e "s/^#define I [0-9]+/#define I $N/" -e "s/^#define J [0-9]+/#define J $N/" \
