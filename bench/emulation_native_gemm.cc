@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) {
       float sum = 0.0f;
-      for (int k = 0; k < n; ++k) sum = sum + a[i + static_cast<size_t>(n) * k] *
-                                                  b[k + static_cast<size_t>(n) * j];
+      for (int k = 0; k < n; ++k)
+        sum = sum + a[i + static_cast<size_t>(n) * k] * b[k + static_cast<size_t>(n) * j];
       c[i + static_cast<size_t>(n) * j] = sum;
     }
   const double seconds =
