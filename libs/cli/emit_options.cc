@@ -27,6 +27,11 @@ void add_emit_target_options(CLI::App& app, EmitTargetOptions* options) {
       "With --target cpp: the emulation counts each kernel's time steps and useful PE-steps "
       "while it runs and prints them at exit on stderr, as the report's utilisation lines "
       "(docs/report.md)");
+  options->checked = app.add_flag(
+      "--checked", options->cpp.checked,
+      "With --target cpp: check every access at run time as t2s-run does (by default an access "
+      "isl proves in bounds, and a read it proves to find a written value, is a plain array "
+      "access; docs/emulation.md)");
 }
 
 void check_emit_target_options(const EmitTargetOptions& options, const std::string& target) {
@@ -34,6 +39,8 @@ void check_emit_target_options(const EmitTargetOptions& options, const std::stri
     throw CLI::ValidationError("--device/--fmax", "only valid with --target report or report-json");
   if (options.profile->count() && target != "cpp")
     throw CLI::ValidationError("--profile", "only valid with --target cpp");
+  if (options.checked->count() && target != "cpp")
+    throw CLI::ValidationError("--checked", "only valid with --target cpp");
 }
 
 std::string emit_with_options(const EmitTarget& target, const Program& program,

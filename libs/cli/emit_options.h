@@ -1,5 +1,5 @@
 // t2s-emit's options of particular targets: --device and --fmax (report, report-json) and
-// --profile (cpp), and the code of a target with them; kept here so that the tool stays thin.
+// --profile and --checked (cpp), and the code of a target with them; kept here so that the tool stays thin.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,9 +17,10 @@ struct EmitTargetOptions {
   CLI::Option* device = nullptr;
   CLI::Option* fmax = nullptr;
   CLI::Option* profile = nullptr;
+  CLI::Option* checked = nullptr;
 };
 
-// Registers --device, --fmax and --profile on `app`.
+// Registers --device, --fmax, --profile and --checked on `app`.
 void add_emit_target_options(CLI::App& app, EmitTargetOptions* options);
 // Throws CLI::ValidationError (a usage error) for an option given with a target it does not
 // concern.

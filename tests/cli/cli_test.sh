@@ -226,6 +226,20 @@ rc=0
 "$T2S_EMIT_BIN" --target opencl "$SPEC" -o "$E/k.cl" --host "$E/h.cpp" >"$TMP/out" 2>"$TMP/err" || rc=$?
 check "t2s-emit -o and --host: both written" "$(t test "$rc" -eq 0 -a -s "$E/k.cl" -a -s "$E/h.cpp")"
 
+# t2s-emit --checked (cpp only): every access through the checked accessors; without it, GEMM's
+# accesses are all proved in bounds (docs/emulation.md).
+rc=0
+"$T2S_EMIT_BIN" --target opencl --checked "$SPEC" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "t2s-emit --checked with --target opencl exits 2" "$(t test "$rc" -eq 2)" "status $rc"
+"$T2S_EMIT_BIN" --target cpp --checked "$SPEC" -o "$E/checked.cpp"
+"$T2S_EMIT_BIN" --target cpp "$SPEC" -o "$E/proved.cpp"
+check "t2s-emit --checked: checked register reads" \
+  "$(t grep -qF 't2s_C_shreg_rg.read({i, j, 0})' "$E/checked.cpp")"
+check "t2s-emit: GEMM's register reads proved, unchecked" \
+  "$(t grep -qF 't2s_C_shreg_rg.get(i + 4 * j)' "$E/proved.cpp")"
+check "t2s-emit: no checked access left in GEMM's kernel" \
+  "$(t test -z "$(sed -n '/^void t2s_A_kn/,/^}/p' "$E/proved.cpp" | grep -E 'read\(\{|locate_write')")"
+
 # -o respects what is already at the path (all inside $TMP): a FIFO is written through and
 # stays a FIFO, a symbolic link is followed (the link stays, its target gets the output), a
 # read-only file, a directory and a dangling link are refused (exit 1) and left as they were,

@@ -15,6 +15,7 @@
 
 namespace t2s {
 
+using c_internal::AccessScope;
 using c_internal::binary_precedence;
 using c_internal::kPrecedenceAtom;
 using c_internal::kPrecedenceTernary;
@@ -361,14 +362,21 @@ std::string CCodegen::call(const Expr& e) {
     case CallKind::kImage: {
       const Input* input = program_.find_input(e->name);
       if (!input) throw InternalError("emit: unknown input '" + e->name + "'");
-      return storage_.read_input(*input, print_all(0));
+      const std::vector<std::string> index = print_all(0);
+      const AccessScope scope(storage_, e.get());
+      return storage_.read_input(*input, index);
     }
-    case CallKind::kFunc:
-      return storage_.read_func(e->name, print_all(0), e->loc);
+    case CallKind::kFunc: {
+      const std::vector<std::string> index = print_all(0);
+      const AccessScope scope(storage_, e.get());
+      return storage_.read_func(e->name, index, e->loc);
+    }
     case CallKind::kChannel: {
       const Channel* channel = program_.find_channel(operand_name());
       if (!channel) throw InternalError("emit: unknown channel '" + operand_name() + "'");
-      return storage_.read_channel(*channel, print_all(1), e->loc);
+      const std::vector<std::string> index = print_all(1);
+      const AccessScope scope(storage_, e.get());
+      return storage_.read_channel(*channel, index, e->loc);
     }
     case CallKind::kRegister: {
       const Register* reg = program_.find_register(e->name);
@@ -378,12 +386,15 @@ std::string CCodegen::call(const Expr& e) {
       std::vector<std::string> args = print_all(0);
       const std::string slot = args.back();
       args.pop_back();
+      const AccessScope scope(storage_, e.get());
       return storage_.read_register(*reg, args, slot, e->loc);
     }
     case CallKind::kFifo: {
       const Register* reg = program_.find_register(operand_name());
       if (!reg) throw InternalError("emit: unknown FIFO '" + operand_name() + "'");
-      return storage_.pop_fifo(*reg, print_all(1), e->loc);
+      const std::vector<std::string> pe = print_all(1);
+      const AccessScope scope(storage_, e.get());
+      return storage_.pop_fifo(*reg, pe, e->loc);
     }
     case CallKind::kIntrinsic: {
       const std::string& name = e->name;
@@ -612,8 +623,10 @@ void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
       if (args.empty()) throw InternalError("emit: register write without a slot");
       const std::string slot = args.back();
       args.pop_back();
+      const AccessScope scope(storage_, &s);
       lines(storage_.write_register(*reg, args, slot, value, s.loc), indent, out);
     } else {
+      const AccessScope scope(storage_, &s);
       lines(storage_.write_func(provide->func, args, value, s.loc), indent, out);
     }
     return;
@@ -622,13 +635,17 @@ void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
     const Channel* channel = program_.find_channel(write->channel);
     if (!channel) throw InternalError("emit: unknown channel '" + write->channel + "'");
     const std::string value = expr(write->value);
-    lines(storage_.write_channel(*channel, print_args(write->index), value, s.loc), indent, out);
+    const std::vector<std::string> index = print_args(write->index);
+    const AccessScope scope(storage_, &s);
+    lines(storage_.write_channel(*channel, index, value, s.loc), indent, out);
     return;
   }
   if (const Shift* shift = s.as<Shift>()) {
     const Register* reg = program_.find_register(shift->reg);
     if (!reg) throw InternalError("emit: unknown register '" + shift->reg + "'");
-    lines(storage_.shift_register(*reg, print_args(shift->pe), s.loc), indent, out);
+    const std::vector<std::string> pe = print_args(shift->pe);
+    const AccessScope scope(storage_, &s);
+    lines(storage_.shift_register(*reg, pe, s.loc), indent, out);
     return;
   }
   if (const Push* push = s.as<Push>()) {
@@ -636,6 +653,7 @@ void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
     if (!reg) throw InternalError("emit: unknown register '" + push->fifo + "'");
     const std::vector<std::string> pe = print_args(push->pe);
     const std::string value = expr(push->value);
+    const AccessScope scope(storage_, &s);
     lines(storage_.push_fifo(*reg, pe, value, s.loc), indent, out);
     return;
   }

@@ -144,6 +144,12 @@ class CStorage {
   // Lines printed before the body of an unrolled loop (OpenCL: `#pragma unroll`).
   virtual std::vector<std::string> before_unrolled_loop() { return {}; }
 
+  // The IR node of the access a hook above is printing: the Call expression of a read, the
+  // statement of a write, shift or push; null for the element accesses of gathers and scatters.
+  // CCodegen sets it around each such hook call, so that a storage can look up what it knows
+  // of that access (the C++ emulation: accesses proved in bounds).
+  const void* access = nullptr;
+
   // Contiguous vector accesses: the `type.lanes` elements whose first index is `first[0] + l`
   // (lane l) and whose other indices are `first[1]`, ... A storage with a better form than
   // element by element access (OpenCL's vloadN / vstoreN for global memory) returns it; an

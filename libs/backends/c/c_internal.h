@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "libs/backends/c/c_codegen.h"
 #include "libs/ir/expr.h"
 
 namespace t2s {
@@ -23,6 +24,18 @@ std::string parenthesize_above(const std::string& text, int precedence, int limi
 
 // The short name of a type in helper names: i32, u8, f32, b; vectors add their lanes (f32x4).
 std::string type_suffix(Type t);
+
+// Sets CStorage::access for the duration of one hook call.
+class AccessScope {
+ public:
+  AccessScope(CStorage& storage, const void* node) : storage_(storage) { storage_.access = node; }
+  ~AccessScope() { storage_.access = nullptr; }
+  AccessScope(const AccessScope&) = delete;
+  AccessScope& operator=(const AccessScope&) = delete;
+
+ private:
+  CStorage& storage_;
+};
 
 }  // namespace c_internal
 }  // namespace t2s

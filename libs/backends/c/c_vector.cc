@@ -13,6 +13,7 @@
 
 namespace t2s {
 
+using c_internal::AccessScope;
 using c_internal::binary_precedence;
 using c_internal::kPrecedenceAtom;
 using c_internal::kPrecedencePostfix;
@@ -686,6 +687,7 @@ CCodegen::Printed CCodegen::gather(const Expr& e) {
   if (e->call_kind == CallKind::kImage && !input)
     throw InternalError("emit: unknown input '" + e->name + "'");
   auto read = [&](const std::vector<std::string>& index) {
+    const AccessScope scope(storage_, e.get());  // each element: an access of the gather
     return input ? storage_.read_input(*input, index) : storage_.read_func(e->name, index, e->loc);
   };
   std::vector<std::string> first;
@@ -799,8 +801,9 @@ void CCodegen::scatter(const Provide& provide, const SourceLoc& loc, int indent,
     std::vector<std::string> at;
     for (size_t d = 0; d < provide.args.size(); ++d)
       at.push_back(param_lane(provide.args[d]->type, static_cast<int>(d), l));
-    for (const std::string& line :
-         storage_.write_func(provide.func, at, lane({value, kPrecedenceAtom}, type, l), loc))
+    const std::string lane_value = lane({value, kPrecedenceAtom}, type, l);
+    const AccessScope scope(storage_, &provide);  // each element: an access of the scatter
+    for (const std::string& line : storage_.write_func(provide.func, at, lane_value, loc))
       block.push_back("  " + line);
   }
   block.push_back("}");

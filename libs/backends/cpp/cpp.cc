@@ -7,6 +7,7 @@
 
 #include "libs/backends/c/c_codegen.h"
 #include "libs/backends/cpp/profile.h"
+#include "libs/backends/cpp/emu_proofs.h"
 #include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/visitor.h"
 
@@ -217,17 +218,39 @@ class KernelScan {
   std::vector<std::string> realizes_;  // scope: the Funcs of the enclosing realizes
 };
 
-// How the emulation stores what kernels touch: the runtime's checked containers.
+// Whether `text` (a printed C expression) needs no parentheses as an operand of `*` or `+`:
+// no space outside parentheses, brackets and braces (an identifier, a literal, a call).
+bool atom(const std::string& text) {
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (depth == 0 && (c == ' ' || c == '?' || c == ':')) return false;
+  }
+  return !text.empty();
+}
+
+// How the emulation stores what kernels touch: the runtime's checked containers, and plain
+// positions in them where the kernel's proofs (emu_proofs.h) show an access inside its storage
+// (unless `checked`: every access checked).
 class EmuStorage : public CStorage {
  public:
-  explicit EmuStorage(bool wide_index) : wide_index_(wide_index) {}
+  EmuStorage(bool wide_index, bool checked) : wide_index_(wide_index), checked_(checked) {}
+
+  // The proofs of the kernel being printed (null: none).
+  void set_proofs(const EmuProofs* proofs) { proofs_ = proofs; }
 
   std::string read_input(const Input& input, const std::vector<std::string>& index) override {
+    // Its own shape's strides: a larger array than the extents is accepted (input_array).
+    if (proved()) return call(input_name(input.name), "get", index);
     return call(input_name(input.name), "read", index);
   }
   std::string read_func(const std::string& func, const std::vector<std::string>& index,
                         const SourceLoc&) override {
-    return call(storage_name(func), "read", index);
+    const std::string st = storage_name(func);
+    if (proved())
+      return st + (proved_written() ? ".get(" : ".read_at(") + call(st, "offset", index) + ")";
+    return call(st, "read", index);
   }
   std::vector<std::string> write_func(const std::string& func,
                                       const std::vector<std::string>& index,
@@ -239,6 +262,8 @@ class EmuStorage : public CStorage {
       return {step ? counters + ".step();" : counters + ".work(" + index.at(0) + ");"};
     }
     const std::string st = storage_name(func);
+    // A proved index is affine (no effects): its order against the value's does not matter.
+    if (proved()) return {st + ".store(" + call(st, "offset", index) + ", " + value + ");"};
     return {"{ const int64_t t2s_at = " + call(st, "locate_write", index) + "; " + st +
             ".store(t2s_at, " + value + "); }"};
   }
@@ -261,35 +286,47 @@ class EmuStorage : public CStorage {
   }
   std::string read_register(const Register& reg, const std::vector<std::string>& pe,
                             const std::string& slot, const SourceLoc&) override {
+    const std::string r = register_name(reg.name);
+    if (proved())
+      return r + (proved_written() ? ".get(" : ".read_at(") + slot_position(reg, pe, slot) + ")";
     std::vector<std::string> index = pe;
     index.push_back(slot);
-    return call(register_name(reg.name), "read", index);
+    return call(r, "read", index);
   }
   std::vector<std::string> write_register(const Register& reg, const std::vector<std::string>& pe,
                                           const std::string& slot, const std::string& value,
                                           const SourceLoc&) override {
+    const std::string r = register_name(reg.name);
+    if (proved()) return {r + ".store(" + slot_position(reg, pe, slot) + ", " + value + ");"};
     std::vector<std::string> index = pe;
     index.push_back(slot);
-    const std::string r = register_name(reg.name);
     return {"{ const int64_t t2s_at = " + call(r, "locate_write", index) + "; " + r +
             ".store(t2s_at, " + value + "); }"};
   }
   std::vector<std::string> shift_register(const Register& reg, const std::vector<std::string>& pe,
                                           const SourceLoc&) override {
-    return {call(register_name(reg.name), "shift", pe) + ";"};
+    const std::string r = register_name(reg.name);
+    if (proved()) return {r + ".shift_pe(" + linear(pe, reg.shape) + ");"};
+    return {call(r, "shift", pe) + ";"};
   }
   std::vector<std::string> push_fifo(const Register& reg, const std::vector<std::string>& pe,
                                      const std::string& value, const SourceLoc&) override {
     const std::string r = register_name(reg.name);
+    if (proved()) return {r + ".push(" + linear(pe, reg.shape) + ", " + value + ");"};
     return {"{ const int64_t t2s_at = " + call(r, "locate_push", pe) + "; " + r + ".push(t2s_at, " +
             value + "); }"};
   }
   std::string pop_fifo(const Register& reg, const std::vector<std::string>& pe,
                        const SourceLoc&) override {
-    return call(register_name(reg.name), "pop", pe);
+    const std::string r = register_name(reg.name);
+    if (proved()) return r + ".pop_at(" + linear(pe, reg.shape) + ")";
+    return call(r, "pop", pe);
   }
 
  private:
+  bool proved() const { return !checked_ && proofs_ && access && proofs_->in_bounds.count(access); }
+  bool proved_written() const { return proved() && proofs_->written.count(access); }
+
   // "{a, b}": an int64_t list, evaluated left to right (list-initialization).
   std::string list(const std::vector<std::string>& items) const {
     std::vector<std::string> out;
@@ -301,13 +338,44 @@ class EmuStorage : public CStorage {
                    const std::vector<std::string>& index) const {
     return object + "." + method + "(" + (index.empty() ? "" : list(index)) + ")";
   }
+  // The Fortran-order position of a proved `index` in an array of `shape`: `i + 4 * j`. Proved
+  // indices are signed and inside the shape, so the arithmetic stays below the element count
+  // (in int64_t when that exceeds int).
+  static std::string linear(const std::vector<std::string>& index,
+                            const std::vector<int64_t>& shape) {
+    int64_t count = 1;
+    for (int64_t extent : shape)
+      count = count > INT64_MAX / std::max<int64_t>(extent, 1) ? INT64_MAX : count * extent;
+    const bool wide = count > INT32_MAX;
+    std::string out;
+    int64_t stride = 1;
+    for (size_t d = 0; d < index.size() && d < shape.size(); ++d) {
+      std::string term = wide             ? "static_cast<int64_t>(" + index[d] + ")"
+                         : atom(index[d]) ? index[d]
+                                          : "(" + index[d] + ")";
+      if (stride != 1) term = std::to_string(stride) + " * " + term;
+      out += (out.empty() ? "" : " + ") + term;
+      stride *= shape[d];
+    }
+    return out.empty() ? "0" : out;
+  }
+  // The position of a slot of a register: the PE's number at depth 1 (the slot is proved 0).
+  std::string slot_position(const Register& reg, const std::vector<std::string>& pe,
+                            const std::string& slot) const {
+    const std::string number = linear(pe, reg.shape);
+    if (reg.depth == 1) return number;
+    return register_name(reg.name) + ".at(" + number + ", " + slot + ")";
+  }
   std::string fifo(const Channel& channel, const std::vector<std::string>& index) const {
     const std::string name = channel_name(channel.name);
     if (channel.dims.empty()) return name;
+    if (proved()) return name + ".at_linear(" + linear(index, channel.dims) + ")";
     return name + ".at(" + list(index) + ")";
   }
 
   bool wide_index_;
+  bool checked_;
+  const EmuProofs* proofs_ = nullptr;
 };
 
 std::string type_list(const std::vector<int64_t>& shape) {
@@ -442,7 +510,7 @@ std::string emit_cpp(const Program& program, const CppOptions& options) {
     }
   }
 
-  EmuStorage storage(wide_index);
+  EmuStorage storage(wide_index, options.checked);
   CCodegen codegen(program, CDialect::kCpp, storage);
   auto type_of = [](Type t, const SourceLoc& loc) {
     return c_value_type_name(t, CDialect::kCpp, loc);
@@ -512,7 +580,14 @@ std::string emit_cpp(const Program& program, const CppOptions& options) {
                  type_of(r->type, r->loc) + "> " + register_name(r->name) + "(" + quoted(r->name) +
                  ", " + brace_list(r->shape) + ", " + std::to_string(r->depth) + ");\n";
     }
-    codegen.stmts(options.profile ? profiled[k].body : kernel.body, 1, &kernels);
+    // With --profile the body emitted is the copy with the counters' markers: the proofs are
+    // asked of that body, so that they name its statements.
+    Kernel emitted = kernel;
+    if (options.profile) emitted.body = profiled[k].body;
+    const EmuProofs proofs = prove_kernel_accesses(program, emitted);
+    storage.set_proofs(&proofs);
+    codegen.stmts(emitted.body, 1, &kernels);
+    storage.set_proofs(nullptr);
     for (const Register* r : use.registers)
       if (r->kind == Register::kFifo)
         kernels += "  " + register_name(r->name) + ".check_empty(" + quoted(kernel.name) + ");\n";

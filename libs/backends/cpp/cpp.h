@@ -17,8 +17,10 @@
 // fresh storage per PE when their kernel starts. Errors (out-of-bounds reads and writes, reads of
 // values never computed, FIFO register overflow and underflow, deadlock, values left in a channel
 // or a FIFO register) stop the program with `PROGRAM: error: MESSAGE` (the interpreter's
-// message) and exit status 1. With CppOptions::profile the program also counts each kernel's
-// steps and useful PE-steps and prints them at exit (profile.h, docs/report.md).
+// message) and exit status 1. An access that isl proves can never fail its check
+// (emu_proofs.h) is emitted without it; CppOptions::checked keeps every check
+// (docs/emulation.md). With CppOptions::profile the program also counts each kernel's steps
+// and useful PE-steps and prints them at exit (profile.h, docs/report.md).
 #pragma once
 
 #include <string>
@@ -33,13 +35,16 @@ namespace t2s {
 // statements, names that are not C identifiers; `emit-extent`: an input whose extents are not
 // constants, so that its data cannot be generated; `emit-stage`: a parsed-stage program) and
 // InternalError for malformed IR (what the interpreter refuses as such).
-std::string emit_cpp(const Program& program);
-
 struct CppOptions {
+  // Every access through the runtime's checked accessors, as the interpreter checks it; by
+  // default an access isl proves inside its storage (and a read it proves to find its element
+  // written) is a plain array access (docs/emulation.md).
+  bool checked = false;
   // Count each kernel's steps and useful PE-steps while it runs and print them at exit, on
   // standard error, as the report's utilisation lines (libs/backends/cpp/profile.h).
   bool profile = false;
 };
+std::string emit_cpp(const Program& program);
 std::string emit_cpp(const Program& program, const CppOptions& options);
 
 }  // namespace t2s

@@ -99,6 +99,92 @@ TEST(EmitCpp, NeedsInputExtents) {
             "know the shape of its data");
 }
 
+// The copy kernel with `value` in place of its provide's value.
+Program copy_with_value(const std::string& value) {
+  std::string text = kCopy;
+  const std::string old = "\"value\": \"a(i, j)\"";
+  text.replace(text.find(old), old.size(), "\"value\": \"" + value + "\"");
+  return read_program(text, "copy.json");
+}
+
+// The kernels of an emitted program (the runtime before them has every accessor).
+std::string kernels_of(const std::string& code) { return code.substr(code.find("// Kernel '")); }
+
+TEST(EmitCpp, AnAccessProvedInBoundsIsUnchecked) {
+  const std::string code = kernels_of(emit_cpp(copy_program()));
+  // a(i, j) with 0 <= i < 4, 0 <= j < 3 inside a's 4 x 3: a position, no check.
+  EXPECT_NE(code.find("t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_a_in.get({i, j}));"),
+            std::string::npos)
+      << code;
+  EXPECT_EQ(code.find("t2s_a_in.read("), std::string::npos);
+  EXPECT_EQ(code.find("locate_write"), std::string::npos);
+}
+
+TEST(EmitCpp, AnAccessNotProvedInBoundsKeepsItsCheck) {
+  // i + 1 reaches 4, outside a's extent: checked (the emulation fails there as t2s-run does).
+  const std::string code = emit_cpp(copy_with_value("a(i + 1, j)"));
+  EXPECT_NE(code.find("t2s_a_in.read({t2s_add_i32(i, 1), j})"), std::string::npos) << code;
+  // The write is still proved.
+  EXPECT_NE(code.find("t2s_g_st.store(t2s_g_st.offset({i, j}), "), std::string::npos);
+}
+
+TEST(EmitCpp, ProofsUseTheConditionsThatGuardAnAccess) {
+  // a(i - 1, j) only where i > 0 (a select's lazy branch): in bounds.
+  std::string code = emit_cpp(copy_with_value("select(i > 0, a(i - 1, j), 0)"));
+  EXPECT_NE(code.find("t2s_a_in.get({t2s_sub_i32(i, 1), j})"), std::string::npos) << code;
+  // The other branch does not guard it.
+  code = emit_cpp(copy_with_value("select(i > 0, 0, a(i - 1, j))"));
+  EXPECT_NE(code.find("t2s_a_in.read({t2s_sub_i32(i, 1), j})"), std::string::npos) << code;
+}
+
+TEST(EmitCpp, CheckedKeepsEveryCheck) {
+  const std::string code = kernels_of(emit_cpp(copy_program(), {/*checked=*/true}));
+  EXPECT_NE(code.find("{ const int64_t t2s_at = t2s_g_st.locate_write({i, j}); "
+                      "t2s_g_st.store(t2s_at, t2s_a_in.read({i, j})); }"),
+            std::string::npos)
+      << code;
+  EXPECT_EQ(code.find(".get("), std::string::npos);
+  EXPECT_EQ(code.find(".offset("), std::string::npos);
+}
+
+// A host kernel with local storage t over [0, 4) per j: t(i) is written, then read at the same
+// i (written: a plain read) and at i - 1 where i > 0 (written at the previous i: a plain read);
+// u(i) is read before anything writes it (a read that checks the element was computed).
+const char kRealize[] = R"json({
+  "t2s_ir": 1, "stage": "merged", "vars": ["i", "j"],
+  "inputs": [{"name": "a", "type": "int32", "dims": 2, "extents": ["4", "3"]}],
+  "funcs": [{"name": "t", "type": "int32", "args": ["i"], "place": "host",
+             "declared": false, "definition": "a(i, 0)"},
+            {"name": "u", "type": "int32", "args": ["i"], "place": "host",
+             "declared": false, "definition": "a(i, 0)"},
+            {"name": "g", "type": "int32", "args": ["i", "j"], "place": "host",
+             "declared": false, "definition": "t(i)"}],
+  "directives": [],
+  "output": {"func": "g", "extents": ["4", "3"]},
+  "buffers": [{"name": "g", "type": "int32", "bounds": [["0", "4"], ["0", "3"]]}],
+  "kernels": [{"name": "g", "place": "host", "body": [
+    {"for": "j", "min": "0", "extent": "3", "kind": "serial", "body": [
+      {"realize": "t", "type": "int32", "bounds": [["0", "4"]], "body": [
+        {"realize": "u", "type": "int32", "bounds": [["0", "4"]], "body": [
+          {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+            {"provide": "t", "args": ["i"], "value": "a(i, j)"},
+            {"provide": "g", "args": ["i", "j"], "value": "t(i) + select(i > 0, t(i - 1), 0)"},
+            {"provide": "u", "args": ["i"], "value": "u(i)"}]}]}]}]}]}],
+  "channels": [], "registers": []
+})json";
+
+TEST(EmitCpp, ReadsProvedToFindAWrittenValueSkipThatCheck) {
+  const std::string code = kernels_of(emit_cpp(read_program(kRealize, "realize.json")));
+  EXPECT_NE(code.find("t2s_add_i32(t2s_t_st.get(t2s_t_st.offset({i})), i > 0 ? "
+                      "t2s_t_st.get(t2s_t_st.offset({t2s_sub_i32(i, 1)})) : 0)"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find("t2s_u_st.store(t2s_u_st.offset({i}), "
+                      "t2s_u_st.read_at(t2s_u_st.offset({i})));"),
+            std::string::npos)
+      << code;
+}
+
 TEST(EmitCpp, RefusesVectorStorageAndAllocAtTheirLocation) {
   // Inputs and Func storage hold scalars (docs/ir.md, "Vector values"), as in the interpreter.
   Program p = copy_program();
@@ -157,7 +243,8 @@ const char kVectors[] = R"json({
 })json";
 
 TEST(EmitCpp, VectorValuesAreVecsComputedLaneByLane) {
-  const std::string code = emit_cpp(read_program(kVectors, "vectors.json"));
+  // Checked: the accessors' text does not depend on what is proved.
+  const std::string code = emit_cpp(read_program(kVectors, "vectors.json"), {/*checked=*/true});
   for (const char* expected :
        {"t2s_rt::Fifo<t2s_rt::Vec<float, 4>> t2s_ch_ch(\"ch\", 2);",
         "t2s_rt::ShiftRegister<t2s_rt::Vec<float, 4>> t2s_V_rg(\"V\", {1}, 1);",
@@ -177,7 +264,23 @@ TEST(EmitCpp, VectorValuesAreVecsComputedLaneByLane) {
         "t2s_e_st.store(t2s_at, t2s_1.lane[3]); }"}) {
     EXPECT_NE(code.find(expected), std::string::npos) << expected;
   }
-  EXPECT_EQ(code, emit_cpp(read_program(kVectors, "vectors.json")));
+  EXPECT_EQ(code, emit_cpp(read_program(kVectors, "vectors.json"), {/*checked=*/true}));
+}
+
+TEST(EmitCpp, GathersScattersAndRegistersProvedInBoundsAreUnchecked) {
+  const std::string code = kernels_of(emit_cpp(read_program(kVectors, "vectors.json")));
+  for (const char* expected :
+       {// x(ramp(i * 4, 1, 4)) with 0 <= i < 4: lanes 0..15 of x's 16.
+        "return t2s_rt::Vec<float, 4>{{t2s_x_in.get({t2s_0.lane[0]}), ",
+        // e(ramp(i * 4 + 3, -1, 4)): lanes 15..0 of e's 16.
+        "t2s_e_st.store(t2s_e_st.offset({t2s_0.lane[3]}), t2s_1.lane[3]);",
+        // The register's one PE; V(0, 0) is written earlier in the same iteration.
+        "t2s_V_rg.shift_pe(0);", "t2s_V_rg.store(0, t2s_ch_ch.read());", "t2s_V_rg.get(0)",
+        // The FIFO register's PE (overflow and emptiness are still checked).
+        "t2s_F_rg.push(0, ", "t2s_F_rg.pop_at(0)"}) {
+    EXPECT_NE(code.find(expected), std::string::npos) << expected << "\n" << code;
+  }
+  EXPECT_EQ(code.find("read({"), std::string::npos) << code;
 }
 
 TEST(EmitCpp, RefusesNamesThatAreNotIdentifiers) {

@@ -307,6 +307,8 @@ class FifoArray {
     }
     return *fifos_[static_cast<size_t>(linear)];
   }
+  // The FIFO at a linear (Fortran order) index t2s-emit proved inside the dims.
+  Fifo<T>& at_linear(int64_t linear) { return *fifos_[static_cast<size_t>(linear)]; }
 
   // "" when every FIFO is empty, else `channel 'ch' still holds 2 unread values after its
   // kernels finished, the first at (1, 0)`.

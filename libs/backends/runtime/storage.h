@@ -57,6 +57,8 @@ class InputArray {
       fail("input '" + name + "' holds " + a.dtype + ", not " + detail::dtype_name<T>());
     name_ = name;
     shape_ = a.shape;
+    strides_.assign(shape_.size(), 1);
+    for (size_t d = 1; d < shape_.size(); ++d) strides_[d] = strides_[d - 1] * shape_[d - 1];
     const int64_t n = detail::num_elements(shape_);
     data_.resize(static_cast<size_t>(n));
     if (static_cast<int64_t>(a.data.size()) != n * static_cast<int64_t>(sizeof(detail::Cell<T>)))
@@ -82,10 +84,19 @@ class InputArray {
     }
     return static_cast<T>(data_[static_cast<size_t>(linear)]);
   }
+  // The element at an index t2s-emit proved inside the input's extents (the array may be larger
+  // than them: it is indexed with its own shape, as read() does).
+  template <size_t N>
+  T get(const int64_t (&index)[N]) const {
+    int64_t linear = 0;
+    for (size_t d = 0; d < N; ++d) linear += index[d] * strides_[d];
+    return static_cast<T>(data_[static_cast<size_t>(linear)]);
+  }
+  T get() const { return static_cast<T>(data_[0]); }
 
  private:
   std::string name_;
-  std::vector<int64_t> shape_;
+  std::vector<int64_t> shape_, strides_;
   std::vector<detail::Cell<T>> data_;
 };
 
@@ -155,6 +166,21 @@ class FuncStorage {
     written_[static_cast<size_t>(at)] = 1;
   }
 
+  // Unchecked access, for indices t2s-emit proved inside the bounds: the position of `index`,
+  // a read there that still checks that the element was computed, and one that does not.
+  template <size_t N>
+  int64_t offset(const int64_t (&index)[N]) const {
+    int64_t linear = 0;
+    for (size_t d = 0; d < N; ++d) linear += (index[d] - mins_[d]) * strides_[d];
+    return linear;
+  }
+  int64_t offset() const { return 0; }
+  T read_at(int64_t at) const {
+    if (!written_[static_cast<size_t>(at)]) fail_unwritten(at);
+    return static_cast<T>(data_[static_cast<size_t>(at)]);
+  }
+  T get(int64_t at) const { return static_cast<T>(data_[static_cast<size_t>(at)]); }
+
   // The realized output as an Array of `dtype` (mins must be 0); fails when some element was
   // never computed, as the interpreter does.
   Array to_output() const {
@@ -189,6 +215,12 @@ class FuncStorage {
       s += "[" + std::to_string(mins_[d]) + ", " + std::to_string(mins_[d] + extents_[d]) + ")";
     }
     return s;
+  }
+  [[noreturn]] __attribute__((noinline, cold)) void fail_unwritten(int64_t at) const {
+    std::vector<int64_t> index;
+    for (size_t d = 0; d < mins_.size(); ++d)
+      index.push_back(mins_[d] + (extents_[d] ? at / strides_[d] % extents_[d] : 0));
+    fail("read of '" + name_ + "' at " + detail::format_index(index) + " before it was computed");
   }
   int64_t position(const int64_t* index, size_t n, const char* what) const {
     if (n != mins_.size())
@@ -310,13 +342,34 @@ class ShiftRegister {
     written_[static_cast<size_t>(at)] = 1;
   }
 
+  // Unchecked access, for a PE (its linear number) and slot t2s-emit proved inside the array:
+  // the slot's position (the PE's number itself at depth 1, where shifts move nothing), a read
+  // that still checks that a value reached the slot, one that does not (a value provably did),
+  // and shift_pe() for a PE proved inside the array.
+  int64_t at(int64_t pe, int64_t slot) const { return static_cast<int64_t>(position(pe, slot)); }
+  T read_at(int64_t at) const {
+    if (!written_[static_cast<size_t>(at)]) fail_unwritten(at);
+    return static_cast<T>(data_[static_cast<size_t>(at)]);
+  }
+  T get(int64_t at) const { return static_cast<T>(data_[static_cast<size_t>(at)]); }
+
   template <size_t N>
   void shift(const int64_t (&index)[N]) {
     shift(index, N);
   }
   void shift() { shift(nullptr, 0); }
   void shift(const int64_t* index, size_t n) {
-    const int64_t pe = pes_.pe(index, n, false, "shift of shift register");
+    shift_pe(pes_.pe(index, n, false, "shift of shift register"));
+  }
+  // Out of line, so that read_at() stays small enough to inline.
+  [[noreturn]] __attribute__((noinline, cold)) void fail_unwritten(int64_t at) const {
+    const int64_t depth = pes_.depth(), pe = at / depth;
+    const int64_t slot = (at % depth - head_[static_cast<size_t>(pe)] + depth) % depth;
+    fail("read of slot " + std::to_string(slot) + " of shift register '" + pes_.name() +
+         "' of PE " + pes_.pe_text(pe) + " before any value reached it");
+  }
+
+  void shift_pe(int64_t pe) {
     const int64_t depth = pes_.depth();
     if (depth == 1) return;
     // The ring's head moves back one place onto the old deepest slot, which takes slot 0's
@@ -389,7 +442,10 @@ class FifoRegister {
   }
   T pop() { return pop(nullptr, 0); }
   T pop(const int64_t* index, size_t n) {
-    const int64_t pe = pes_.pe(index, n, false, "pop from FIFO");
+    return pop_at(pes_.pe(index, n, false, "pop from FIFO"));
+  }
+  // A pop from a PE (its linear number) t2s-emit proved inside the array; checks emptiness.
+  T pop_at(int64_t pe) {
     Queue& q = queues_[static_cast<size_t>(pe)];
     if (q.count == 0)
       fail("pop from FIFO '" + pes_.name() + "' of PE " + pes_.pe_text(pe) + ", which is empty");

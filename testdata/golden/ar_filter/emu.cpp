@@ -31,10 +31,10 @@ void t2s_Y_kn() {
       t2s_rt::FuncStorage<float> t2s_S_st("S", {0, 0}, {3, 10});
       for (int32_t n = 0; n < 10; n++) {
         for (int32_t k = 0; k < 3; k++) {
-          { const int64_t t2s_at = t2s_Y_st.locate_write({k, n}); t2s_Y_st.store(t2s_at, k == 0 ? t2s_x_in.read({n}) + (n == 0 ? 0.0f : t2s_S_st.read({k, t2s_sub_i32(n, 1)})) : t2s_Y_st.read({t2s_sub_i32(k, 1), n})); }
-          { const int64_t t2s_at = t2s_S_st.locate_write({k, n}); t2s_S_st.store(t2s_at, t2s_a_in.read({k}) * t2s_Y_st.read({k, n}) + (k == 2 || n == 0 ? 0.0f : t2s_S_st.read({t2s_add_i32(k, 1), t2s_sub_i32(n, 1)}))); }
+          t2s_Y_st.store(t2s_Y_st.offset({k, n}), k == 0 ? t2s_x_in.get({n}) + (n == 0 ? 0.0f : t2s_S_st.get(t2s_S_st.offset({k, t2s_sub_i32(n, 1)}))) : t2s_Y_st.get(t2s_Y_st.offset({t2s_sub_i32(k, 1), n})));
+          t2s_S_st.store(t2s_S_st.offset({k, n}), t2s_a_in.get({k}) * t2s_Y_st.get(t2s_Y_st.offset({k, n})) + (k == 2 || n == 0 ? 0.0f : t2s_S_st.read_at(t2s_S_st.offset({t2s_add_i32(k, 1), t2s_sub_i32(n, 1)}))));
           if (k == 0) {
-            { const int64_t t2s_at = t2s_out_st.locate_write({n}); t2s_out_st.store(t2s_at, t2s_Y_st.read({k, n})); }
+            t2s_out_st.store(t2s_out_st.offset({n}), t2s_Y_st.get(t2s_Y_st.offset({k, n})));
           }
         }
       }

@@ -27,7 +27,7 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 void t2s_Q_kn() {
   auto& t2s_Q_st = t2s_Q_bf;
   for (int32_t i = 0; i < 9; i++) {
-    { const int64_t t2s_at = t2s_Q_st.locate_write({i}); t2s_Q_st.store(t2s_at, i == 0 ? t2s_a_in.read({i}) : t2s_add_i32(t2s_Q_st.read({t2s_sub_i32(i, 1)}), t2s_a_in.read({i}))); }
+    t2s_Q_st.store(t2s_Q_st.offset({i}), i == 0 ? t2s_a_in.get({i}) : t2s_add_i32(t2s_Q_st.read_at(t2s_Q_st.offset({t2s_sub_i32(i, 1)})), t2s_a_in.get({i})));
   }
 }
 
@@ -36,7 +36,7 @@ void t2s_P_kn() {
   auto& t2s_Q_st = t2s_Q_bf;
   auto& t2s_P_st = t2s_P_bf;
   for (int32_t i = 0; i < 10; i++) {
-    { const int64_t t2s_at = t2s_P_st.locate_write({i}); t2s_P_st.store(t2s_at, i == 0 ? 1 : t2s_add_i32(t2s_P_st.read({t2s_sub_i32(i, 1)}), t2s_Q_st.read({t2s_sub_i32(i, 1)}))); }
+    t2s_P_st.store(t2s_P_st.offset({i}), i == 0 ? 1 : t2s_add_i32(t2s_P_st.read_at(t2s_P_st.offset({t2s_sub_i32(i, 1)})), t2s_Q_st.read_at(t2s_Q_st.offset({t2s_sub_i32(i, 1)}))));
   }
 }
 
@@ -45,7 +45,7 @@ void t2s_out_kn() {
   auto& t2s_P_st = t2s_P_bf;
   auto& t2s_out_st = t2s_out_bf;
   for (int32_t i = 0; i < 8; i++) {
-    { const int64_t t2s_at = t2s_out_st.locate_write({i}); t2s_out_st.store(t2s_at, t2s_add_i32(t2s_P_st.read({i}), t2s_P_st.read({t2s_add_i32(i, 2)}))); }
+    t2s_out_st.store(t2s_out_st.offset({i}), t2s_add_i32(t2s_P_st.read_at(t2s_P_st.offset({i})), t2s_P_st.read_at(t2s_P_st.offset({t2s_add_i32(i, 2)}))));
   }
 }
 

@@ -27,7 +27,7 @@ void t2s_S_kn() {
   auto& t2s_S_st = t2s_S_bf;
   for (int64_t k_t2s_i64 = 2147483640; k_t2s_i64 < 2147483648; k_t2s_i64++) {
     const int32_t k = (int32_t)k_t2s_i64;
-    { const int64_t t2s_at = t2s_S_st.locate_write({k}); t2s_S_st.store(t2s_at, t2s_add_i32(k == 2147483640 ? 0 : t2s_S_st.read({t2s_sub_i32(k, 1)}), t2s_a_in.read({t2s_sub_i32(k, 2147483640)}))); }
+    t2s_S_st.store(t2s_S_st.offset({k}), t2s_add_i32(k == 2147483640 ? 0 : t2s_S_st.read_at(t2s_S_st.offset({t2s_sub_i32(k, 1)})), t2s_a_in.get({t2s_sub_i32(k, 2147483640)})));
   }
 }
 
@@ -36,7 +36,7 @@ void t2s_out_kn() {
   auto& t2s_S_st = t2s_S_bf;
   auto& t2s_out_st = t2s_out_bf;
   for (int32_t k = 0; k < 8; k++) {
-    { const int64_t t2s_at = t2s_out_st.locate_write({k}); t2s_out_st.store(t2s_at, t2s_S_st.read({t2s_add_i32(k, 2147483640)})); }
+    t2s_out_st.store(t2s_out_st.offset({k}), t2s_S_st.read_at(t2s_S_st.offset({t2s_add_i32(k, 2147483640)})));
   }
 }
 

@@ -31,12 +31,12 @@ void t2s_X_kn() {
   for (int32_t no = 0; no < 3; no++) {
     for (int32_t k = 0; k < 3; k++) {
       for (int32_t n = 0; n < 4; n++) {
-        const float X_val = n == 3 || k == 0 ? t2s_x_in.read({t2s_add_i32(t2s_add_i32(n, t2s_mul_i32(4, no)), k)}) : t2s_X_shreg_rg.read({t2s_add_i32(n, 1), 0});
-        { const int64_t t2s_at = t2s_X_shreg_rg.locate_write({n, 0}); t2s_X_shreg_rg.store(t2s_at, X_val); }
-        const float Y_val = (k == 0 ? 0.0f : t2s_Y_shreg_rg.read({n, 0})) + t2s_w_in.read({k}) * X_val;
-        { const int64_t t2s_at = t2s_Y_shreg_rg.locate_write({n, 0}); t2s_Y_shreg_rg.store(t2s_at, Y_val); }
+        const float X_val = n == 3 || k == 0 ? t2s_x_in.get({t2s_add_i32(t2s_add_i32(n, t2s_mul_i32(4, no)), k)}) : t2s_X_shreg_rg.read_at(t2s_add_i32(n, 1));
+        t2s_X_shreg_rg.store(n, X_val);
+        const float Y_val = (k == 0 ? 0.0f : t2s_Y_shreg_rg.get(n)) + t2s_w_in.get({k}) * X_val;
+        t2s_Y_shreg_rg.store(n, Y_val);
         if (k == 2) {
-          t2s_y_to_drainer_ch.at({n}).write(Y_val);
+          t2s_y_to_drainer_ch.at_linear(n).write(Y_val);
         }
       }
     }
@@ -48,7 +48,7 @@ void t2s_drainer_kn() {
   auto& t2s_drainer_st = t2s_drainer_bf;
   for (int32_t no = 0; no < 3; no++) {
     for (int32_t n = 0; n < 4; n++) {
-      { const int64_t t2s_at = t2s_drainer_st.locate_write({n, no}); t2s_drainer_st.store(t2s_at, t2s_y_to_drainer_ch.at({n}).read()); }
+      t2s_drainer_st.store(t2s_drainer_st.offset({n, no}), t2s_y_to_drainer_ch.at_linear(n).read());
     }
   }
 }
@@ -59,7 +59,7 @@ void t2s_unloader_kn() {
   auto& t2s_unloader_st = t2s_unloader_bf;
   for (int32_t no = 0; no < 3; no++) {
     for (int32_t n = 0; n < 4; n++) {
-      { const int64_t t2s_at = t2s_unloader_st.locate_write({n, no}); t2s_unloader_st.store(t2s_at, t2s_drainer_st.read({n, no})); }
+      t2s_unloader_st.store(t2s_unloader_st.offset({n, no}), t2s_drainer_st.read_at(t2s_drainer_st.offset({n, no})));
     }
   }
 }

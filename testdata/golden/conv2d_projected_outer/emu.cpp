@@ -54,21 +54,21 @@ void t2s_X_kn() {
           const int32_t p = t2s_div_i32(t2s_sub_i32(t, t2s_mul_i32(2, k)), 5);
           const int32_t q = t2s_mod_i32(t2s_sub_i32(t, t2s_mul_i32(2, k)), 5);
           if (0 <= p && p < 2 && q < 4) {
-            const float X_val = iic == 0 || q == 3 ? t2s_x_in.read({t2s_add_i32(q, iic), t2s_add_i32(r, p)}) : t2s_X_shreg_rg.read({t2s_sub_i32(k, 1), 1});
-            t2s_X_shreg_rg.shift({k});
-            { const int64_t t2s_at = t2s_X_shreg_rg.locate_write({k, 0}); t2s_X_shreg_rg.store(t2s_at, X_val); }
-            const float W_val = q == 0 ? t2s_w_in.read({iic, p, o}) : t2s_W_shreg_rg.read({k, 0});
-            { const int64_t t2s_at = t2s_W_shreg_rg.locate_write({k, 0}); t2s_W_shreg_rg.store(t2s_at, W_val); }
-            const float Z_val = (iic == 0 ? (p == 0 ? 0.0f : t2s_Z_shreg_rg.read({t2s_add_i32(k, 2), 0})) : t2s_Z_shreg_2_rg.read({t2s_sub_i32(k, 1), 2})) + X_val * W_val;
-            { const int64_t t2s_at = t2s_Z_shreg_rg.locate_write({k, 0}); t2s_Z_shreg_rg.store(t2s_at, Z_val); }
-            t2s_Z_shreg_2_rg.shift({k});
-            { const int64_t t2s_at = t2s_Z_shreg_2_rg.locate_write({k, 0}); t2s_Z_shreg_2_rg.store(t2s_at, Z_val); }
+            const float X_val = iic == 0 || q == 3 ? t2s_x_in.get({t2s_add_i32(q, iic), t2s_add_i32(r, p)}) : t2s_X_shreg_rg.read_at(t2s_X_shreg_rg.at(t2s_sub_i32(k, 1), 1));
+            t2s_X_shreg_rg.shift_pe(k);
+            t2s_X_shreg_rg.store(t2s_X_shreg_rg.at(k, 0), X_val);
+            const float W_val = q == 0 ? t2s_w_in.get({iic, p, o}) : t2s_W_shreg_rg.get(k);
+            t2s_W_shreg_rg.store(k, W_val);
+            const float Z_val = (iic == 0 ? (p == 0 ? 0.0f : t2s_Z_shreg_rg.read_at(t2s_add_i32(k, 2))) : t2s_Z_shreg_2_rg.read_at(t2s_Z_shreg_2_rg.at(t2s_sub_i32(k, 1), 2))) + X_val * W_val;
+            t2s_Z_shreg_rg.store(k, Z_val);
+            t2s_Z_shreg_2_rg.shift_pe(k);
+            t2s_Z_shreg_2_rg.store(t2s_Z_shreg_2_rg.at(k, 0), Z_val);
             if (iic == 2 && p == 1) {
-              { const int64_t t2s_at = t2s_out_st.locate_write({q, r, o}); t2s_out_st.store(t2s_at, Z_val); }
+              t2s_out_st.store(t2s_out_st.offset({q, r, o}), Z_val);
             }
           } else {
-            t2s_X_shreg_rg.shift({k});
-            t2s_Z_shreg_2_rg.shift({k});
+            t2s_X_shreg_rg.shift_pe(k);
+            t2s_Z_shreg_2_rg.shift_pe(k);
           }
         }
       }

@@ -34,14 +34,14 @@ void t2s_A_kn() {
     for (int32_t k = 0; k < 4; k++) {
       for (int32_t j = 0; j < 4; j++) {
         for (int32_t i = 0; i < 3; i++) {
-          const float A_val = j == 0 ? t2s_a_in.read({i, k, b}) : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), 0});
-          { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-          const float B_val = i == 0 ? t2s_w_in.read({k, j}) : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), j, 0});
-          { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-          const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + A_val * B_val;
-          { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+          const float A_val = j == 0 ? t2s_a_in.get({i, k, b}) : t2s_A_shreg_rg.get(i + 3 * t2s_sub_i32(j, 1));
+          t2s_A_shreg_rg.store(i + 3 * j, A_val);
+          const float B_val = i == 0 ? t2s_w_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 3 * j);
+          t2s_B_shreg_rg.store(i + 3 * j, B_val);
+          const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 3 * j)) + A_val * B_val;
+          t2s_C_shreg_rg.store(i + 3 * j, C_val);
           if (k == 3) {
-            t2s_c_to_drainer_ch.at({j, i}).write(C_val);
+            t2s_c_to_drainer_ch.at_linear(j + 4 * i).write(C_val);
           }
         }
       }
@@ -55,11 +55,11 @@ void t2s_drainer_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 3; i++) {
         for (int32_t t = 0; t < t2s_add_i32(i, 1); t++) {
-          const float c_gathered = t == i ? t2s_c_to_drainer_ch.at({j, i}).read() : t2s_drainer_gather_fifo_ch.at({j, t2s_sub_i32(i, 1)}).read();
+          const float c_gathered = t == i ? t2s_c_to_drainer_ch.at_linear(j + 4 * i).read() : t2s_drainer_gather_fifo_ch.at_linear(j + 4 * t2s_sub_i32(i, 1)).read();
           if (i < 2) {
-            t2s_drainer_gather_fifo_ch.at({j, i}).write(c_gathered);
+            t2s_drainer_gather_fifo_ch.at_linear(j + 4 * i).write(c_gathered);
           } else {
-            t2s_drainer_to_collector_ch.at({j}).write(c_gathered);
+            t2s_drainer_to_collector_ch.at_linear(j).write(c_gathered);
           }
         }
       }
@@ -73,7 +73,7 @@ void t2s_collector_kn() {
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 3; i++) {
-        { const int64_t t2s_at = t2s_collector_st.locate_write({i, j, b}); t2s_collector_st.store(t2s_at, t2s_drainer_to_collector_ch.at({j}).read()); }
+        t2s_collector_st.store(t2s_collector_st.offset({i, j, b}), t2s_drainer_to_collector_ch.at_linear(j).read());
       }
     }
   }

@@ -73,14 +73,14 @@ void t2s_A_kn() {
     for (int32_t k = 0; k < 4; k++) {
       for (int32_t j = 0; j < 4; j++) {
         for (int32_t i = 0; i < 3; i++) {
-          const float A_val = j == 0 ? t2s_a_in.read({i, k, b}) : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), 0});
-          { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-          const float B_val = i == 0 ? t2s_w_in.read({k, j}) : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), j, 0});
-          { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-          const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + A_val * B_val;
-          { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+          const float A_val = j == 0 ? t2s_a_in.get({i, k, b}) : t2s_A_shreg_rg.get(i + 3 * t2s_sub_i32(j, 1));
+          t2s_A_shreg_rg.store(i + 3 * j, A_val);
+          const float B_val = i == 0 ? t2s_w_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 3 * j);
+          t2s_B_shreg_rg.store(i + 3 * j, B_val);
+          const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 3 * j)) + A_val * B_val;
+          t2s_C_shreg_rg.store(i + 3 * j, C_val);
           if (k == 3) {
-            t2s_c_to_drainer_ch.at({j, i}).write(C_val);
+            t2s_c_to_drainer_ch.at_linear(j + 4 * i).write(C_val);
           }
         }
       }
@@ -93,12 +93,12 @@ void t2s_drainer_kn() {
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t i = 0; i < 3; i++) {
       for (int32_t j = 0; j < 4; j++) {
-        const float c_own = t2s_c_to_drainer_ch.at({j, i}).read();
-        const t2s_rt::Vec<float, 4> c_gathered = j > 0 ? t2s_vselect_f32x4({t2s_veq_i32x4({t2s_ramp_i32x4({0, 1}), t2s_broadcast_i32x4(j)}), t2s_broadcast_f32x4(c_own), t2s_drainer_gather_fifo_ch.at({i, t2s_sub_i32(j, 1)}).read()}) : t2s_broadcast_f32x4(c_own);
+        const float c_own = t2s_c_to_drainer_ch.at_linear(j + 4 * i).read();
+        const t2s_rt::Vec<float, 4> c_gathered = j > 0 ? t2s_vselect_f32x4({t2s_veq_i32x4({t2s_ramp_i32x4({0, 1}), t2s_broadcast_i32x4(j)}), t2s_broadcast_f32x4(c_own), t2s_drainer_gather_fifo_ch.at_linear(i + 3 * t2s_sub_i32(j, 1)).read()}) : t2s_broadcast_f32x4(c_own);
         if (j < 3) {
-          t2s_drainer_gather_fifo_ch.at({i, j}).write(c_gathered);
+          t2s_drainer_gather_fifo_ch.at_linear(i + 3 * j).write(c_gathered);
         } else {
-          t2s_drainer_to_collector_ch.at({i}).write(c_gathered);
+          t2s_drainer_to_collector_ch.at_linear(i).write(c_gathered);
         }
       }
     }
@@ -114,11 +114,11 @@ void t2s_collector_kn() {
         const int32_t t2s_0 = i;
         const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({0, 1});
         const int32_t t2s_2 = b;
-        const t2s_rt::Vec<float, 4> t2s_3 = t2s_drainer_to_collector_ch.at({i}).read();
-        { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1.lane[0], t2s_2}); t2s_collector_st.store(t2s_at, t2s_3.lane[0]); }
-        { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1.lane[1], t2s_2}); t2s_collector_st.store(t2s_at, t2s_3.lane[1]); }
-        { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1.lane[2], t2s_2}); t2s_collector_st.store(t2s_at, t2s_3.lane[2]); }
-        { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0, t2s_1.lane[3], t2s_2}); t2s_collector_st.store(t2s_at, t2s_3.lane[3]); }
+        const t2s_rt::Vec<float, 4> t2s_3 = t2s_drainer_to_collector_ch.at_linear(i).read();
+        t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1.lane[0], t2s_2}), t2s_3.lane[0]);
+        t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1.lane[1], t2s_2}), t2s_3.lane[1]);
+        t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1.lane[2], t2s_2}), t2s_3.lane[2]);
+        t2s_collector_st.store(t2s_collector_st.offset({t2s_0, t2s_1.lane[3], t2s_2}), t2s_3.lane[3]);
       }
     }
   }

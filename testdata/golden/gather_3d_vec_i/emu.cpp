@@ -42,14 +42,14 @@ void t2s_A_kn() {
       for (int32_t l = 0; l < 4; l++) {
         for (int32_t j = 0; j < 3; j++) {
           for (int32_t i = 0; i < 2; i++) {
-            const int32_t A_val = j == 0 ? t2s_a_in.read({i, l, k, b}) : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), l, 0});
-            { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, l, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-            const int32_t X_val = i == 0 ? t2s_x_in.read({j, l, k}) : t2s_X_shreg_rg.read({t2s_sub_i32(i, 1), j, l, 0});
-            { const int64_t t2s_at = t2s_X_shreg_rg.locate_write({i, j, l, 0}); t2s_X_shreg_rg.store(t2s_at, X_val); }
-            const int32_t S_val = t2s_add_i32(k == 0 ? 0 : t2s_S_shreg_rg.read({i, j, l, 0}), t2s_mul_i32(A_val, X_val));
-            { const int64_t t2s_at = t2s_S_shreg_rg.locate_write({i, j, l, 0}); t2s_S_shreg_rg.store(t2s_at, S_val); }
+            const int32_t A_val = j == 0 ? t2s_a_in.get({i, l, k, b}) : t2s_A_shreg_rg.get(i + 2 * t2s_sub_i32(j, 1) + 6 * l);
+            t2s_A_shreg_rg.store(i + 2 * j + 6 * l, A_val);
+            const int32_t X_val = i == 0 ? t2s_x_in.get({j, l, k}) : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1) + 2 * j + 6 * l);
+            t2s_X_shreg_rg.store(i + 2 * j + 6 * l, X_val);
+            const int32_t S_val = t2s_add_i32(k == 0 ? 0 : t2s_S_shreg_rg.get(i + 2 * j + 6 * l), t2s_mul_i32(A_val, X_val));
+            t2s_S_shreg_rg.store(i + 2 * j + 6 * l, S_val);
             if (k == 3) {
-              t2s_s_to_drainer_ch.at({l, j, i}).write(S_val);
+              t2s_s_to_drainer_ch.at_linear(l + 4 * j + 12 * i).write(S_val);
             }
           }
         }
@@ -64,11 +64,11 @@ void t2s_drainer_kn() {
     for (int32_t l = 0; l < 4; l++) {
       for (int32_t j = 0; j < 3; j++) {
         for (int32_t t = 0; t < t2s_add_i32(j, 1); t++) {
-          const t2s_rt::Vec<int32_t, 2> s_gathered = t == j ? t2s_rt::Vec<int32_t, 2>{{t2s_s_to_drainer_ch.at({l, j, 0}).read(), t2s_s_to_drainer_ch.at({l, j, 1}).read()}} : t2s_drainer_gather_fifo_ch.at({l, t2s_sub_i32(j, 1)}).read();
+          const t2s_rt::Vec<int32_t, 2> s_gathered = t == j ? t2s_rt::Vec<int32_t, 2>{{t2s_s_to_drainer_ch.at_linear(l + 4 * j + 12 * 0).read(), t2s_s_to_drainer_ch.at_linear(l + 4 * j + 12 * 1).read()}} : t2s_drainer_gather_fifo_ch.at_linear(l + 4 * t2s_sub_i32(j, 1)).read();
           if (j < 2) {
-            t2s_drainer_gather_fifo_ch.at({l, j}).write(s_gathered);
+            t2s_drainer_gather_fifo_ch.at_linear(l + 4 * j).write(s_gathered);
           } else {
-            t2s_drainer_to_collector_ch.at({l}).write(s_gathered);
+            t2s_drainer_to_collector_ch.at_linear(l).write(s_gathered);
           }
         }
       }
@@ -87,9 +87,9 @@ void t2s_collector_kn() {
           const int32_t t2s_1 = j;
           const int32_t t2s_2 = l;
           const int32_t t2s_3 = b;
-          const t2s_rt::Vec<int32_t, 2> t2s_4 = t2s_drainer_to_collector_ch.at({l}).read();
-          { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[0], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[0]); }
-          { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[1], t2s_1, t2s_2, t2s_3}); t2s_collector_st.store(t2s_at, t2s_4.lane[1]); }
+          const t2s_rt::Vec<int32_t, 2> t2s_4 = t2s_drainer_to_collector_ch.at_linear(l).read();
+          t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[0], t2s_1, t2s_2, t2s_3}), t2s_4.lane[0]);
+          t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[1], t2s_1, t2s_2, t2s_3}), t2s_4.lane[1]);
         }
       }
     }

@@ -70,14 +70,14 @@ void t2s_A_kn() {
       for (int32_t l = 0; l < 4; l++) {
         for (int32_t j = 0; j < 3; j++) {
           for (int32_t i = 0; i < 2; i++) {
-            const int32_t A_val = j == 0 ? t2s_a_in.read({i, l, k, b}) : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), l, 0});
-            { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, l, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-            const int32_t X_val = i == 0 ? t2s_x_in.read({j, l, k}) : t2s_X_shreg_rg.read({t2s_sub_i32(i, 1), j, l, 0});
-            { const int64_t t2s_at = t2s_X_shreg_rg.locate_write({i, j, l, 0}); t2s_X_shreg_rg.store(t2s_at, X_val); }
-            const int32_t S_val = t2s_add_i32(k == 0 ? 0 : t2s_S_shreg_rg.read({i, j, l, 0}), t2s_mul_i32(A_val, X_val));
-            { const int64_t t2s_at = t2s_S_shreg_rg.locate_write({i, j, l, 0}); t2s_S_shreg_rg.store(t2s_at, S_val); }
+            const int32_t A_val = j == 0 ? t2s_a_in.get({i, l, k, b}) : t2s_A_shreg_rg.get(i + 2 * t2s_sub_i32(j, 1) + 6 * l);
+            t2s_A_shreg_rg.store(i + 2 * j + 6 * l, A_val);
+            const int32_t X_val = i == 0 ? t2s_x_in.get({j, l, k}) : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1) + 2 * j + 6 * l);
+            t2s_X_shreg_rg.store(i + 2 * j + 6 * l, X_val);
+            const int32_t S_val = t2s_add_i32(k == 0 ? 0 : t2s_S_shreg_rg.get(i + 2 * j + 6 * l), t2s_mul_i32(A_val, X_val));
+            t2s_S_shreg_rg.store(i + 2 * j + 6 * l, S_val);
             if (k == 3) {
-              t2s_s_to_drainer_ch.at({l, j, i}).write(S_val);
+              t2s_s_to_drainer_ch.at_linear(l + 4 * j + 12 * i).write(S_val);
             }
           }
         }
@@ -91,9 +91,9 @@ void t2s_drainer_kn() {
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t j = 0; j < 3; j++) {
       for (int32_t t = 0; t < t2s_add_i32(j, 1); t++) {
-        const t2s_rt::Vec<int32_t, 8> s_gathered = t == j ? t2s_rt::Vec<int32_t, 8>{{t2s_s_to_drainer_ch.at({0, j, 0}).read(), t2s_s_to_drainer_ch.at({0, j, 1}).read(), t2s_s_to_drainer_ch.at({1, j, 0}).read(), t2s_s_to_drainer_ch.at({1, j, 1}).read(), t2s_s_to_drainer_ch.at({2, j, 0}).read(), t2s_s_to_drainer_ch.at({2, j, 1}).read(), t2s_s_to_drainer_ch.at({3, j, 0}).read(), t2s_s_to_drainer_ch.at({3, j, 1}).read()}} : t2s_drainer_gather_fifo_ch.at({t2s_sub_i32(j, 1)}).read();
+        const t2s_rt::Vec<int32_t, 8> s_gathered = t == j ? t2s_rt::Vec<int32_t, 8>{{t2s_s_to_drainer_ch.at_linear(0 + 4 * j + 12 * 0).read(), t2s_s_to_drainer_ch.at_linear(0 + 4 * j + 12 * 1).read(), t2s_s_to_drainer_ch.at_linear(1 + 4 * j + 12 * 0).read(), t2s_s_to_drainer_ch.at_linear(1 + 4 * j + 12 * 1).read(), t2s_s_to_drainer_ch.at_linear(2 + 4 * j + 12 * 0).read(), t2s_s_to_drainer_ch.at_linear(2 + 4 * j + 12 * 1).read(), t2s_s_to_drainer_ch.at_linear(3 + 4 * j + 12 * 0).read(), t2s_s_to_drainer_ch.at_linear(3 + 4 * j + 12 * 1).read()}} : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(j, 1)).read();
         if (j < 2) {
-          t2s_drainer_gather_fifo_ch.at({j}).write(s_gathered);
+          t2s_drainer_gather_fifo_ch.at_linear(j).write(s_gathered);
         } else {
           t2s_drainer_to_collector_ch.write(s_gathered);
         }

@@ -78,12 +78,12 @@ void t2s_A_kn() {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 10; iii++) {
           for (int32_t jjj = 0; jjj < 8; jjj++) {
-            const t2s_rt::Vec<float, 16> A_val = jjj == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); const int32_t t2s_1 = t2s_add_i32(iii, t2s_mul_i32(10, ii)); return t2s_rt::Vec<float, 16>{{t2s_a_in.read({t2s_0.lane[0], t2s_1}), t2s_a_in.read({t2s_0.lane[1], t2s_1}), t2s_a_in.read({t2s_0.lane[2], t2s_1}), t2s_a_in.read({t2s_0.lane[3], t2s_1}), t2s_a_in.read({t2s_0.lane[4], t2s_1}), t2s_a_in.read({t2s_0.lane[5], t2s_1}), t2s_a_in.read({t2s_0.lane[6], t2s_1}), t2s_a_in.read({t2s_0.lane[7], t2s_1}), t2s_a_in.read({t2s_0.lane[8], t2s_1}), t2s_a_in.read({t2s_0.lane[9], t2s_1}), t2s_a_in.read({t2s_0.lane[10], t2s_1}), t2s_a_in.read({t2s_0.lane[11], t2s_1}), t2s_a_in.read({t2s_0.lane[12], t2s_1}), t2s_a_in.read({t2s_0.lane[13], t2s_1}), t2s_a_in.read({t2s_0.lane[14], t2s_1}), t2s_a_in.read({t2s_0.lane[15], t2s_1})}}; }() : t2s_A_shreg_rg.read({t2s_sub_i32(jjj, 1), iii, 0});
-            { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({jjj, iii, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-            const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const int32_t t2s_0 = t2s_add_i32(jjj, t2s_mul_i32(8, jj)); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0, t2s_1.lane[0]}), t2s_b_in.read({t2s_0, t2s_1.lane[1]}), t2s_b_in.read({t2s_0, t2s_1.lane[2]}), t2s_b_in.read({t2s_0, t2s_1.lane[3]}), t2s_b_in.read({t2s_0, t2s_1.lane[4]}), t2s_b_in.read({t2s_0, t2s_1.lane[5]}), t2s_b_in.read({t2s_0, t2s_1.lane[6]}), t2s_b_in.read({t2s_0, t2s_1.lane[7]}), t2s_b_in.read({t2s_0, t2s_1.lane[8]}), t2s_b_in.read({t2s_0, t2s_1.lane[9]}), t2s_b_in.read({t2s_0, t2s_1.lane[10]}), t2s_b_in.read({t2s_0, t2s_1.lane[11]}), t2s_b_in.read({t2s_0, t2s_1.lane[12]}), t2s_b_in.read({t2s_0, t2s_1.lane[13]}), t2s_b_in.read({t2s_0, t2s_1.lane[14]}), t2s_b_in.read({t2s_0, t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.read({jjj, t2s_sub_i32(iii, 1), 0});
-            { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({jjj, iii, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
+            const t2s_rt::Vec<float, 16> A_val = jjj == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); const int32_t t2s_1 = t2s_add_i32(iii, t2s_mul_i32(10, ii)); return t2s_rt::Vec<float, 16>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1}), t2s_a_in.get({t2s_0.lane[4], t2s_1}), t2s_a_in.get({t2s_0.lane[5], t2s_1}), t2s_a_in.get({t2s_0.lane[6], t2s_1}), t2s_a_in.get({t2s_0.lane[7], t2s_1}), t2s_a_in.get({t2s_0.lane[8], t2s_1}), t2s_a_in.get({t2s_0.lane[9], t2s_1}), t2s_a_in.get({t2s_0.lane[10], t2s_1}), t2s_a_in.get({t2s_0.lane[11], t2s_1}), t2s_a_in.get({t2s_0.lane[12], t2s_1}), t2s_a_in.get({t2s_0.lane[13], t2s_1}), t2s_a_in.get({t2s_0.lane[14], t2s_1}), t2s_a_in.get({t2s_0.lane[15], t2s_1})}}; }() : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 8 * iii);
+            t2s_A_shreg_rg.store(jjj + 8 * iii, A_val);
+            const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const int32_t t2s_0 = t2s_add_i32(jjj, t2s_mul_i32(8, jj)); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); return t2s_rt::Vec<float, 16>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]}), t2s_b_in.get({t2s_0, t2s_1.lane[4]}), t2s_b_in.get({t2s_0, t2s_1.lane[5]}), t2s_b_in.get({t2s_0, t2s_1.lane[6]}), t2s_b_in.get({t2s_0, t2s_1.lane[7]}), t2s_b_in.get({t2s_0, t2s_1.lane[8]}), t2s_b_in.get({t2s_0, t2s_1.lane[9]}), t2s_b_in.get({t2s_0, t2s_1.lane[10]}), t2s_b_in.get({t2s_0, t2s_1.lane[11]}), t2s_b_in.get({t2s_0, t2s_1.lane[12]}), t2s_b_in.get({t2s_0, t2s_1.lane[13]}), t2s_b_in.get({t2s_0, t2s_1.lane[14]}), t2s_b_in.get({t2s_0, t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.get(jjj + 8 * t2s_sub_i32(iii, 1));
+            t2s_B_shreg_rg.store(jjj + 8 * iii, B_val);
             const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x16({A_val, B_val});
-            const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({jjj, iii, 3})) + C_val_v.lane[0];
+            const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(jjj + 8 * iii, 3))) + C_val_v.lane[0];
             const float C_val_1 = C_val_0 + C_val_v.lane[1];
             const float C_val_2 = C_val_1 + C_val_v.lane[2];
             const float C_val_3 = C_val_2 + C_val_v.lane[3];
@@ -99,10 +99,10 @@ void t2s_A_kn() {
             const float C_val_13 = C_val_12 + C_val_v.lane[13];
             const float C_val_14 = C_val_13 + C_val_v.lane[14];
             const float C_val_15 = C_val_14 + C_val_v.lane[15];
-            t2s_C_shreg_rg.shift({jjj, iii});
-            { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({jjj, iii, 0}); t2s_C_shreg_rg.store(t2s_at, C_val_15); }
+            t2s_C_shreg_rg.shift_pe(jjj + 8 * iii);
+            t2s_C_shreg_rg.store(t2s_C_shreg_rg.at(jjj + 8 * iii, 0), C_val_15);
             if (kk == 1) {
-              t2s_Out_to_drainer_ch.at({iii, jjj}).write(C_val_15);
+              t2s_Out_to_drainer_ch.at_linear(iii + 10 * jjj).write(C_val_15);
             }
           }
         }
@@ -118,11 +118,11 @@ void t2s_drainer_kn() {
       for (int32_t iii = 0; iii < 10; iii++) {
         for (int32_t jjj = 0; jjj < 8; jjj++) {
           for (int32_t t = 0; t < t2s_add_i32(iii, 1); t++) {
-            const float Out_gathered = t == iii ? t2s_Out_to_drainer_ch.at({iii, jjj}).read() : t2s_drainer_gather_fifo_ch.at({t2s_sub_i32(iii, 1), jjj}).read();
+            const float Out_gathered = t == iii ? t2s_Out_to_drainer_ch.at_linear(iii + 10 * jjj).read() : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(iii, 1) + 10 * jjj).read();
             if (iii < 9) {
-              t2s_drainer_gather_fifo_ch.at({iii, jjj}).write(Out_gathered);
+              t2s_drainer_gather_fifo_ch.at_linear(iii + 10 * jjj).write(Out_gathered);
             } else {
-              t2s_drainer_to_collector_ch.at({jjj}).write(Out_gathered);
+              t2s_drainer_to_collector_ch.at_linear(jjj).write(Out_gathered);
             }
           }
         }
@@ -139,11 +139,11 @@ void t2s_collector_kn() {
       for (int32_t iii = 0; iii < 10; iii++) {
         for (int32_t jjj = 0; jjj < 8; jjj++) {
           for (int32_t t_1 = 0; t_1 < t2s_add_i32(jjj, 1); t_1++) {
-            const float drainer_gathered = t_1 == jjj ? t2s_drainer_to_collector_ch.at({jjj}).read() : t2s_collector_gather_fifo_ch.at({t2s_sub_i32(jjj, 1)}).read();
+            const float drainer_gathered = t_1 == jjj ? t2s_drainer_to_collector_ch.at_linear(jjj).read() : t2s_collector_gather_fifo_ch.at_linear(t2s_sub_i32(jjj, 1)).read();
             if (jjj < 7) {
-              t2s_collector_gather_fifo_ch.at({jjj}).write(drainer_gathered);
+              t2s_collector_gather_fifo_ch.at_linear(jjj).write(drainer_gathered);
             } else {
-              { const int64_t t2s_at = t2s_collector_st.locate_write({t_1, iii, jj, ii}); t2s_collector_st.store(t2s_at, drainer_gathered); }
+              t2s_collector_st.store(t2s_collector_st.offset({t_1, iii, jj, ii}), drainer_gathered);
             }
           }
         }
@@ -160,7 +160,7 @@ void t2s_unloader_kn() {
     for (int32_t jj = 0; jj < 2; jj++) {
       for (int32_t iii = 0; iii < 10; iii++) {
         for (int32_t jjj = 0; jjj < 8; jjj++) {
-          { const int64_t t2s_at = t2s_unloader_st.locate_write({jjj, iii, jj, ii}); t2s_unloader_st.store(t2s_at, t2s_collector_st.read({jjj, iii, jj, ii})); }
+          t2s_unloader_st.store(t2s_unloader_st.offset({jjj, iii, jj, ii}), t2s_collector_st.read_at(t2s_collector_st.offset({jjj, iii, jj, ii})));
         }
       }
     }

@@ -35,15 +35,15 @@ void t2s_A_kn() {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 3; iii++) {
           for (int32_t jjj = 0; jjj < 4; jjj++) {
-            const float A_val = jjj == 0 ? t2s_a_in.read({t2s_add_i32(iii, t2s_mul_i32(3, ii)), kk}) : t2s_A_shreg_rg.read({t2s_sub_i32(jjj, 1), iii, 0});
-            { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({jjj, iii, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-            const float B_val = iii == 0 ? t2s_b_in.read({kk, t2s_add_i32(jjj, t2s_mul_i32(4, jj))}) : t2s_B_shreg_rg.read({jjj, t2s_sub_i32(iii, 1), 0});
-            { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({jjj, iii, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-            const float C_val = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({jjj, iii, 3})) + A_val * B_val;
-            t2s_C_shreg_rg.shift({jjj, iii});
-            { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({jjj, iii, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+            const float A_val = jjj == 0 ? t2s_a_in.get({t2s_add_i32(iii, t2s_mul_i32(3, ii)), kk}) : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 4 * iii);
+            t2s_A_shreg_rg.store(jjj + 4 * iii, A_val);
+            const float B_val = iii == 0 ? t2s_b_in.get({kk, t2s_add_i32(jjj, t2s_mul_i32(4, jj))}) : t2s_B_shreg_rg.get(jjj + 4 * t2s_sub_i32(iii, 1));
+            t2s_B_shreg_rg.store(jjj + 4 * iii, B_val);
+            const float C_val = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(jjj + 4 * iii, 3))) + A_val * B_val;
+            t2s_C_shreg_rg.shift_pe(jjj + 4 * iii);
+            t2s_C_shreg_rg.store(t2s_C_shreg_rg.at(jjj + 4 * iii, 0), C_val);
             if (kk == 4) {
-              t2s_c_to_drainer_ch.at({iii, jjj}).write(C_val);
+              t2s_c_to_drainer_ch.at_linear(iii + 3 * jjj).write(C_val);
             }
           }
         }
@@ -58,7 +58,7 @@ void t2s_drainer_kn() {
     for (int32_t jj = 0; jj < 2; jj++) {
       for (int32_t iii = 0; iii < 3; iii++) {
         for (int32_t jjj = 0; jjj < 4; jjj++) {
-          t2s_drainer_to_collector_ch.at({iii, jjj}).write(t2s_c_to_drainer_ch.at({iii, jjj}).read());
+          t2s_drainer_to_collector_ch.at_linear(iii + 3 * jjj).write(t2s_c_to_drainer_ch.at_linear(iii + 3 * jjj).read());
         }
       }
     }
@@ -72,7 +72,7 @@ void t2s_collector_kn() {
     for (int32_t jj = 0; jj < 2; jj++) {
       for (int32_t iii = 0; iii < 3; iii++) {
         for (int32_t jjj = 0; jjj < 4; jjj++) {
-          { const int64_t t2s_at = t2s_collector_st.locate_write({jjj, iii, jj, ii}); t2s_collector_st.store(t2s_at, t2s_drainer_to_collector_ch.at({iii, jjj}).read()); }
+          t2s_collector_st.store(t2s_collector_st.offset({jjj, iii, jj, ii}), t2s_drainer_to_collector_ch.at_linear(iii + 3 * jjj).read());
         }
       }
     }

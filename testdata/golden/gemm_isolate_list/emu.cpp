@@ -31,10 +31,10 @@ void t2s_load_kn() {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         if (j == 0) {
-          t2s_load_to_feed_ch.write(t2s_a_in.read({i, k}));
+          t2s_load_to_feed_ch.write(t2s_a_in.get({i, k}));
         }
         if (i == 0) {
-          t2s_load_1_to_feed_1_ch.write(t2s_b_in.read({k, j}));
+          t2s_load_1_to_feed_1_ch.write(t2s_b_in.get({k, j}));
         }
       }
     }
@@ -66,14 +66,14 @@ void t2s_A_kn() {
   for (int32_t k = 0; k < 8; k++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
-        const float A_val = j == 0 ? t2s_feed_to_A_ch.read() : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), 0});
-        { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-        const float B_val = i == 0 ? t2s_feed_1_to_B_ch.read() : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), j, 0});
-        { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-        const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + A_val * B_val;
-        { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+        const float A_val = j == 0 ? t2s_feed_to_A_ch.read() : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
+        t2s_A_shreg_rg.store(i + 4 * j, A_val);
+        const float B_val = i == 0 ? t2s_feed_1_to_B_ch.read() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
+        t2s_B_shreg_rg.store(i + 4 * j, B_val);
+        const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 4 * j)) + A_val * B_val;
+        t2s_C_shreg_rg.store(i + 4 * j, C_val);
         if (k == 7) {
-          { const int64_t t2s_at = t2s_c_st.locate_write({i, j}); t2s_c_st.store(t2s_at, C_val); }
+          t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
         }
       }
     }

@@ -34,20 +34,20 @@ void t2s_A_kn() {
       for (int32_t i = 0; i < 4; i++) {
         const int32_t k = t2s_add_i32(t2s_sub_i32(t2s_neg_i32(i), j), t);
         if (0 <= k && k < 8) {
-          const float A_val = j == 0 ? t2s_a_in.read({i, k}) : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), 1});
-          t2s_A_shreg_rg.shift({i, j});
-          { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-          const float B_val = i == 0 ? t2s_b_in.read({k, j}) : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), j, 1});
-          t2s_B_shreg_rg.shift({i, j});
-          { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-          const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + A_val * B_val;
-          { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+          const float A_val = j == 0 ? t2s_a_in.get({i, k}) : t2s_A_shreg_rg.read_at(t2s_A_shreg_rg.at(i + 4 * t2s_sub_i32(j, 1), 1));
+          t2s_A_shreg_rg.shift_pe(i + 4 * j);
+          t2s_A_shreg_rg.store(t2s_A_shreg_rg.at(i + 4 * j, 0), A_val);
+          const float B_val = i == 0 ? t2s_b_in.get({k, j}) : t2s_B_shreg_rg.read_at(t2s_B_shreg_rg.at(t2s_sub_i32(i, 1) + 4 * j, 1));
+          t2s_B_shreg_rg.shift_pe(i + 4 * j);
+          t2s_B_shreg_rg.store(t2s_B_shreg_rg.at(i + 4 * j, 0), B_val);
+          const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 4 * j)) + A_val * B_val;
+          t2s_C_shreg_rg.store(i + 4 * j, C_val);
           if (k == 7) {
-            { const int64_t t2s_at = t2s_c_st.locate_write({i, j}); t2s_c_st.store(t2s_at, C_val); }
+            t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
           }
         } else {
-          t2s_A_shreg_rg.shift({i, j});
-          t2s_B_shreg_rg.shift({i, j});
+          t2s_A_shreg_rg.shift_pe(i + 4 * j);
+          t2s_B_shreg_rg.shift_pe(i + 4 * j);
         }
       }
     }

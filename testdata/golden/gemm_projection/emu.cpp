@@ -48,15 +48,15 @@ void t2s_A_kn() {
       const int32_t i = s;
       const int32_t j = t2s_div_i32(t, 8);
       const int32_t k = t2s_mod_i32(t, 8);
-      const float A_val = j == 0 ? t2s_a_in.read({i, k}) : t2s_A_shreg_rg.read({s, 7});
-      t2s_A_shreg_rg.shift({s});
-      { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({s, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-      const float B_val = i == 0 ? t2s_b_in.read({k, j}) : t2s_B_shreg_rg.read({t2s_sub_i32(s, 1), 0});
-      { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({s, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-      const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.read({s, 0})) + A_val * B_val;
-      { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({s, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+      const float A_val = j == 0 ? t2s_a_in.get({i, k}) : t2s_A_shreg_rg.read_at(t2s_A_shreg_rg.at(s, 7));
+      t2s_A_shreg_rg.shift_pe(s);
+      t2s_A_shreg_rg.store(t2s_A_shreg_rg.at(s, 0), A_val);
+      const float B_val = i == 0 ? t2s_b_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(s, 1));
+      t2s_B_shreg_rg.store(s, B_val);
+      const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(s)) + A_val * B_val;
+      t2s_C_shreg_rg.store(s, C_val);
       if (k == 7) {
-        { const int64_t t2s_at = t2s_c_st.locate_write({i, j}); t2s_c_st.store(t2s_at, C_val); }
+        t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
       }
     }
   }

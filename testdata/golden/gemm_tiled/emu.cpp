@@ -42,18 +42,18 @@ void t2s_A_kn() {
               for (int32_t ii = 0; ii < 2; ii++) {
                 for (int32_t jj = 0; jj < 2; jj++) {
                   for (int32_t kkk = 0; kkk < 2; kkk++) {
-                    const float A_val = jj == 0 ? t2s_a_in.read({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oi, 2), 2), t2s_mul_i32(ii, 2)), iii), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk)}) : t2s_A_shreg_rg.read({kkk, t2s_sub_i32(jj, 1), ii, 0});
-                    { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({kkk, jj, ii, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-                    const float B_val = ii == 0 ? t2s_b_in.read({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oj, 2), 2), t2s_mul_i32(jj, 2)), jjj)}) : t2s_B_shreg_rg.read({kkk, jj, t2s_sub_i32(ii, 1), 0});
-                    { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({kkk, jj, ii, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-                    const float C_val = (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 0 ? 0.0f : (kkk == 0 ? (kk == 0 ? t2s_C_shreg_rg.read({t2s_add_i32(kkk, 1), jj, ii, 3}) : t2s_C_shreg_2_rg.read({t2s_add_i32(kkk, 1), jj, ii, 3})) : t2s_C_shreg_3_rg.read({t2s_sub_i32(kkk, 1), jj, ii, 0}))) + A_val * B_val;
-                    t2s_C_shreg_rg.shift({kkk, jj, ii});
-                    { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({kkk, jj, ii, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
-                    t2s_C_shreg_2_rg.shift({kkk, jj, ii});
-                    { const int64_t t2s_at = t2s_C_shreg_2_rg.locate_write({kkk, jj, ii, 0}); t2s_C_shreg_2_rg.store(t2s_at, C_val); }
-                    { const int64_t t2s_at = t2s_C_shreg_3_rg.locate_write({kkk, jj, ii, 0}); t2s_C_shreg_3_rg.store(t2s_at, C_val); }
+                    const float A_val = jj == 0 ? t2s_a_in.get({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oi, 2), 2), t2s_mul_i32(ii, 2)), iii), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk)}) : t2s_A_shreg_rg.get(kkk + 2 * t2s_sub_i32(jj, 1) + 4 * ii);
+                    t2s_A_shreg_rg.store(kkk + 2 * jj + 4 * ii, A_val);
+                    const float B_val = ii == 0 ? t2s_b_in.get({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oj, 2), 2), t2s_mul_i32(jj, 2)), jjj)}) : t2s_B_shreg_rg.get(kkk + 2 * jj + 4 * t2s_sub_i32(ii, 1));
+                    t2s_B_shreg_rg.store(kkk + 2 * jj + 4 * ii, B_val);
+                    const float C_val = (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 0 ? 0.0f : (kkk == 0 ? (kk == 0 ? t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3)) : t2s_C_shreg_2_rg.read_at(t2s_C_shreg_2_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3))) : t2s_C_shreg_3_rg.get(t2s_sub_i32(kkk, 1) + 2 * jj + 4 * ii))) + A_val * B_val;
+                    t2s_C_shreg_rg.shift_pe(kkk + 2 * jj + 4 * ii);
+                    t2s_C_shreg_rg.store(t2s_C_shreg_rg.at(kkk + 2 * jj + 4 * ii, 0), C_val);
+                    t2s_C_shreg_2_rg.shift_pe(kkk + 2 * jj + 4 * ii);
+                    t2s_C_shreg_2_rg.store(t2s_C_shreg_2_rg.at(kkk + 2 * jj + 4 * ii, 0), C_val);
+                    t2s_C_shreg_3_rg.store(kkk + 2 * jj + 4 * ii, C_val);
                     if (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 7) {
-                      t2s_c_to_drainer_ch.at({ii, jj}).write(C_val);
+                      t2s_c_to_drainer_ch.at_linear(ii + 2 * jj).write(C_val);
                     }
                   }
                 }
@@ -74,7 +74,7 @@ void t2s_drainer_kn() {
         for (int32_t jjj = 0; jjj < 2; jjj++) {
           for (int32_t ii = 0; ii < 2; ii++) {
             for (int32_t jj = 0; jj < 2; jj++) {
-              t2s_drainer_to_collector_ch.at({ii, jj}).write(t2s_c_to_drainer_ch.at({ii, jj}).read());
+              t2s_drainer_to_collector_ch.at_linear(ii + 2 * jj).write(t2s_c_to_drainer_ch.at_linear(ii + 2 * jj).read());
             }
           }
         }
@@ -92,7 +92,7 @@ void t2s_collector_kn() {
         for (int32_t jjj = 0; jjj < 2; jjj++) {
           for (int32_t ii = 0; ii < 2; ii++) {
             for (int32_t jj = 0; jj < 2; jj++) {
-              { const int64_t t2s_at = t2s_collector_st.locate_write({jj, ii, jjj, iii, oj, oi}); t2s_collector_st.store(t2s_at, t2s_drainer_to_collector_ch.at({ii, jj}).read()); }
+              t2s_collector_st.store(t2s_collector_st.offset({jj, ii, jjj, iii, oj, oi}), t2s_drainer_to_collector_ch.at_linear(ii + 2 * jj).read());
             }
           }
         }
@@ -111,7 +111,7 @@ void t2s_unloader_kn() {
         for (int32_t jjj = 0; jjj < 2; jjj++) {
           for (int32_t ii = 0; ii < 2; ii++) {
             for (int32_t jj = 0; jj < 2; jj++) {
-              { const int64_t t2s_at = t2s_unloader_st.locate_write({jj, ii, jjj, iii, oj, oi}); t2s_unloader_st.store(t2s_at, t2s_collector_st.read({jj, ii, jjj, iii, oj, oi})); }
+              t2s_unloader_st.store(t2s_unloader_st.offset({jj, ii, jjj, iii, oj, oi}), t2s_collector_st.read_at(t2s_collector_st.offset({jj, ii, jjj, iii, oj, oi})));
             }
           }
         }

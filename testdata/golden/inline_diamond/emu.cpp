@@ -34,7 +34,7 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 void t2s_out_kn() {
   auto& t2s_out_st = t2s_out_bf;
   for (int32_t x = 0; x < 8; x++) {
-    const int32_t F1_inl = t2s_mod_i32(t2s_a_in.read({x}), 100);
+    const int32_t F1_inl = t2s_mod_i32(t2s_a_in.get({x}), 100);
     const int32_t F2_inl = t2s_add_i32(F1_inl, F1_inl);
     const int32_t F3_inl = t2s_mod_i32(t2s_mul_i32(F2_inl, F2_inl), 1009);
     const int32_t F4_inl = t2s_add_i32(F3_inl, F3_inl);
@@ -53,7 +53,7 @@ void t2s_out_kn() {
     const int32_t F17_inl = t2s_mod_i32(t2s_mul_i32(F16_inl, F16_inl), 1009);
     const int32_t F18_inl = t2s_add_i32(F17_inl, F17_inl);
     const int32_t F19_inl = t2s_mod_i32(t2s_mul_i32(F18_inl, F18_inl), 1009);
-    { const int64_t t2s_at = t2s_out_st.locate_write({x}); t2s_out_st.store(t2s_at, t2s_sub_i32(t2s_add_i32(F19_inl, F19_inl), F1_inl)); }
+    t2s_out_st.store(t2s_out_st.offset({x}), t2s_sub_i32(t2s_add_i32(F19_inl, F19_inl), F1_inl));
   }
 }
 

@@ -27,9 +27,9 @@ void t2s_S_kn() {
   t2s_rt::ShiftRegister<int32_t> t2s_S_shreg_rg("S_shreg", {3}, 1);
   for (int32_t j = 0; j < 5; j++) {
     for (int32_t i = 0; i < 3; i++) {
-      const int32_t S_val = t2s_add_i32(j == 0 ? 0 : t2s_S_shreg_rg.read({i, 0}), t2s_a_in.read({i, j}));
-      { const int64_t t2s_at = t2s_S_shreg_rg.locate_write({i, 0}); t2s_S_shreg_rg.store(t2s_at, S_val); }
-      t2s_S_to_drain_ch.at({i}).write(S_val);
+      const int32_t S_val = t2s_add_i32(j == 0 ? 0 : t2s_S_shreg_rg.get(i), t2s_a_in.get({i, j}));
+      t2s_S_shreg_rg.store(i, S_val);
+      t2s_S_to_drain_ch.at_linear(i).write(S_val);
     }
   }
 }
@@ -38,7 +38,7 @@ void t2s_S_kn() {
 void t2s_drain_kn() {
   for (int32_t j = 0; j < 5; j++) {
     for (int32_t i = 0; i < 3; i++) {
-      t2s_drain_to_unload_ch.at({i}).write(t2s_S_to_drain_ch.at({i}).read());
+      t2s_drain_to_unload_ch.at_linear(i).write(t2s_S_to_drain_ch.at_linear(i).read());
     }
   }
 }
@@ -48,7 +48,7 @@ void t2s_unload_kn() {
   auto& t2s_unload_st = t2s_unload_bf;
   for (int32_t j = 0; j < 5; j++) {
     for (int32_t i = 0; i < 3; i++) {
-      { const int64_t t2s_at = t2s_unload_st.locate_write({i, j}); t2s_unload_st.store(t2s_at, t2s_drain_to_unload_ch.at({i}).read()); }
+      t2s_unload_st.store(t2s_unload_st.offset({i, j}), t2s_drain_to_unload_ch.at_linear(i).read());
     }
   }
 }

@@ -26,9 +26,9 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<int32_t> t2s_A_shreg_rg("A_shreg", {4}, 1);
   for (int32_t j = 0; j < 6; j++) {
     for (int32_t i = 0; i < 4; i++) {
-      const int32_t A_val = j == 0 ? t2s_a_in.read({i}) : t2s_add_i32(t2s_A_shreg_rg.read({i, 0}), t2s_a_in.read({i}));
-      { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-      { const int64_t t2s_at = t2s_B_st.locate_write({i, j}); t2s_B_st.store(t2s_at, t2s_add_i32(A_val, 1)); }
+      const int32_t A_val = j == 0 ? t2s_a_in.get({i}) : t2s_add_i32(t2s_A_shreg_rg.get(i), t2s_a_in.get({i}));
+      t2s_A_shreg_rg.store(i, A_val);
+      t2s_B_st.store(t2s_B_st.offset({i, j}), t2s_add_i32(A_val, 1));
     }
   }
 }

@@ -34,21 +34,21 @@ void t2s_A_kn() {
       for (int32_t i = 0; i < 4; i++) {
         const int32_t j = t2s_sub_i32(t1, t2s_mul_i32(3, i));
         if (0 <= j && j < 5) {
-          const int32_t A_val = i == 0 ? t2s_a_in.read({j, k}) : t2s_A_shreg_rg.read({t2s_sub_i32(i, 1), 3});
-          t2s_A_shreg_rg.shift({i});
-          { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-          const int32_t B_val = j == 0 ? t2s_b_in.read({i, k}) : t2s_B_shreg_rg.read({i, 0});
-          { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-          const int32_t C_fifo_val = 1 <= k ? t2s_C_fifo_rg.pop({i}) : 0;
+          const int32_t A_val = i == 0 ? t2s_a_in.get({j, k}) : t2s_A_shreg_rg.read_at(t2s_A_shreg_rg.at(t2s_sub_i32(i, 1), 3));
+          t2s_A_shreg_rg.shift_pe(i);
+          t2s_A_shreg_rg.store(t2s_A_shreg_rg.at(i, 0), A_val);
+          const int32_t B_val = j == 0 ? t2s_b_in.get({i, k}) : t2s_B_shreg_rg.get(i);
+          t2s_B_shreg_rg.store(i, B_val);
+          const int32_t C_fifo_val = 1 <= k ? t2s_C_fifo_rg.pop_at(i) : 0;
           const int32_t C_val = t2s_add_i32(k == 0 ? 0 : C_fifo_val, t2s_mul_i32(A_val, B_val));
           if (k < 5) {
-            { const int64_t t2s_at = t2s_C_fifo_rg.locate_push({i}); t2s_C_fifo_rg.push(t2s_at, C_val); }
+            t2s_C_fifo_rg.push(i, C_val);
           }
           if (k == 5) {
-            { const int64_t t2s_at = t2s_c_st.locate_write({i, j}); t2s_c_st.store(t2s_at, C_val); }
+            t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
           }
         } else {
-          t2s_A_shreg_rg.shift({i});
+          t2s_A_shreg_rg.shift_pe(i);
         }
       }
     }

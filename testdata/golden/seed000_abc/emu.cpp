@@ -35,23 +35,23 @@ void t2s_A_kn() {
         const int32_t j = t2s_sub_i32(t2, t2s_mul_i32(2, i));
         const int32_t k = t2s_sub_i32(t2s_sub_i32(t1, t2s_mul_i32(2, i)), t2s_mul_i32(3, j));
         if (0 <= j && j < 10 && 0 <= k && k < 10) {
-          const int32_t A_fifo_val = 1 <= i ? t2s_A_fifo_rg.pop({t2s_sub_i32(i, 1)}) : 0;
-          const int32_t A_val = i == 0 ? t2s_a_in.read({j, k}) : A_fifo_val;
+          const int32_t A_fifo_val = 1 <= i ? t2s_A_fifo_rg.pop_at(t2s_sub_i32(i, 1)) : 0;
+          const int32_t A_val = i == 0 ? t2s_a_in.get({j, k}) : A_fifo_val;
           if (i < 9) {
-            { const int64_t t2s_at = t2s_A_fifo_rg.locate_push({i}); t2s_A_fifo_rg.push(t2s_at, A_val); }
+            t2s_A_fifo_rg.push(i, A_val);
           }
-          const int32_t B_fifo_val = 1 <= j ? t2s_B_fifo_rg.pop({i}) : 0;
-          const int32_t B_val = j == 0 ? t2s_b_in.read({i, k}) : B_fifo_val;
+          const int32_t B_fifo_val = 1 <= j ? t2s_B_fifo_rg.pop_at(i) : 0;
+          const int32_t B_val = j == 0 ? t2s_b_in.get({i, k}) : B_fifo_val;
           if (j < 9) {
-            { const int64_t t2s_at = t2s_B_fifo_rg.locate_push({i}); t2s_B_fifo_rg.push(t2s_at, B_val); }
+            t2s_B_fifo_rg.push(i, B_val);
           }
-          const int32_t C_fifo_val = 1 <= k ? t2s_C_fifo_rg.pop({i}) : 0;
+          const int32_t C_fifo_val = 1 <= k ? t2s_C_fifo_rg.pop_at(i) : 0;
           const int32_t C_val = t2s_add_i32(k == 0 ? 0 : C_fifo_val, t2s_mul_i32(A_val, B_val));
           if (k < 9) {
-            { const int64_t t2s_at = t2s_C_fifo_rg.locate_push({i}); t2s_C_fifo_rg.push(t2s_at, C_val); }
+            t2s_C_fifo_rg.push(i, C_val);
           }
           if (k == 9) {
-            { const int64_t t2s_at = t2s_c_st.locate_write({i, j}); t2s_c_st.store(t2s_at, C_val); }
+            t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
           }
         }
       }

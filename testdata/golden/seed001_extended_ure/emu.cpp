@@ -27,9 +27,9 @@ void t2s_f_kn() {
     t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {11, 5});
     for (int32_t y = 0; y < 5; y++) {
       for (int32_t x = 0; x < 11; x++) {
-        { const int64_t t2s_at = t2s_f_st.locate_write({x, y}); t2s_f_st.store(t2s_at, x == 0 ? y : t2s_add_i32(t2s_f_st.read({t2s_sub_i32(x, 1), y}), x)); }
+        t2s_f_st.store(t2s_f_st.offset({x, y}), x == 0 ? y : t2s_add_i32(t2s_f_st.get(t2s_f_st.offset({t2s_sub_i32(x, 1), y})), x));
         if (x == 10) {
-          { const int64_t t2s_at = t2s_out_st.locate_write({y}); t2s_out_st.store(t2s_at, t2s_f_st.read({x, y})); }
+          t2s_out_st.store(t2s_out_st.offset({y}), t2s_f_st.get(t2s_f_st.offset({x, y})));
         }
       }
     }

@@ -28,8 +28,8 @@ void t2s_f_kn() {
     t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {4, 3});
     for (int32_t j = 0; j < 3; j++) {
       for (int32_t i = 0; i < 4; i++) {
-        { const int64_t t2s_at = t2s_f_st.locate_write({i, j}); t2s_f_st.store(t2s_at, i == 0 ? i : t2s_f_st.read({t2s_sub_i32(i, 1), j})); }
-        { const int64_t t2s_at = t2s_g_st.locate_write({i, j}); t2s_g_st.store(t2s_at, t2s_add_i32(t2s_add_i32(t2s_f_st.read({i, j}), i), t2s_mul_i32(2, j))); }
+        t2s_f_st.store(t2s_f_st.offset({i, j}), i == 0 ? i : t2s_f_st.get(t2s_f_st.offset({t2s_sub_i32(i, 1), j})));
+        t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_add_i32(t2s_add_i32(t2s_f_st.get(t2s_f_st.offset({i, j})), i), t2s_mul_i32(2, j)));
       }
     }
   }

@@ -24,7 +24,7 @@ void t2s_g_kn() {
   auto& t2s_g_st = t2s_g_bf;
   for (int32_t j = 0; j < 3; j++) {
     for (int32_t i = 0; i < 4; i++) {
-      { const int64_t t2s_at = t2s_g_st.locate_write({i, j}); t2s_g_st.store(t2s_at, t2s_a_in.read({i, j})); }
+      t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_a_in.get({i, j}));
     }
   }
 }

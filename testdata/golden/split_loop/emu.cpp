@@ -28,7 +28,7 @@ t2s_rt::FuncStorage<float> t2s_out_bf;
 void t2s_xs_kn() {
   auto& t2s_xs_st = t2s_xs_bf;
   for (int32_t m = 0; m < 14; m++) {
-    { const int64_t t2s_at = t2s_xs_st.locate_write({m}); t2s_xs_st.store(t2s_at, 2.0f * t2s_x_in.read({m}) + 1.0f); }
+    t2s_xs_st.store(t2s_xs_st.offset({m}), 2.0f * t2s_x_in.get({m}) + 1.0f);
   }
 }
 
@@ -43,10 +43,10 @@ void t2s_W_kn() {
       for (int32_t no = 0; no < 3; no++) {
         for (int32_t t = 0; t < 3; t++) {
           for (int32_t ni = 0; ni < 4; ni++) {
-            { const int64_t t2s_at = t2s_W_st.locate_write({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)}); t2s_W_st.store(t2s_at, t2s_add_i32(t2s_mul_i32(no, 4), ni) == 0 ? t2s_w_in.read({t}) : t2s_W_st.read({t, t2s_sub_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), 1)})); }
-            { const int64_t t2s_at = t2s_Y_st.locate_write({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)}); t2s_Y_st.store(t2s_at, (t == 0 ? 0.0f : t2s_Y_st.read({t2s_sub_i32(t, 1), t2s_add_i32(t2s_mul_i32(no, 4), ni)})) + t2s_W_st.read({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)}) * t2s_xs_st.read({t2s_add_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), t)})); }
+            t2s_W_st.store(t2s_W_st.offset({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)}), t2s_add_i32(t2s_mul_i32(no, 4), ni) == 0 ? t2s_w_in.get({t}) : t2s_W_st.read_at(t2s_W_st.offset({t, t2s_sub_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), 1)})));
+            t2s_Y_st.store(t2s_Y_st.offset({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)}), (t == 0 ? 0.0f : t2s_Y_st.get(t2s_Y_st.offset({t2s_sub_i32(t, 1), t2s_add_i32(t2s_mul_i32(no, 4), ni)}))) + t2s_W_st.get(t2s_W_st.offset({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)})) * t2s_xs_st.read_at(t2s_xs_st.offset({t2s_add_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), t)})));
             if (t == 2) {
-              { const int64_t t2s_at = t2s_out_st.locate_write({t2s_add_i32(t2s_mul_i32(no, 4), ni)}); t2s_out_st.store(t2s_at, t2s_Y_st.read({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)})); }
+              t2s_out_st.store(t2s_out_st.offset({t2s_add_i32(t2s_mul_i32(no, 4), ni)}), t2s_Y_st.get(t2s_Y_st.offset({t, t2s_add_i32(t2s_mul_i32(no, 4), ni)})));
             }
           }
         }

@@ -32,9 +32,9 @@ void t2s_A_kn() {
       const int32_t j = s;
       const int32_t i = t2s_sub_i32(t, t2s_mul_i32(3, s));
       if (0 <= i && i < 1) {
-        const int64_t A_val = j < 2 ? t2s_a_in.read({i, j}) : t2s_add_i64(t2s_A_shreg_rg.read({t2s_sub_i32(s, 2), 0}), t2s_b_in.read({i, j}));
-        { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({s, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-        { const int64_t t2s_at = t2s_out_st.locate_write({i, j}); t2s_out_st.store(t2s_at, A_val); }
+        const int64_t A_val = j < 2 ? t2s_a_in.get({i, j}) : t2s_add_i64(t2s_A_shreg_rg.read_at(t2s_sub_i32(s, 2)), t2s_b_in.get({i, j}));
+        t2s_A_shreg_rg.store(s, A_val);
+        t2s_out_st.store(t2s_out_st.offset({i, j}), A_val);
       }
     }
   }

@@ -38,10 +38,10 @@ void t2s_A_kn() {
       const int32_t i = s;
       const int32_t k = t2s_div_i32(t, 2);
       if (s == i && t == t2s_mul_i32(2, k)) {
-        const int32_t A_val = k == 0 ? t2s_a_in.read({i, k}) : t2s_add_i32(t2s_A_shreg_rg.read({s, 0}), t2s_a_in.read({i, k}));
-        { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({s, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
+        const int32_t A_val = k == 0 ? t2s_a_in.get({i, k}) : t2s_add_i32(t2s_A_shreg_rg.read_at(s), t2s_a_in.get({i, k}));
+        t2s_A_shreg_rg.store(s, A_val);
         if (k == 5) {
-          { const int64_t t2s_at = t2s_c_st.locate_write({i}); t2s_c_st.store(t2s_at, A_val); }
+          t2s_c_st.store(t2s_c_st.offset({i}), A_val);
         }
       }
     }

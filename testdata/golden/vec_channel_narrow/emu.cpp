@@ -99,16 +99,16 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 8>> t2s_C_shreg_rg("C_shreg", {4}, 1);
   for (int32_t k = 0; k < 4; k++) {
     for (int32_t i = 0; i < 4; i++) {
-      const float A_val_0 = t2s_a_in.read({k, i});
+      const float A_val_0 = t2s_a_in.get({k, i});
       const t2s_rt::Vec<float, 8> A_val = t2s_rt::Vec<float, 8>{{A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0}};
-      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = k; return t2s_rt::Vec<float, 8>{{t2s_b_in.read({t2s_0.lane[0], t2s_1}), t2s_b_in.read({t2s_0.lane[1], t2s_1}), t2s_b_in.read({t2s_0.lane[2], t2s_1}), t2s_b_in.read({t2s_0.lane[3], t2s_1}), t2s_b_in.read({t2s_0.lane[4], t2s_1}), t2s_b_in.read({t2s_0.lane[5], t2s_1}), t2s_b_in.read({t2s_0.lane[6], t2s_1}), t2s_b_in.read({t2s_0.lane[7], t2s_1})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), 0});
-      { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
-      const t2s_rt::Vec<float, 8> C_val = t2s_vadd_f32x8({k == 0 ? t2s_broadcast_f32x8(0.0f) : t2s_C_shreg_rg.read({i, 0}), t2s_vmul_f32x8({A_val, B_val})});
-      { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = k; return t2s_rt::Vec<float, 8>{{t2s_b_in.get({t2s_0.lane[0], t2s_1}), t2s_b_in.get({t2s_0.lane[1], t2s_1}), t2s_b_in.get({t2s_0.lane[2], t2s_1}), t2s_b_in.get({t2s_0.lane[3], t2s_1}), t2s_b_in.get({t2s_0.lane[4], t2s_1}), t2s_b_in.get({t2s_0.lane[5], t2s_1}), t2s_b_in.get({t2s_0.lane[6], t2s_1}), t2s_b_in.get({t2s_0.lane[7], t2s_1})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1));
+      t2s_B_shreg_rg.store(i, B_val);
+      const t2s_rt::Vec<float, 8> C_val = t2s_vadd_f32x8({k == 0 ? t2s_broadcast_f32x8(0.0f) : t2s_C_shreg_rg.get(i), t2s_vmul_f32x8({A_val, B_val})});
+      t2s_C_shreg_rg.store(i, C_val);
       if (k == 3) {
         const t2s_rt::Vec<float, 8> ch_value = C_val;
-        t2s_c_to_drain_ch.at({i}).write(t2s_slice_f32x8_0_4(ch_value));
-        t2s_c_to_drain_ch.at({i}).write(t2s_slice_f32x8_4_4(ch_value));
+        t2s_c_to_drain_ch.at_linear(i).write(t2s_slice_f32x8_0_4(ch_value));
+        t2s_c_to_drain_ch.at_linear(i).write(t2s_slice_f32x8_4_4(ch_value));
       }
     }
   }
@@ -122,11 +122,11 @@ void t2s_drain_kn() {
       {
         const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(j, 4), 1});
         const int32_t t2s_1 = i;
-        const t2s_rt::Vec<float, 4> t2s_2 = t2s_c_to_drain_ch.at({i}).read();
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[0], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[0]); }
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[1], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[1]); }
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[2], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[2]); }
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[3], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[3]); }
+        const t2s_rt::Vec<float, 4> t2s_2 = t2s_c_to_drain_ch.at_linear(i).read();
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[0], t2s_1}), t2s_2.lane[0]);
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[1], t2s_1}), t2s_2.lane[1]);
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[2], t2s_1}), t2s_2.lane[2]);
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[3], t2s_1}), t2s_2.lane[3]);
       }
     }
   }

@@ -74,7 +74,7 @@ void t2s_loadA_kn() {
     for (int32_t i = 0; i < 4; i++) {
       for (int32_t k = 0; k < 2; k++) {
         if (j == 0) {
-          t2s_loadA_to_A_ch.write([&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(k, 4), 1}); const int32_t t2s_1 = i; return t2s_rt::Vec<float, 4>{{t2s_a_in.read({t2s_0.lane[0], t2s_1}), t2s_a_in.read({t2s_0.lane[1], t2s_1}), t2s_a_in.read({t2s_0.lane[2], t2s_1}), t2s_a_in.read({t2s_0.lane[3], t2s_1})}}; }());
+          t2s_loadA_to_A_ch.write([&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(k, 4), 1}); const int32_t t2s_1 = i; return t2s_rt::Vec<float, 4>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1})}}; }());
         }
       }
     }
@@ -88,10 +88,10 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 8>> t2s_B_shreg_rg("B_shreg", {4, 4}, 1);
   for (int32_t j = 0; j < 4; j++) {
     for (int32_t i = 0; i < 4; i++) {
-      const t2s_rt::Vec<float, 8> A_val = j == 0 ? t2s_concat_f32_4_4({t2s_loadA_to_A_ch.read(), t2s_loadA_to_A_ch.read()}) : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), 0});
-      { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 8> t2s_1 = t2s_ramp_i32x8({0, 1}); return t2s_rt::Vec<float, 8>{{t2s_b_in.read({t2s_0, t2s_1.lane[0]}), t2s_b_in.read({t2s_0, t2s_1.lane[1]}), t2s_b_in.read({t2s_0, t2s_1.lane[2]}), t2s_b_in.read({t2s_0, t2s_1.lane[3]}), t2s_b_in.read({t2s_0, t2s_1.lane[4]}), t2s_b_in.read({t2s_0, t2s_1.lane[5]}), t2s_b_in.read({t2s_0, t2s_1.lane[6]}), t2s_b_in.read({t2s_0, t2s_1.lane[7]})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), j, 0});
-      { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
+      const t2s_rt::Vec<float, 8> A_val = j == 0 ? t2s_concat_f32_4_4({t2s_loadA_to_A_ch.read(), t2s_loadA_to_A_ch.read()}) : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
+      t2s_A_shreg_rg.store(i + 4 * j, A_val);
+      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 8> t2s_1 = t2s_ramp_i32x8({0, 1}); return t2s_rt::Vec<float, 8>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]}), t2s_b_in.get({t2s_0, t2s_1.lane[4]}), t2s_b_in.get({t2s_0, t2s_1.lane[5]}), t2s_b_in.get({t2s_0, t2s_1.lane[6]}), t2s_b_in.get({t2s_0, t2s_1.lane[7]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
+      t2s_B_shreg_rg.store(i + 4 * j, B_val);
       const t2s_rt::Vec<float, 8> C_val_v = t2s_vmul_f32x8({A_val, B_val});
       const float C_val_0 = 0.0f + C_val_v.lane[0];
       const float C_val_1 = C_val_0 + C_val_v.lane[1];
@@ -101,7 +101,7 @@ void t2s_A_kn() {
       const float C_val_5 = C_val_4 + C_val_v.lane[5];
       const float C_val_6 = C_val_5 + C_val_v.lane[6];
       const float C_val_7 = C_val_6 + C_val_v.lane[7];
-      { const int64_t t2s_at = t2s_c_st.locate_write({i, j}); t2s_c_st.store(t2s_at, C_val_7); }
+      t2s_c_st.store(t2s_c_st.offset({i, j}), C_val_7);
     }
   }
 }

@@ -106,44 +106,44 @@ void t2s_A_kn() {
     for (int32_t ii = 0; ii < 2; ii++) {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 3; iii++) {
-          const float A_val_0 = t2s_a_in.read({t2s_mul_i32(4, kk), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
-          const float A_val_1 = t2s_a_in.read({t2s_add_i32(1, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
-          const float A_val_2 = t2s_a_in.read({t2s_add_i32(2, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
-          const float A_val_3 = t2s_a_in.read({t2s_add_i32(3, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_0 = t2s_a_in.get({t2s_mul_i32(4, kk), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_1 = t2s_a_in.get({t2s_add_i32(1, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_2 = t2s_a_in.get({t2s_add_i32(2, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
+          const float A_val_3 = t2s_a_in.get({t2s_add_i32(3, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const t2s_rt::Vec<float, 16> A_val = t2s_rt::Vec<float, 16>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3}};
-          const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x4x4({t2s_broadcast_i32x4(t2s_mul_i32(4, jj)), t2s_broadcast_i32x4(1)}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_broadcast_i32x4x4(t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1})); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(iii, 1), 0});
-          { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({iii, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
+          const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x4x4({t2s_broadcast_i32x4(t2s_mul_i32(4, jj)), t2s_broadcast_i32x4(1)}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_broadcast_i32x4x4(t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1})); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(iii, 1));
+          t2s_B_shreg_rg.store(iii, B_val);
           const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x4x4({A_val, B_val});
-          const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({iii, 3}).lane[3]) + C_val_v.lane[0];
+          const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(iii, 3)).lane[3]) + C_val_v.lane[0];
           const float C_val_1 = C_val_0 + C_val_v.lane[1];
           const float C_val_2 = C_val_1 + C_val_v.lane[2];
           const float C_val_3 = C_val_2 + C_val_v.lane[3];
-          const float C_val_4 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({iii, 3}).lane[7]) + C_val_v.lane[4];
+          const float C_val_4 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(iii, 3)).lane[7]) + C_val_v.lane[4];
           const float C_val_5 = C_val_4 + C_val_v.lane[5];
           const float C_val_6 = C_val_5 + C_val_v.lane[6];
           const float C_val_7 = C_val_6 + C_val_v.lane[7];
-          const float C_val_8 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({iii, 3}).lane[11]) + C_val_v.lane[8];
+          const float C_val_8 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(iii, 3)).lane[11]) + C_val_v.lane[8];
           const float C_val_9 = C_val_8 + C_val_v.lane[9];
           const float C_val_10 = C_val_9 + C_val_v.lane[10];
           const float C_val_11 = C_val_10 + C_val_v.lane[11];
-          const float C_val_12 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({iii, 3}).lane[15]) + C_val_v.lane[12];
+          const float C_val_12 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(iii, 3)).lane[15]) + C_val_v.lane[12];
           const float C_val_13 = C_val_12 + C_val_v.lane[13];
           const float C_val_14 = C_val_13 + C_val_v.lane[14];
           const float C_val_15 = C_val_14 + C_val_v.lane[15];
           const t2s_rt::Vec<float, 16> C_val = t2s_rt::Vec<float, 16>{{C_val_0, C_val_1, C_val_2, C_val_3, C_val_4, C_val_5, C_val_6, C_val_7, C_val_8, C_val_9, C_val_10, C_val_11, C_val_12, C_val_13, C_val_14, C_val_15}};
-          t2s_C_shreg_rg.shift({iii});
-          { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({iii, 0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+          t2s_C_shreg_rg.shift_pe(iii);
+          t2s_C_shreg_rg.store(t2s_C_shreg_rg.at(iii, 0), C_val);
           if (kk == 1) {
-            { const int64_t t2s_at = t2s_Out_st.locate_write({0, iii, jj, ii}); t2s_Out_st.store(t2s_at, C_val_3); }
+            t2s_Out_st.store(t2s_Out_st.offset({0, iii, jj, ii}), C_val_3);
           }
           if (kk == 1) {
-            { const int64_t t2s_at = t2s_Out_st.locate_write({1, iii, jj, ii}); t2s_Out_st.store(t2s_at, C_val_7); }
+            t2s_Out_st.store(t2s_Out_st.offset({1, iii, jj, ii}), C_val_7);
           }
           if (kk == 1) {
-            { const int64_t t2s_at = t2s_Out_st.locate_write({2, iii, jj, ii}); t2s_Out_st.store(t2s_at, C_val_11); }
+            t2s_Out_st.store(t2s_Out_st.offset({2, iii, jj, ii}), C_val_11);
           }
           if (kk == 1) {
-            { const int64_t t2s_at = t2s_Out_st.locate_write({3, iii, jj, ii}); t2s_Out_st.store(t2s_at, C_val_15); }
+            t2s_Out_st.store(t2s_Out_st.offset({3, iii, jj, ii}), C_val_15);
           }
         }
       }

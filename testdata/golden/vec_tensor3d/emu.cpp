@@ -65,42 +65,42 @@ void t2s_A_kn() {
   for (int32_t kk = 0; kk < 2; kk++) {
     for (int32_t ii = 0; ii < 2; ii++) {
       for (int32_t jj = 0; jj < 2; jj++) {
-        const float A_val_0 = t2s_a_in.read({t2s_mul_i32(8, kk), t2s_mul_i32(2, ii)});
-        const float A_val_1 = t2s_a_in.read({t2s_add_i32(1, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
-        const float A_val_2 = t2s_a_in.read({t2s_add_i32(2, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
-        const float A_val_3 = t2s_a_in.read({t2s_add_i32(3, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
-        const float A_val_4 = t2s_a_in.read({t2s_add_i32(4, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
-        const float A_val_5 = t2s_a_in.read({t2s_add_i32(5, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
-        const float A_val_6 = t2s_a_in.read({t2s_add_i32(6, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
-        const float A_val_7 = t2s_a_in.read({t2s_add_i32(7, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
-        const float A_val_16 = t2s_a_in.read({t2s_mul_i32(8, kk), t2s_add_i32(1, t2s_mul_i32(2, ii))});
-        const float A_val_17 = t2s_a_in.read({t2s_add_i32(1, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
-        const float A_val_18 = t2s_a_in.read({t2s_add_i32(2, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
-        const float A_val_19 = t2s_a_in.read({t2s_add_i32(3, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
-        const float A_val_20 = t2s_a_in.read({t2s_add_i32(4, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
-        const float A_val_21 = t2s_a_in.read({t2s_add_i32(5, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
-        const float A_val_22 = t2s_a_in.read({t2s_add_i32(6, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
-        const float A_val_23 = t2s_a_in.read({t2s_add_i32(7, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_0 = t2s_a_in.get({t2s_mul_i32(8, kk), t2s_mul_i32(2, ii)});
+        const float A_val_1 = t2s_a_in.get({t2s_add_i32(1, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
+        const float A_val_2 = t2s_a_in.get({t2s_add_i32(2, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
+        const float A_val_3 = t2s_a_in.get({t2s_add_i32(3, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
+        const float A_val_4 = t2s_a_in.get({t2s_add_i32(4, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
+        const float A_val_5 = t2s_a_in.get({t2s_add_i32(5, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
+        const float A_val_6 = t2s_a_in.get({t2s_add_i32(6, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
+        const float A_val_7 = t2s_a_in.get({t2s_add_i32(7, t2s_mul_i32(8, kk)), t2s_mul_i32(2, ii)});
+        const float A_val_16 = t2s_a_in.get({t2s_mul_i32(8, kk), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_17 = t2s_a_in.get({t2s_add_i32(1, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_18 = t2s_a_in.get({t2s_add_i32(2, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_19 = t2s_a_in.get({t2s_add_i32(3, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_20 = t2s_a_in.get({t2s_add_i32(4, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_21 = t2s_a_in.get({t2s_add_i32(5, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_22 = t2s_a_in.get({t2s_add_i32(6, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
+        const float A_val_23 = t2s_a_in.get({t2s_add_i32(7, t2s_mul_i32(8, kk)), t2s_add_i32(1, t2s_mul_i32(2, ii))});
         const t2s_rt::Vec<float, 32> A_val = t2s_rt::Vec<float, 32>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_4, A_val_5, A_val_6, A_val_7, A_val_0, A_val_1, A_val_2, A_val_3, A_val_4, A_val_5, A_val_6, A_val_7, A_val_16, A_val_17, A_val_18, A_val_19, A_val_20, A_val_21, A_val_22, A_val_23, A_val_16, A_val_17, A_val_18, A_val_19, A_val_20, A_val_21, A_val_22, A_val_23}};
-        const float B_val_0 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_mul_i32(8, kk)});
-        const float B_val_1 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_add_i32(1, t2s_mul_i32(8, kk))});
-        const float B_val_2 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_add_i32(2, t2s_mul_i32(8, kk))});
-        const float B_val_3 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_add_i32(3, t2s_mul_i32(8, kk))});
-        const float B_val_4 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_add_i32(4, t2s_mul_i32(8, kk))});
-        const float B_val_5 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_add_i32(5, t2s_mul_i32(8, kk))});
-        const float B_val_6 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_add_i32(6, t2s_mul_i32(8, kk))});
-        const float B_val_7 = t2s_b_in.read({t2s_mul_i32(2, jj), t2s_add_i32(7, t2s_mul_i32(8, kk))});
-        const float B_val_8 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_mul_i32(8, kk)});
-        const float B_val_9 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(1, t2s_mul_i32(8, kk))});
-        const float B_val_10 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(2, t2s_mul_i32(8, kk))});
-        const float B_val_11 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(3, t2s_mul_i32(8, kk))});
-        const float B_val_12 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(4, t2s_mul_i32(8, kk))});
-        const float B_val_13 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(5, t2s_mul_i32(8, kk))});
-        const float B_val_14 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(6, t2s_mul_i32(8, kk))});
-        const float B_val_15 = t2s_b_in.read({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(7, t2s_mul_i32(8, kk))});
+        const float B_val_0 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_mul_i32(8, kk)});
+        const float B_val_1 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_add_i32(1, t2s_mul_i32(8, kk))});
+        const float B_val_2 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_add_i32(2, t2s_mul_i32(8, kk))});
+        const float B_val_3 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_add_i32(3, t2s_mul_i32(8, kk))});
+        const float B_val_4 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_add_i32(4, t2s_mul_i32(8, kk))});
+        const float B_val_5 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_add_i32(5, t2s_mul_i32(8, kk))});
+        const float B_val_6 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_add_i32(6, t2s_mul_i32(8, kk))});
+        const float B_val_7 = t2s_b_in.get({t2s_mul_i32(2, jj), t2s_add_i32(7, t2s_mul_i32(8, kk))});
+        const float B_val_8 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_mul_i32(8, kk)});
+        const float B_val_9 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(1, t2s_mul_i32(8, kk))});
+        const float B_val_10 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(2, t2s_mul_i32(8, kk))});
+        const float B_val_11 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(3, t2s_mul_i32(8, kk))});
+        const float B_val_12 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(4, t2s_mul_i32(8, kk))});
+        const float B_val_13 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(5, t2s_mul_i32(8, kk))});
+        const float B_val_14 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(6, t2s_mul_i32(8, kk))});
+        const float B_val_15 = t2s_b_in.get({t2s_add_i32(1, t2s_mul_i32(2, jj)), t2s_add_i32(7, t2s_mul_i32(8, kk))});
         const t2s_rt::Vec<float, 32> B_val = t2s_rt::Vec<float, 32>{{B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_8, B_val_9, B_val_10, B_val_11, B_val_12, B_val_13, B_val_14, B_val_15, B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_8, B_val_9, B_val_10, B_val_11, B_val_12, B_val_13, B_val_14, B_val_15}};
         const t2s_rt::Vec<float, 32> C_val_v = t2s_vmul_f32x8x2x2({A_val, B_val});
-        const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({3}).lane[7]) + C_val_v.lane[0];
+        const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(0, 3)).lane[7]) + C_val_v.lane[0];
         const float C_val_1 = C_val_0 + C_val_v.lane[1];
         const float C_val_2 = C_val_1 + C_val_v.lane[2];
         const float C_val_3 = C_val_2 + C_val_v.lane[3];
@@ -108,7 +108,7 @@ void t2s_A_kn() {
         const float C_val_5 = C_val_4 + C_val_v.lane[5];
         const float C_val_6 = C_val_5 + C_val_v.lane[6];
         const float C_val_7 = C_val_6 + C_val_v.lane[7];
-        const float C_val_8 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({3}).lane[15]) + C_val_v.lane[8];
+        const float C_val_8 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(0, 3)).lane[15]) + C_val_v.lane[8];
         const float C_val_9 = C_val_8 + C_val_v.lane[9];
         const float C_val_10 = C_val_9 + C_val_v.lane[10];
         const float C_val_11 = C_val_10 + C_val_v.lane[11];
@@ -116,7 +116,7 @@ void t2s_A_kn() {
         const float C_val_13 = C_val_12 + C_val_v.lane[13];
         const float C_val_14 = C_val_13 + C_val_v.lane[14];
         const float C_val_15 = C_val_14 + C_val_v.lane[15];
-        const float C_val_16 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({3}).lane[23]) + C_val_v.lane[16];
+        const float C_val_16 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(0, 3)).lane[23]) + C_val_v.lane[16];
         const float C_val_17 = C_val_16 + C_val_v.lane[17];
         const float C_val_18 = C_val_17 + C_val_v.lane[18];
         const float C_val_19 = C_val_18 + C_val_v.lane[19];
@@ -124,7 +124,7 @@ void t2s_A_kn() {
         const float C_val_21 = C_val_20 + C_val_v.lane[21];
         const float C_val_22 = C_val_21 + C_val_v.lane[22];
         const float C_val_23 = C_val_22 + C_val_v.lane[23];
-        const float C_val_24 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read({3}).lane[31]) + C_val_v.lane[24];
+        const float C_val_24 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(0, 3)).lane[31]) + C_val_v.lane[24];
         const float C_val_25 = C_val_24 + C_val_v.lane[25];
         const float C_val_26 = C_val_25 + C_val_v.lane[26];
         const float C_val_27 = C_val_26 + C_val_v.lane[27];
@@ -133,19 +133,19 @@ void t2s_A_kn() {
         const float C_val_30 = C_val_29 + C_val_v.lane[30];
         const float C_val_31 = C_val_30 + C_val_v.lane[31];
         const t2s_rt::Vec<float, 32> C_val = t2s_rt::Vec<float, 32>{{C_val_0, C_val_1, C_val_2, C_val_3, C_val_4, C_val_5, C_val_6, C_val_7, C_val_8, C_val_9, C_val_10, C_val_11, C_val_12, C_val_13, C_val_14, C_val_15, C_val_16, C_val_17, C_val_18, C_val_19, C_val_20, C_val_21, C_val_22, C_val_23, C_val_24, C_val_25, C_val_26, C_val_27, C_val_28, C_val_29, C_val_30, C_val_31}};
-        t2s_C_shreg_rg.shift();
-        { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+        t2s_C_shreg_rg.shift_pe(0);
+        t2s_C_shreg_rg.store(t2s_C_shreg_rg.at(0, 0), C_val);
         if (kk == 1) {
-          { const int64_t t2s_at = t2s_Out_st.locate_write({0, 0, jj, ii}); t2s_Out_st.store(t2s_at, C_val_7); }
+          t2s_Out_st.store(t2s_Out_st.offset({0, 0, jj, ii}), C_val_7);
         }
         if (kk == 1) {
-          { const int64_t t2s_at = t2s_Out_st.locate_write({1, 0, jj, ii}); t2s_Out_st.store(t2s_at, C_val_15); }
+          t2s_Out_st.store(t2s_Out_st.offset({1, 0, jj, ii}), C_val_15);
         }
         if (kk == 1) {
-          { const int64_t t2s_at = t2s_Out_st.locate_write({0, 1, jj, ii}); t2s_Out_st.store(t2s_at, C_val_23); }
+          t2s_Out_st.store(t2s_Out_st.offset({0, 1, jj, ii}), C_val_23);
         }
         if (kk == 1) {
-          { const int64_t t2s_at = t2s_Out_st.locate_write({1, 1, jj, ii}); t2s_Out_st.store(t2s_at, C_val_31); }
+          t2s_Out_st.store(t2s_Out_st.offset({1, 1, jj, ii}), C_val_31);
         }
       }
     }

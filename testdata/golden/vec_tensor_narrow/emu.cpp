@@ -209,22 +209,22 @@ t2s_rt::Fifo<t2s_rt::Vec<float, 4>> t2s_c_to_drain_ch("c_to_drain", 1);
 void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 32>> t2s_C_shreg_rg("C_shreg", {}, 1);
   for (int32_t k = 0; k < 4; k++) {
-    const float A_val_0 = t2s_a_in.read({k, 0});
-    const float A_val_8 = t2s_a_in.read({k, 1});
-    const float A_val_16 = t2s_a_in.read({k, 2});
-    const float A_val_24 = t2s_a_in.read({k, 3});
+    const float A_val_0 = t2s_a_in.get({k, 0});
+    const float A_val_8 = t2s_a_in.get({k, 1});
+    const float A_val_16 = t2s_a_in.get({k, 2});
+    const float A_val_24 = t2s_a_in.get({k, 3});
     const t2s_rt::Vec<float, 32> A_val = t2s_rt::Vec<float, 32>{{A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_8, A_val_8, A_val_8, A_val_8, A_val_8, A_val_8, A_val_8, A_val_8, A_val_16, A_val_16, A_val_16, A_val_16, A_val_16, A_val_16, A_val_16, A_val_16, A_val_24, A_val_24, A_val_24, A_val_24, A_val_24, A_val_24, A_val_24, A_val_24}};
-    const float B_val_0 = t2s_b_in.read({0, k});
-    const float B_val_1 = t2s_b_in.read({1, k});
-    const float B_val_2 = t2s_b_in.read({2, k});
-    const float B_val_3 = t2s_b_in.read({3, k});
-    const float B_val_4 = t2s_b_in.read({4, k});
-    const float B_val_5 = t2s_b_in.read({5, k});
-    const float B_val_6 = t2s_b_in.read({6, k});
-    const float B_val_7 = t2s_b_in.read({7, k});
+    const float B_val_0 = t2s_b_in.get({0, k});
+    const float B_val_1 = t2s_b_in.get({1, k});
+    const float B_val_2 = t2s_b_in.get({2, k});
+    const float B_val_3 = t2s_b_in.get({3, k});
+    const float B_val_4 = t2s_b_in.get({4, k});
+    const float B_val_5 = t2s_b_in.get({5, k});
+    const float B_val_6 = t2s_b_in.get({6, k});
+    const float B_val_7 = t2s_b_in.get({7, k});
     const t2s_rt::Vec<float, 32> B_val = t2s_rt::Vec<float, 32>{{B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7}};
-    const t2s_rt::Vec<float, 32> C_val = t2s_vadd_f32x8x4({k == 0 ? t2s_broadcast_f32x8x4(t2s_broadcast_f32x8(0.0f)) : t2s_C_shreg_rg.read({0}), t2s_vmul_f32x8x4({A_val, B_val})});
-    { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({0}); t2s_C_shreg_rg.store(t2s_at, C_val); }
+    const t2s_rt::Vec<float, 32> C_val = t2s_vadd_f32x8x4({k == 0 ? t2s_broadcast_f32x8x4(t2s_broadcast_f32x8(0.0f)) : t2s_C_shreg_rg.get(0), t2s_vmul_f32x8x4({A_val, B_val})});
+    t2s_C_shreg_rg.store(0, C_val);
     if (k == 3) {
       const t2s_rt::Vec<float, 32> ch_value = C_val;
       t2s_c_to_drain_ch.write(t2s_slice_f32x8x4_0_4(ch_value));
@@ -248,10 +248,10 @@ void t2s_drain_kn() {
         const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(j, 4), 1});
         const int32_t t2s_1 = i;
         const t2s_rt::Vec<float, 4> t2s_2 = t2s_c_to_drain_ch.read();
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[0], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[0]); }
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[1], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[1]); }
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[2], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[2]); }
-        { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[3], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[3]); }
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[0], t2s_1}), t2s_2.lane[0]);
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[1], t2s_1}), t2s_2.lane[1]);
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[2], t2s_1}), t2s_2.lane[2]);
+        t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[3], t2s_1}), t2s_2.lane[3]);
       }
     }
   }

@@ -106,10 +106,10 @@ void t2s_X_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<int32_t, 12>> t2s_Y_shreg_rg("Y_shreg", {}, 1);
   for (int32_t io = 0; io < 2; io++) {
     for (int32_t j = 0; j < 6; j++) {
-      const int16_t X_val_0 = t2s_x_in.read({j});
+      const int16_t X_val_0 = t2s_x_in.get({j});
       const t2s_rt::Vec<int16_t, 12> X_val = t2s_rt::Vec<int16_t, 12>{{X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0}};
-      const t2s_rt::Vec<int32_t, 12> Y_val = t2s_vadd_i32x12({j == 0 ? t2s_broadcast_i32x12(0) : t2s_Y_shreg_rg.read({0}), t2s_vmul_i32x12({t2s_vcvt_i32x12_i16x12([&] { const t2s_rt::Vec<int32_t, 12> t2s_0 = t2s_ramp_i32x12({t2s_mul_i32(12, io), 1}); const int32_t t2s_1 = j; return t2s_rt::Vec<int16_t, 12>{{t2s_a_in.read({t2s_0.lane[0], t2s_1}), t2s_a_in.read({t2s_0.lane[1], t2s_1}), t2s_a_in.read({t2s_0.lane[2], t2s_1}), t2s_a_in.read({t2s_0.lane[3], t2s_1}), t2s_a_in.read({t2s_0.lane[4], t2s_1}), t2s_a_in.read({t2s_0.lane[5], t2s_1}), t2s_a_in.read({t2s_0.lane[6], t2s_1}), t2s_a_in.read({t2s_0.lane[7], t2s_1}), t2s_a_in.read({t2s_0.lane[8], t2s_1}), t2s_a_in.read({t2s_0.lane[9], t2s_1}), t2s_a_in.read({t2s_0.lane[10], t2s_1}), t2s_a_in.read({t2s_0.lane[11], t2s_1})}}; }()), t2s_vcvt_i32x12_i16x12(X_val)})});
-      { const int64_t t2s_at = t2s_Y_shreg_rg.locate_write({0}); t2s_Y_shreg_rg.store(t2s_at, Y_val); }
+      const t2s_rt::Vec<int32_t, 12> Y_val = t2s_vadd_i32x12({j == 0 ? t2s_broadcast_i32x12(0) : t2s_Y_shreg_rg.get(0), t2s_vmul_i32x12({t2s_vcvt_i32x12_i16x12([&] { const t2s_rt::Vec<int32_t, 12> t2s_0 = t2s_ramp_i32x12({t2s_mul_i32(12, io), 1}); const int32_t t2s_1 = j; return t2s_rt::Vec<int16_t, 12>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1}), t2s_a_in.get({t2s_0.lane[4], t2s_1}), t2s_a_in.get({t2s_0.lane[5], t2s_1}), t2s_a_in.get({t2s_0.lane[6], t2s_1}), t2s_a_in.get({t2s_0.lane[7], t2s_1}), t2s_a_in.get({t2s_0.lane[8], t2s_1}), t2s_a_in.get({t2s_0.lane[9], t2s_1}), t2s_a_in.get({t2s_0.lane[10], t2s_1}), t2s_a_in.get({t2s_0.lane[11], t2s_1})}}; }()), t2s_vcvt_i32x12_i16x12(X_val)})});
+      t2s_Y_shreg_rg.store(0, Y_val);
       if (j == 5) {
         t2s_y_to_drain_ch.write(Y_val);
       }
@@ -125,18 +125,18 @@ void t2s_drain_kn() {
       const t2s_rt::Vec<int32_t, 12> t2s_0 = t2s_ramp_i32x12({0, 1});
       const int32_t t2s_1 = io;
       const t2s_rt::Vec<int32_t, 12> t2s_2 = t2s_y_to_drain_ch.read();
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[0], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[0]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[1], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[1]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[2], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[2]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[3], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[3]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[4], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[4]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[5], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[5]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[6], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[6]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[7], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[7]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[8], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[8]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[9], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[9]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[10], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[10]); }
-      { const int64_t t2s_at = t2s_drain_st.locate_write({t2s_0.lane[11], t2s_1}); t2s_drain_st.store(t2s_at, t2s_2.lane[11]); }
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[0], t2s_1}), t2s_2.lane[0]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[1], t2s_1}), t2s_2.lane[1]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[2], t2s_1}), t2s_2.lane[2]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[3], t2s_1}), t2s_2.lane[3]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[4], t2s_1}), t2s_2.lane[4]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[5], t2s_1}), t2s_2.lane[5]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[6], t2s_1}), t2s_2.lane[6]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[7], t2s_1}), t2s_2.lane[7]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[8], t2s_1}), t2s_2.lane[8]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[9], t2s_1}), t2s_2.lane[9]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[10], t2s_1}), t2s_2.lane[10]);
+      t2s_drain_st.store(t2s_drain_st.offset({t2s_0.lane[11], t2s_1}), t2s_2.lane[11]);
     }
   }
 }

@@ -46,16 +46,16 @@ void t2s_W_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<int32_t, 5>> t2s_W_shreg_rg("W_shreg", {4}, 1);
   for (int32_t no = 0; no < 3; no++) {
     for (int32_t nn = 0; nn < 4; nn++) {
-      const t2s_rt::Vec<int32_t, 5> W_val = no == 0 ? [&] { const t2s_rt::Vec<int32_t, 5> t2s_0 = t2s_ramp_i32x5({0, 1}); return t2s_rt::Vec<int32_t, 5>{{t2s_w_in.read({t2s_0.lane[0]}), t2s_w_in.read({t2s_0.lane[1]}), t2s_w_in.read({t2s_0.lane[2]}), t2s_w_in.read({t2s_0.lane[3]}), t2s_w_in.read({t2s_0.lane[4]})}}; }() : t2s_W_shreg_rg.read({nn, 0});
-      { const int64_t t2s_at = t2s_W_shreg_rg.locate_write({nn, 0}); t2s_W_shreg_rg.store(t2s_at, W_val); }
-      const t2s_rt::Vec<int32_t, 5> X_val = [&] { const t2s_rt::Vec<int32_t, 5> t2s_0 = t2s_ramp_i32x5({t2s_add_i32(nn, t2s_mul_i32(4, no)), 1}); return t2s_rt::Vec<int32_t, 5>{{t2s_x_in.read({t2s_0.lane[0]}), t2s_x_in.read({t2s_0.lane[1]}), t2s_x_in.read({t2s_0.lane[2]}), t2s_x_in.read({t2s_0.lane[3]}), t2s_x_in.read({t2s_0.lane[4]})}}; }();
+      const t2s_rt::Vec<int32_t, 5> W_val = no == 0 ? [&] { const t2s_rt::Vec<int32_t, 5> t2s_0 = t2s_ramp_i32x5({0, 1}); return t2s_rt::Vec<int32_t, 5>{{t2s_w_in.get({t2s_0.lane[0]}), t2s_w_in.get({t2s_0.lane[1]}), t2s_w_in.get({t2s_0.lane[2]}), t2s_w_in.get({t2s_0.lane[3]}), t2s_w_in.get({t2s_0.lane[4]})}}; }() : t2s_W_shreg_rg.get(nn);
+      t2s_W_shreg_rg.store(nn, W_val);
+      const t2s_rt::Vec<int32_t, 5> X_val = [&] { const t2s_rt::Vec<int32_t, 5> t2s_0 = t2s_ramp_i32x5({t2s_add_i32(nn, t2s_mul_i32(4, no)), 1}); return t2s_rt::Vec<int32_t, 5>{{t2s_x_in.get({t2s_0.lane[0]}), t2s_x_in.get({t2s_0.lane[1]}), t2s_x_in.get({t2s_0.lane[2]}), t2s_x_in.get({t2s_0.lane[3]}), t2s_x_in.get({t2s_0.lane[4]})}}; }();
       const t2s_rt::Vec<int32_t, 5> S_val_v = t2s_vmul_i32x5({W_val, X_val});
       const int32_t S_val_0 = S_val_v.lane[0];
       const int32_t S_val_1 = t2s_add_i32(S_val_0, S_val_v.lane[1]);
       const int32_t S_val_2 = t2s_add_i32(S_val_1, S_val_v.lane[2]);
       const int32_t S_val_3 = t2s_add_i32(S_val_2, S_val_v.lane[3]);
       const int32_t S_val_4 = t2s_add_i32(S_val_3, S_val_v.lane[4]);
-      { const int64_t t2s_at = t2s_y_st.locate_write({nn, no}); t2s_y_st.store(t2s_at, S_val_4); }
+      t2s_y_st.store(t2s_y_st.offset({nn, no}), S_val_4);
     }
   }
 }

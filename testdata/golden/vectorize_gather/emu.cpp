@@ -80,18 +80,18 @@ void t2s_A_kn() {
   for (int32_t ko = 0; ko < 2; ko++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
-        const t2s_rt::Vec<float, 4> A_val = j == 0 ? [&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); const int32_t t2s_1 = i; return t2s_rt::Vec<float, 4>{{t2s_a_in.read({t2s_0.lane[0], t2s_1}), t2s_a_in.read({t2s_0.lane[1], t2s_1}), t2s_a_in.read({t2s_0.lane[2], t2s_1}), t2s_a_in.read({t2s_0.lane[3], t2s_1})}}; }() : t2s_A_shreg_rg.read({i, t2s_sub_i32(j, 1), 0});
-        { const int64_t t2s_at = t2s_A_shreg_rg.locate_write({i, j, 0}); t2s_A_shreg_rg.store(t2s_at, A_val); }
-        const t2s_rt::Vec<float, 4> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); return t2s_rt::Vec<float, 4>{{t2s_b_in.read({t2s_0, t2s_1.lane[0]}), t2s_b_in.read({t2s_0, t2s_1.lane[1]}), t2s_b_in.read({t2s_0, t2s_1.lane[2]}), t2s_b_in.read({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_rg.read({t2s_sub_i32(i, 1), j, 0});
-        { const int64_t t2s_at = t2s_B_shreg_rg.locate_write({i, j, 0}); t2s_B_shreg_rg.store(t2s_at, B_val); }
+        const t2s_rt::Vec<float, 4> A_val = j == 0 ? [&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); const int32_t t2s_1 = i; return t2s_rt::Vec<float, 4>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1})}}; }() : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
+        t2s_A_shreg_rg.store(i + 4 * j, A_val);
+        const t2s_rt::Vec<float, 4> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); return t2s_rt::Vec<float, 4>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
+        t2s_B_shreg_rg.store(i + 4 * j, B_val);
         const t2s_rt::Vec<float, 4> C_val_v = t2s_vmul_f32x4({A_val, B_val});
-        const float C_val_0 = (t2s_mul_i32(ko, 4) == 0 ? 0.0f : t2s_C_shreg_rg.read({i, j, 0})) + C_val_v.lane[0];
+        const float C_val_0 = (t2s_mul_i32(ko, 4) == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 4 * j)) + C_val_v.lane[0];
         const float C_val_1 = C_val_0 + C_val_v.lane[1];
         const float C_val_2 = C_val_1 + C_val_v.lane[2];
         const float C_val_3 = C_val_2 + C_val_v.lane[3];
-        { const int64_t t2s_at = t2s_C_shreg_rg.locate_write({i, j, 0}); t2s_C_shreg_rg.store(t2s_at, C_val_3); }
+        t2s_C_shreg_rg.store(i + 4 * j, C_val_3);
         if (t2s_add_i32(t2s_mul_i32(ko, 4), 3) == 7) {
-          t2s_c_to_drainer_ch.at({j, i}).write(C_val_3);
+          t2s_c_to_drainer_ch.at_linear(j + 4 * i).write(C_val_3);
         }
       }
     }
@@ -103,12 +103,12 @@ void t2s_drainer_kn() {
   for (int32_t j = 0; j < 4; j++) {
     for (int32_t i_pe = 0; i_pe < 4; i_pe++) {
       const int32_t i = t2s_sub_i32(3, i_pe);
-      const float c_own = t2s_c_to_drainer_ch.at({j, i}).read();
-      const t2s_rt::Vec<float, 4> c_gathered = i < 3 ? t2s_vselect_f32x4({t2s_veq_i32x4({t2s_ramp_i32x4({0, 1}), t2s_broadcast_i32x4(i)}), t2s_broadcast_f32x4(c_own), t2s_drainer_gather_fifo_ch.at({j, t2s_add_i32(i, 1)}).read()}) : t2s_broadcast_f32x4(c_own);
+      const float c_own = t2s_c_to_drainer_ch.at_linear(j + 4 * i).read();
+      const t2s_rt::Vec<float, 4> c_gathered = i < 3 ? t2s_vselect_f32x4({t2s_veq_i32x4({t2s_ramp_i32x4({0, 1}), t2s_broadcast_i32x4(i)}), t2s_broadcast_f32x4(c_own), t2s_drainer_gather_fifo_ch.at_linear(j + 4 * t2s_add_i32(i, 1)).read()}) : t2s_broadcast_f32x4(c_own);
       if (i > 0) {
-        t2s_drainer_gather_fifo_ch.at({j, i}).write(c_gathered);
+        t2s_drainer_gather_fifo_ch.at_linear(j + 4 * i).write(c_gathered);
       } else {
-        t2s_drainer_to_collector_ch.at({j}).write(c_gathered);
+        t2s_drainer_to_collector_ch.at_linear(j).write(c_gathered);
       }
     }
   }
@@ -121,11 +121,11 @@ void t2s_collector_kn() {
     {
       const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({0, 1});
       const int32_t t2s_1 = j;
-      const t2s_rt::Vec<float, 4> t2s_2 = t2s_drainer_to_collector_ch.at({j}).read();
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[0], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[0]); }
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[1], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[1]); }
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[2], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[2]); }
-      { const int64_t t2s_at = t2s_collector_st.locate_write({t2s_0.lane[3], t2s_1}); t2s_collector_st.store(t2s_at, t2s_2.lane[3]); }
+      const t2s_rt::Vec<float, 4> t2s_2 = t2s_drainer_to_collector_ch.at_linear(j).read();
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[0], t2s_1}), t2s_2.lane[0]);
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[1], t2s_1}), t2s_2.lane[1]);
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[2], t2s_1}), t2s_2.lane[2]);
+      t2s_collector_st.store(t2s_collector_st.offset({t2s_0.lane[3], t2s_1}), t2s_2.lane[3]);
     }
   }
 }

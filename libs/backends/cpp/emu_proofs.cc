@@ -1,0 +1,483 @@
+#include "libs/backends/cpp/emu_proofs.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libs/ir/visitor.h"
+#include "libs/poly/poly.h"
+
+namespace t2s {
+
+namespace {
+
+// One fact of an access's context: a loop's range, or a condition (an if, a select, the left
+// operand of && or ||) that holds. Kept as IR with the Vars' dims at that point, so that the
+// context can be rebuilt with a loop's dim renamed (an earlier iteration: the written proofs).
+struct Fact {
+  std::string dim;   // a loop: its dim; empty for a condition
+  Expr min, extent;  // a loop's bounds
+  Expr condition;    // a condition (null for a loop)
+  bool holds = true;
+  poly::VarDims vars;
+};
+
+// What a proof needs of one access: its context, its storage's identity and its indices.
+struct Access {
+  const void* node = nullptr;
+  std::string storage;               // Func or register name
+  const Realize* realize = nullptr;  // the Func's realize, if any
+  size_t loops_in_realize = 0;       // loops enclosing the realize
+  std::vector<const For*> loops;     // the enclosing loops, outermost first
+  std::vector<std::string> dims;     // their dims
+  std::vector<Fact> facts;
+  std::vector<Expr> index;  // let-free
+  poly::VarDims vars;
+  int order = 0;  // the statement's pre-order number
+};
+
+bool is_signed_int(const Expr& e) { return e->type.is_int() && e->type.lanes == 1; }
+
+bool is_intrinsic(const Expr& e, const char* name) {
+  return e->kind == ExprKind::kCall && e->call_kind == CallKind::kIntrinsic && e->name == name &&
+         !e->operands.empty();
+}
+
+// The dim of a vector index's lane (loop dims are named d<N>_<var>).
+const char kLane[] = "t2s_lane";
+
+class Prover {
+ public:
+  Prover(const Program& program, EmuProofs* out) : program_(program), out_(out) {}
+
+  void run(const Kernel& kernel) {
+    stmts(kernel.body);
+    for (const Access& read : reads_) {
+      if (!out_->in_bounds.count(read.node) || refuted_written_.count(read.node)) continue;
+      if (written(read))
+        out_->written.insert(read.node);
+      else
+        refuted_written_.insert(read.node);
+    }
+    for (const void* node : refuted_bounds_) out_->in_bounds.erase(node);
+    for (const void* node : refuted_written_) out_->written.erase(node);
+  }
+
+ private:
+  // ---- The context ----
+
+  Expr without_lets(const Expr& e) const {
+    if (lets_.empty()) return e;
+    VarSubstituter substitute(lets_);
+    return substitute.mutate(e);
+  }
+
+  static poly::Set build(const std::vector<std::string>& dims, const std::vector<Fact>& facts,
+                         const std::map<std::string, std::string>& rename = {}) {
+    poly::Set set(dims);
+    auto renamed = [&](poly::VarDims vars) {
+      for (auto& [var, dim] : vars) {
+        auto it = rename.find(dim);
+        if (it != rename.end()) dim = it->second;
+      }
+      return vars;
+    };
+    for (const Fact& f : facts) {
+      const poly::VarDims vars = renamed(f.vars);
+      if (f.condition) {
+        if (auto c = poly::Cond::from_expr(f.condition, vars)) set.where(f.holds ? *c : !*c);
+        continue;
+      }
+      auto min = poly::Aff::from_expr(f.min, vars);
+      auto extent = poly::Aff::from_expr(f.extent, vars);
+      auto it = rename.find(f.dim);
+      const std::string dim = it == rename.end() ? f.dim : it->second;
+      if (min && extent) set.where(poly::Cond::range(*min, poly::Aff::dim(dim), *min + *extent));
+    }
+    return set;
+  }
+
+  // Whether every index lies in [lo, lo + extent) at every point of the current context, with
+  // no index arithmetic leaving its type (the IR wraps; isl does not).
+  // A vector index (a gather's or a scatter's) is a ramp of a constant stride or a broadcast:
+  // lane l of it is an affine function of the lane (dim kLane).
+  bool inside(const std::vector<Expr>& index, const std::vector<poly::Aff>& lo,
+              const std::vector<poly::Aff>& extent) const {
+    if (index.size() != lo.size()) return false;
+    std::vector<poly::Aff> exprs;
+    std::vector<std::pair<int64_t, int64_t>> limits;
+    int lanes = 1;
+    for (size_t d = 0; d < index.size(); ++d) {
+      Expr e = without_lets(index[d]);
+      if (!e->type.is_int()) return false;
+      std::optional<poly::Aff> lane_term;
+      if (e->type.lanes != 1) {
+        const bool ramp = is_intrinsic(e, "ramp"), broadcast = is_intrinsic(e, "broadcast");
+        if ((!ramp && !broadcast) || e->operands[0]->type.lanes != 1) return false;
+        if (ramp && e->operands[1]->kind != ExprKind::kIntImm) return false;
+        if (ramp) lane_term = poly::Aff::dim(kLane) * e->operands[1]->int_value;
+        lanes = e->type.lanes;
+        e = e->operands[0];
+      }
+      auto a = poly::Aff::from_expr(e, vars_);
+      if (!a) return false;
+      if (lane_term) {
+        // Each lane's value must fit its type too.
+        a = *a + *lane_term;
+        const int bits = e->type.bits;
+        exprs.push_back(*a);
+        limits.push_back({bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1)),
+                          bits >= 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1});
+      }
+      exprs.push_back(*a - lo[d]);
+      limits.push_back({0, INT64_MAX});
+      exprs.push_back(lo[d] + extent[d] - 1 - *a);
+      limits.push_back({0, INT64_MAX});
+      bool affine = true;
+      for_each_expr(e, [&](const Expr& x) {
+        if (!affine || x->kind == ExprKind::kIntImm || x->kind == ExprKind::kVar) return;
+        auto sub = poly::Aff::from_expr(x, vars_);
+        if (!sub || !x->type.is_int()) {
+          affine = false;
+          return;
+        }
+        const int bits = x->type.bits;
+        exprs.push_back(*sub);
+        limits.push_back({bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1)),
+                          bits >= 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1});
+      });
+      if (!affine) return false;
+    }
+    // Loop variables are int32: one whose range leaves it would wrap in the emulation.
+    for (const std::string& dim : dims_) {
+      exprs.push_back(poly::Aff::dim(dim));
+      limits.push_back({INT32_MIN, INT32_MAX});
+    }
+    poly::Set set = build(dims_, facts_);
+    if (lanes > 1) {
+      set.add_dim(kLane);
+      set.where(poly::Cond::range(0, poly::Aff::dim(kLane), lanes));
+    }
+    auto ranges = poly::value_ranges(set, exprs);
+    if (!ranges) return true;  // never executed
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      const auto& r = (*ranges)[i];
+      if (!r || r->min < limits[i].first || r->max > limits[i].second) return false;
+    }
+    return true;
+  }
+
+  // Records the bounds proof of `node` (a node reached twice counts only if proved both times).
+  void record(const void* node, bool proved) {
+    if (proved)
+      out_->in_bounds.insert(node);
+    else
+      refuted_bounds_.insert(node);
+  }
+
+  static std::vector<poly::Aff> constants(const std::vector<int64_t>& values) {
+    return std::vector<poly::Aff>(values.begin(), values.end());
+  }
+
+  Access snapshot(const void* node, const std::string& storage, const std::vector<Expr>& index) {
+    Access a;
+    a.node = node;
+    a.storage = storage;
+    a.loops = loops_;
+    a.dims = dims_;
+    a.facts = facts_;
+    for (const Expr& e : index) a.index.push_back(without_lets(e));
+    a.vars = vars_;
+    a.order = order_;
+    for (auto it = realizes_.rbegin(); it != realizes_.rend(); ++it) {
+      if (it->realize->func != storage) continue;
+      a.realize = it->realize;
+      a.loops_in_realize = it->loops;
+      break;
+    }
+    return a;
+  }
+
+  // The bounds of Func `name` at this point: its innermost realize, else its buffer.
+  bool func_bounds(const std::string& name, std::vector<poly::Aff>* mins,
+                   std::vector<poly::Aff>* extents) const {
+    for (auto it = realizes_.rbegin(); it != realizes_.rend(); ++it) {
+      if (it->realize->func != name) continue;
+      if (!it->known) return false;
+      *mins = it->mins;
+      *extents = it->extents;
+      return true;
+    }
+    const Buffer* b = program_.find_buffer(name);
+    if (!b) return false;
+    for (size_t d = 0; d < b->mins.size(); ++d) {
+      auto m = poly::Aff::from_expr(b->mins[d], {});
+      auto x = poly::Aff::from_expr(b->extents[d], {});
+      if (!m || !x) return false;
+      mins->push_back(*m);
+      extents->push_back(*x);
+    }
+    return true;
+  }
+
+  // ---- Accesses ----
+
+  enum class Kind { kInput, kFunc, kRegister, kChannel };
+
+  void access(const void* node, Kind kind, const std::string& storage,
+              const std::vector<Expr>& index, bool read) {
+    std::vector<poly::Aff> lo, extent;
+    bool proved = false;
+    const Input* in = kind == Kind::kInput ? program_.find_input(storage) : nullptr;
+    const Register* reg = kind == Kind::kRegister ? program_.find_register(storage) : nullptr;
+    const Channel* ch = kind == Kind::kChannel ? program_.find_channel(storage) : nullptr;
+    if (in) {
+      proved = inside(index, constants(std::vector<int64_t>(in->extents.size(), 0)),
+                      constants(in->extents));
+    } else if (reg) {
+      // A slot's index (reads and writes of a shift register) or a PE's (shift, push, pop).
+      std::vector<int64_t> shape = reg->shape;
+      const bool slot = index.size() == shape.size() + 1;
+      if (slot) shape.push_back(reg->depth);
+      proved = inside(index, constants(std::vector<int64_t>(shape.size(), 0)), constants(shape));
+      if (slot && read && reg->kind == Register::kShift && reg->depth == 1)
+        reads_.push_back(snapshot(node, storage, index));
+      if (slot && !read && reg->kind == Register::kShift)
+        writes_.push_back(snapshot(node, storage, index));
+    } else if (ch) {
+      proved =
+          inside(index, constants(std::vector<int64_t>(ch->dims.size(), 0)), constants(ch->dims));
+    } else if (kind == Kind::kFunc && func_bounds(storage, &lo, &extent)) {
+      proved = inside(index, lo, extent);
+      Access a = snapshot(node, storage, index);
+      if (a.realize && !vector_index(index, 0)) (read ? reads_ : writes_).push_back(std::move(a));
+    }
+    record(node, proved);
+  }
+
+  void expr(const Expr& e) {
+    if (!e) return;
+    if (e->kind == ExprKind::kSelect && e->operands.size() == 3 &&
+        e->operands[0]->type.lanes == 1) {
+      expr(e->operands[0]);
+      branch(e->operands[0], true, e->operands[1]);
+      branch(e->operands[0], false, e->operands[2]);
+      return;
+    }
+    if (e->kind == ExprKind::kBinary && e->type.lanes == 1 &&
+        (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr)) {
+      expr(e->operands[0]);
+      branch(e->operands[0], e->binary_op == BinaryOp::kAnd, e->operands[1]);
+      return;
+    }
+    for (const Expr& o : e->operands) expr(o);
+    if (e->kind != ExprKind::kCall) return;
+    const std::vector<Expr> after_name(e->operands.begin() + (e->operands.empty() ? 0 : 1),
+                                       e->operands.end());
+    switch (e->call_kind) {
+      case CallKind::kImage:  // a scalar read or a gather
+        access(e.get(), Kind::kInput, e->name, e->operands, true);
+        return;
+      case CallKind::kFunc:
+        access(e.get(), Kind::kFunc, e->name, e->operands, true);
+        return;
+      case CallKind::kRegister:
+        if (!vector_index(e->operands, 0))
+          access(e.get(), Kind::kRegister, e->name, e->operands, true);
+        return;
+      case CallKind::kChannel:
+        if (!vector_index(after_name, 0))
+          access(e.get(), Kind::kChannel, e->operands[0]->name, after_name, true);
+        return;
+      case CallKind::kFifo:
+        if (!vector_index(after_name, 0))
+          access(e.get(), Kind::kRegister, e->operands[0]->name, after_name, true);
+        return;
+      default:
+        return;
+    }
+  }
+
+  static bool vector_index(const std::vector<Expr>& index, size_t first) {
+    for (size_t i = first; i < index.size(); ++i)
+      if (index[i]->type.lanes != 1) return true;
+    return false;
+  }
+
+  // `value`, evaluated only when `condition` is `holds`.
+  void branch(const Expr& condition, bool holds, const Expr& value) {
+    facts_.push_back({"", nullptr, nullptr, without_lets(condition), holds, vars_});
+    expr(value);
+    facts_.pop_back();
+  }
+
+  void stmts(const StmtList& list) {
+    for (const StmtPtr& s : list) stmt(*s);
+  }
+
+  void stmt(const Stmt& s) {
+    ++order_;
+    for (const Expr* e : s.exprs()) expr(*e);
+    if (const For* loop = s.as<For>()) {
+      const std::string dim = "d" + std::to_string(dims_.size()) + "_" + loop->var;
+      Fact f{dim, without_lets(loop->min), without_lets(loop->extent), nullptr, true, vars_};
+      const auto saved_vars = vars_;
+      const auto saved_lets = lets_;
+      vars_[loop->var] = dim;
+      lets_.erase(loop->var);
+      dims_.push_back(dim);
+      loops_.push_back(loop);
+      facts_.push_back(std::move(f));
+      stmts(loop->body);
+      facts_.pop_back();
+      loops_.pop_back();
+      dims_.pop_back();
+      vars_ = saved_vars;
+      lets_ = saved_lets;
+    } else if (const LetStmt* let = s.as<LetStmt>()) {
+      const auto saved_vars = vars_;
+      const auto saved_lets = lets_;
+      const Expr value = without_lets(let->value);
+      vars_.erase(let->var);
+      if (value->type.lanes == 1)
+        lets_[let->var] = value;
+      else
+        lets_.erase(let->var);
+      stmts(let->body);
+      vars_ = saved_vars;
+      lets_ = saved_lets;
+    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
+      const Expr condition = without_lets(branch->condition);
+      facts_.push_back({"", nullptr, nullptr, condition, true, vars_});
+      stmts(branch->then_body);
+      facts_.back().holds = false;
+      stmts(branch->else_body);
+      facts_.pop_back();
+    } else if (const Provide* provide = s.as<Provide>()) {
+      const Kind kind = program_.find_register(provide->func) ? Kind::kRegister : Kind::kFunc;
+      // A scatter's elements are accesses of its Provide (CCodegen::scatter).
+      if (!vector_index(provide->args, 0))
+        access(&s, kind, provide->func, provide->args, false);
+      else if (kind == Kind::kFunc)
+        access(provide, kind, provide->func, provide->args, false);
+    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
+      if (!vector_index(write->index, 0))
+        access(&s, Kind::kChannel, write->channel, write->index, false);
+    } else if (const Shift* shift = s.as<Shift>()) {
+      access(&s, Kind::kRegister, shift->reg, shift->pe, false);
+    } else if (const Push* push = s.as<Push>()) {
+      access(&s, Kind::kRegister, push->fifo, push->pe, false);
+    } else if (const Realize* realize = s.as<Realize>()) {
+      Scope scope{realize, loops_.size(), true, {}, {}};
+      for (size_t d = 0; d < realize->mins.size(); ++d) {
+        auto m = poly::Aff::from_expr(without_lets(realize->mins[d]), vars_);
+        auto x = poly::Aff::from_expr(without_lets(realize->extents[d]), vars_);
+        if (!m || !x) {
+          scope.known = false;
+          break;
+        }
+        scope.mins.push_back(*m);
+        scope.extents.push_back(*x);
+      }
+      realizes_.push_back(std::move(scope));
+      stmts(realize->body);
+      realizes_.pop_back();
+    } else {
+      for (const StmtList* child : s.children()) stmts(*child);
+    }
+  }
+
+  // ---- Written before read ----
+
+  // Whether an earlier write of the kernel stores to the element `read` reads, at every point
+  // of its context: a write under the same loops at the same iteration (earlier in the body) or
+  // at the previous iteration of one loop (the loops inside it at the same values).
+  bool written(const Access& read) const {
+    for (const Access& write : writes_) {
+      if (write.storage != read.storage || write.realize != read.realize ||
+          write.loops != read.loops || write.index.size() != read.index.size())
+        continue;
+      if (write.order < read.order && witnessed(read, write, -1)) return true;
+      for (size_t p = read.realize ? read.loops_in_realize : 0; p < read.loops.size(); ++p)
+        if (witnessed(read, write, static_cast<int>(p))) return true;
+    }
+    return false;
+  }
+
+  // Whether at every point of the read's context, the write executes at the same point with
+  // loop `shifted`'s dim one less (none for -1) and stores to the element read.
+  static bool witnessed(const Access& read, const Access& write, int shifted) {
+    std::vector<std::string> dims = read.dims;
+    std::map<std::string, std::string> rename;
+    const std::string earlier = "t2s_earlier";
+    poly::Set set = build(dims, read.facts);
+    if (shifted >= 0) {
+      const std::string& dim = read.dims[static_cast<size_t>(shifted)];
+      set.add_dim(earlier);
+      set.where(poly::Aff::dim(earlier) == poly::Aff::dim(dim) - 1);
+      rename[dim] = earlier;
+    }
+    // The write's context at the witness, and its index equal to the read's.
+    const poly::Set at_write = build(set.dims(), write.facts, rename);
+    std::vector<poly::Cond> holds = at_write.constraints();
+    poly::VarDims write_vars = write.vars;
+    for (auto& [var, dim] : write_vars) {
+      auto it = rename.find(dim);
+      if (it != rename.end()) dim = it->second;
+    }
+    for (size_t d = 0; d < read.index.size(); ++d) {
+      auto r = poly::Aff::from_expr(read.index[d], read.vars);
+      auto w = poly::Aff::from_expr(write.index[d], write_vars);
+      if (!r || !w || !is_signed_int(read.index[d]) || !is_signed_int(write.index[d])) return false;
+      holds.push_back(*r == *w);
+    }
+    // The write's loop facts must all have been rebuilt (an unknown bound proves nothing).
+    size_t expected = 0;
+    for (const Fact& f : write.facts) {
+      const poly::VarDims vars = f.vars;
+      if (f.condition) {
+        // A condition that is not affine is not known to hold at the witness.
+        if (!poly::Cond::from_expr(f.condition, vars)) return false;
+      } else if (!poly::Aff::from_expr(f.min, vars) || !poly::Aff::from_expr(f.extent, vars)) {
+        return false;
+      }
+      ++expected;
+    }
+    if (holds.size() != expected + read.index.size()) return false;
+    poly::Cond all = poly::Cond::always(true);
+    for (const poly::Cond& c : holds) all = all && c;
+    set.where(!all);
+    return poly::is_empty(set);
+  }
+
+  struct Scope {
+    const Realize* realize;
+    size_t loops;
+    bool known;
+    std::vector<poly::Aff> mins, extents;
+  };
+
+  const Program& program_;
+  EmuProofs* out_;
+  std::vector<std::string> dims_;
+  std::vector<const For*> loops_;
+  std::vector<Fact> facts_;
+  poly::VarDims vars_;
+  std::map<std::string, Expr> lets_;
+  std::vector<Scope> realizes_;
+  int order_ = 0;
+  std::vector<Access> reads_, writes_;
+  std::set<const void*> refuted_bounds_, refuted_written_;
+};
+
+}  // namespace
+
+EmuProofs prove_kernel_accesses(const Program& program, const Kernel& kernel) {
+  EmuProofs proofs;
+  Prover(program, &proofs).run(kernel);
+  return proofs;
+}
+
+}  // namespace t2s

@@ -1,0 +1,28 @@
+// What the C++ emulation can access without checks: the accesses of a kernel that isl (through
+// libs/poly) proves inside their storage at every execution, and the reads it proves to find
+// their element written. The emulation (cpp.cc) prints those as plain array accesses and keeps
+// the runtime's checked accessors for every other access (docs/emulation.md).
+#pragma once
+
+#include <set>
+
+#include "libs/ir/program.h"
+
+namespace t2s {
+
+struct EmuProofs {
+  // Accesses, by the IR node CStorage::access names (a read's Call expression; the statement of
+  // a write, shift or push), whose every index lies inside its storage: an input's extents, a
+  // buffer's or realize's bounds, a register's PE array and slots, a FIFO register's PE array,
+  // a channel array's dims.
+  std::set<const void*> in_bounds;
+  // Reads of Func storage or of a shift register of depth 1 (in `in_bounds` too) that find their
+  // element written: an earlier write in the kernel's sequential order stores to it.
+  std::set<const void*> written;
+};
+
+// Proves what it can of the accesses of `kernel` (of a verified program, merged stage on).
+// An expression node reached in several contexts counts as proved only when proved in each.
+EmuProofs prove_kernel_accesses(const Program& program, const Kernel& kernel);
+
+}  // namespace t2s
