@@ -58,6 +58,22 @@ void add_options(Tool& tool, CliOptions* o) {
                  "Refuse inputs with more dependency instances or operations than this (exit 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
       ->default_str("2000000");
+  app.add_flag("--place", o->explore.place,
+               "Search placements (MASAI, section 3.5.5): linear mappings of each statement "
+               "from the starting set of --coefficients (default -1,0,1 here), backtracking "
+               "on the ranks of the mapped dependencies, then the translation of smallest "
+               "locality that keeps the polytopes apart and admits a legal ordering; the best "
+               "(locality, then data reuse) is analysed as placement 'masai'");
+  app.add_option("--place-radius", o->explore.place_options.radius,
+                 "--place: translations at most R from the polytopes' aligned corners (default: "
+                 "the sum of their extents)")
+      ->type_name("R")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  app.add_option("--place-limit", o->explore.place_options.max_solutions,
+                 "--place: stop after N linear placements meeting the final ranks (default "
+                 "20000)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("--starting-set", o->starting_set,
                  "Print the size of MASAI-1's starting set of linear mappings of an N-dimensional "
                  "space (section 3.5.5.2: N x N matrices of --coefficients, and the non-singular "
@@ -65,7 +81,9 @@ void add_options(Tool& tool, CliOptions* o) {
       ->type_name("N")
       ->check(CLI::Range(1, 6));
   app.add_option("--coefficients", o->coefficients,
-                 "The coefficient values of --starting-set (default 0,1)")
+                 "The coefficient values of --starting-set (default 0,1) and of --place's "
+                 "mappings (default -1,0,1)")
+      ->each([o](const std::string&) { o->coefficients_given = true; })
       ->delimiter(',')
       ->type_name("LIST")
       ->allow_extra_args(false);
@@ -171,6 +189,7 @@ void run(Tool& tool, const CliOptions& o) {
   const std::string display = input == "-" ? "<stdin>" : input;
   std::string text = read_file_or_stdin(input);
   ExploreOptions eo = o.explore;
+  if (o.coefficients_given) eo.place_options.coefficients = o.coefficients;
   if (!eo.fix.empty()) eo.bounds = true;
   eo.bound = o.bound >= 0 ? o.bound : 2;
   ScheduleOptions so = o.schedules;
@@ -216,7 +235,7 @@ void run(Tool& tool, const CliOptions& o) {
     throw UsageError(e.what());
   }
   // The polyhedral report on each group's loop nest, when asked.
-  const bool polyhedral = o.polyhedral || eo.search || eo.bounds || !eo.orders.empty();
+  const bool polyhedral = o.polyhedral || eo.search || eo.bounds || eo.place || !eo.orders.empty();
   std::vector<ExploreReport> reports;
   if (polyhedral)
     for (const GroupSchedules& g : groups) {

@@ -112,6 +112,27 @@ std::optional<Rows> parse_ordering(const std::string& text, const std::vector<st
 }
 
 ExploreReport explore(const PolyProgram& p, const ExploreOptions& o) {
+  if (o.place) {
+    std::vector<Dependency> deps = flow_dependencies(p, o.limits);
+    PlacementSearchResult found = search_placements(p, deps, read_values(deps), o.place_options);
+    ExploreOptions inner = o;
+    inner.place = false;
+    if (!found.found) {
+      ExploreReport r = explore(p, inner);
+      r.place = std::move(found);
+      return r;
+    }
+    auto owned = std::make_shared<PolyProgram>(p);
+    std::string name = "masai";
+    for (int k = 2; owned->find_placement(name) >= 0; ++k) name = "masai-" + std::to_string(k);
+    found.placement.name = name;
+    owned->placements.push_back(found.placement);
+    if (!inner.placements.empty()) inner.placements.push_back(name);
+    ExploreReport r = explore(*owned, inner);
+    r.owned = owned;
+    r.place = std::move(found);
+    return r;
+  }
   ExploreReport r;
   r.program = &p;
   r.bound = o.bound;
@@ -206,6 +227,71 @@ std::string storage_cells(const Storage& s, std::vector<std::string>* row) {
   return s.violation;
 }
 
+std::string ranks_text(const std::vector<size_t>& ranks) {
+  std::string t;
+  for (size_t x : ranks) t += (t.empty() ? "" : " ") + std::to_string(x);
+  return t.empty() ? "-" : t;
+}
+
+// MASAI's placement search (--place): what it searched and the placement it found.
+std::string place_text(const PolyProgram& p, const std::vector<Dependency>& deps,
+                       const PlacementSearchResult& s) {
+  std::ostringstream out;
+  out << "\nplacement search (MASAI, section 3.5.5): starting set of up to " << s.starting_set
+      << " linear mappings per statement; " << s.iterations << " backtracking steps in "
+      << s.attempts << " attempts (" << s.reorders << " reorderings)\n";
+  out << "  ranks rank(I - D') per dependency: each alone at best " << ranks_text(s.optimal)
+      << "; together " << ranks_text(s.achieved) << "\n";
+  if (!s.candidates.empty()) {
+    std::string c;
+    for (size_t k = 0; k < s.candidates.size(); ++k)
+      c += (c.empty() ? "" : ", ") + p.statements[k].name + " " + std::to_string(s.candidates[k]);
+    out << "  mappings meeting those ranks' constraints: " << c << "; " << s.solutions
+        << " linear placements meet them together, " << s.translated
+        << " of them with a translation (within " << s.radius
+        << ") that keeps the polytopes apart and admits a legal ordering\n";
+  }
+  if (!s.complete) out << "  the search stopped at a limit: the result is the best seen\n";
+  for (const std::string& n : s.notes) out << "  " << n << "\n";
+  if (!s.found) return out.str();
+  out << "  best (locality, then data reuse): placement '" << s.placement.name << "', locality "
+      << s.costs.locality << ", refined locality " << s.costs.refined_locality << ", data reuse "
+      << s.costs.data_reuse << ", ranks " << ranks_text(s.ranks) << "\n";
+  for (size_t k = 0; k < p.statements.size(); ++k)
+    out << "    " << affine_text(p.statements[k], s.placement.maps[k]) << "\n";
+  (void)deps;
+  return out.str();
+}
+
+Json place_json(const PolyProgram& p, const PlacementSearchResult& s) {
+  Json j;
+  j["found"] = s.found;
+  j["complete"] = s.complete;
+  j["starting_set"] = s.starting_set;
+  j["iterations"] = s.iterations;
+  j["attempts"] = s.attempts;
+  j["reorders"] = s.reorders;
+  j["optimal_ranks"] = s.optimal;
+  j["target_ranks"] = s.achieved;
+  j["candidates"] = s.candidates;
+  j["solutions"] = s.solutions;
+  j["translated"] = s.translated;
+  j["radius"] = s.radius;
+  j["notes"] = s.notes;
+  if (s.found) {
+    j["placement"] = s.placement.name;
+    Json maps = Json::object();
+    for (size_t k = 0; k < p.statements.size(); ++k)
+      maps[p.statements[k].name] = affine_text(p.statements[k], s.placement.maps[k]);
+    j["maps"] = maps;
+    j["ranks"] = s.ranks;
+    j["costs"] = {{"locality", s.costs.locality},
+                  {"refined_locality", s.costs.refined_locality},
+                  {"data_reuse", s.costs.data_reuse}};
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string report_text(const ExploreReport& r) {
@@ -241,6 +327,7 @@ std::string report_text(const ExploreReport& r) {
                     std::to_string(r.deps[k].pairs.size())});
   out << table(rows, "  ", {true, false, true});
   out << "  signals read: " << r.signals.size() << "\n";
+  if (r.place) out << place_text(p, r.deps, *r.place);
   for (const PlacementReport& pr : r.placements) {
     const Placement& pl = p.placements[pr.placement];
     std::string space;
@@ -402,6 +489,7 @@ std::string report_json(const ExploreReport& r) {
                     {"instances", d.pairs.size()}});
   doc["dependencies"] = deps;
   doc["signals"] = r.signals.size();
+  if (r.place) doc["placement_search"] = place_json(p, *r.place);
   Json placements = Json::array();
   for (const PlacementReport& pr : r.placements) {
     Json j;
