@@ -60,13 +60,17 @@ void add_options(Tool& tool, CliOptions* o) {
       ->default_str("2000000");
   app.add_flag("--place", o->explore.place,
                "Search placements (MASAI, section 3.5.5): linear mappings of each statement "
-               "from the starting set of --coefficients (default -1,0,1 here), backtracking "
+               "from the starting set of --coefficients, backtracking "
                "on the ranks of the mapped dependencies, then the translation of smallest "
-               "locality that keeps the polytopes apart and admits a legal ordering; the best "
+               "locality that keeps the polytopes apart (see --place-overlap) and admits a legal "
+               "ordering; the best "
                "(locality, then data reuse) is analysed as placement 'masai'");
+  app.add_flag("--place-overlap", o->explore.place_options.overlap,
+               "--place: statements may share points, running there in their textual order "
+               "(one loop body; always so for a spec's merge group)");
   app.add_option("--place-radius", o->explore.place_options.radius,
                  "--place: translations at most R from the polytopes' aligned corners (default: "
-                 "the sum of their extents)")
+                 "the sum of their extents in the widest dim)")
       ->type_name("R")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   app.add_option("--place-limit", o->explore.place_options.max_solutions,
@@ -82,7 +86,7 @@ void add_options(Tool& tool, CliOptions* o) {
       ->check(CLI::Range(1, 6));
   app.add_option("--coefficients", o->coefficients,
                  "The coefficient values of --starting-set (default 0,1) and of --place's "
-                 "mappings (default -1,0,1)")
+                 "mappings (default -1,0,1 in a space of up to 2 dims, 0,1 beyond)")
       ->each([o](const std::string&) { o->coefficients_given = true; })
       ->delimiter(',')
       ->type_name("LIST")
@@ -235,6 +239,8 @@ void run(Tool& tool, const CliOptions& o) {
     throw UsageError(e.what());
   }
   // The polyhedral report on each group's loop nest, when asked.
+  // A merge group's UREs share its loop nest: their points coincide by design.
+  eo.place_options.overlap = true;
   const bool polyhedral = o.polyhedral || eo.search || eo.bounds || eo.place || !eo.orders.empty();
   std::vector<ExploreReport> reports;
   if (polyhedral)

@@ -159,12 +159,18 @@ struct Search {
   }
 
   void phase1() {
+    // The book's straightforward choice in the plane; its prototype's (no reversal) beyond,
+    // where {-1, 0, 1} gives thousands of mappings per statement.
+    std::vector<int64_t> coefficients = o.coefficients;
+    if (coefficients.empty())
+      coefficients = dims <= 2 ? std::vector<int64_t>{-1, 0, 1} : std::vector<int64_t>{0, 1};
+    r.coefficients = coefficients;
     for (const Statement& s : p.statements) {
       size_t n = s.domain.dims();
       if (n > dims)
         throw std::invalid_argument("--place: statement " + s.name + " has more dims than the " +
                                     "common space");
-      set.push_back(starting_set(dims, n, o.coefficients));
+      set.push_back(starting_set(dims, n, coefficients));
       r.starting_set = std::max(r.starting_set, set.back().size());
       if (set.back().empty())
         throw std::invalid_argument("--place: no mapping of " + s.name +
@@ -313,12 +319,44 @@ struct Translator {
   // per dependency: distinct linear vectors (A_t y - A_s x) and their counts
   std::vector<std::vector<std::pair<Point, int64_t>>> vectors;
 
+  bool overlap = false;
+
+  // One dim's translations of statements 1.. as a mixed-radix code, with their cost.
   struct DimList {
-    std::vector<std::pair<int64_t, std::vector<int64_t>>> rows;  // cost, translations
+    std::vector<std::pair<int64_t, int64_t>> rows;  // cost, code
   };
 
-  // Nothing when no translation costs at most `bound` (>= 0).
-  std::optional<std::pair<int64_t, std::vector<Point>>> best(int64_t limit_checks, int64_t bound) {
+  // Each dependency's best translation on its own (the weighted median per dim): a lower
+  // bound of the locality of every translation.
+  int64_t relaxed_bound() const {
+    int64_t total = 0;
+    for (size_t k = 0; k < vectors.size(); ++k)
+      for (size_t dim = 0; dim < dims; ++dim) {
+        std::vector<std::pair<int64_t, int64_t>> w;
+        int64_t all = 0;
+        for (const auto& [v, c] : vectors[k]) w.push_back({-v[dim], c}), all += c;
+        std::sort(w.begin(), w.end());
+        int64_t acc = 0, median = w.empty() ? 0 : w.back().first;
+        for (const auto& [x, c] : w)
+          if ((acc += c) * 2 >= all) {
+            median = x;
+            break;
+          }
+        for (const auto& [v, c] : vectors[k]) total += c * std::llabs(v[dim] + median);
+      }
+    return total;
+  }
+
+  int64_t decode(int64_t code, size_t s, size_t dim) const {
+    const int64_t width = 2 * radius + 1;
+    for (size_t f = 1; f < s; ++f) code /= width;
+    return code % width - radius + offset[s][dim];
+  }
+
+  // Nothing when no translation costs at most `bound` (>= 0): *pruned tells that case apart.
+  std::optional<std::pair<int64_t, std::vector<Point>>> best(int64_t limit_checks, int64_t bound,
+                                                             bool* pruned) {
+    *pruned = false;
     const size_t ns = p.statements.size();
     if (ns == 1) {
       std::vector<Point> t(1, Point(dims, 0));
@@ -331,22 +369,20 @@ struct Translator {
     }
     const size_t free = ns - 1;
     const int64_t width = 2 * radius + 1;
+    int64_t total = 1;
+    for (size_t f = 0; f < free; ++f) total *= width;
     std::vector<DimList> lists(dims);
+    std::vector<int64_t> t(ns, 0);
     for (size_t dim = 0; dim < dims; ++dim) {
-      std::vector<int64_t> t(ns, 0);
-      std::vector<int64_t> digit(free, 0);
-      while (true) {
-        for (size_t f = 0; f < free; ++f) t[f + 1] = digit[f] - radius + offset[f + 1][dim];
+      lists[dim].rows.reserve(static_cast<size_t>(total));
+      for (int64_t code = 0; code < total; ++code) {
+        for (size_t s = 1; s < ns; ++s) t[s] = decode(code, s, dim);
         int64_t cost = 0;
         for (size_t k = 0; k < deps.size(); ++k) {
           int64_t delta = t[deps[k].dst] - t[deps[k].src];
           for (const auto& [v, c] : vectors[k]) cost += c * std::llabs(v[dim] + delta);
         }
-        lists[dim].rows.push_back({cost, t});
-        size_t f = 0;
-        while (f < free && digit[f] + 1 == width) digit[f++] = 0;
-        if (f == free) break;
-        ++digit[f];
+        lists[dim].rows.push_back({cost, code});
       }
       std::stable_sort(lists[dim].rows.begin(), lists[dim].rows.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -364,17 +400,20 @@ struct Translator {
       queue.push({cost, std::move(idx)});
     };
     push(std::vector<size_t>(dims, 0));
-    if (bound >= 0 && queue.top().first > bound) return std::nullopt;
     int64_t checks = 0;
     while (!queue.empty() && checks < limit_checks) {
       Entry e = queue.top();
       queue.pop();
-      if (bound >= 0 && e.first > bound) return std::nullopt;
+      if (bound >= 0 && e.first > bound) {
+        *pruned = true;
+        return std::nullopt;
+      }
       ++checks;
-      std::vector<Point> t(ns, Point(dims, 0));
+      std::vector<Point> tr(ns, Point(dims, 0));
       for (size_t dim = 0; dim < dims; ++dim)
-        for (size_t s = 0; s < ns; ++s) t[s][dim] = lists[dim].rows[e.second[dim]].second[s];
-      if (apart(t) && legal(t)) return std::make_pair(e.first, t);
+        for (size_t s = 1; s < ns; ++s)
+          tr[s][dim] = decode(lists[dim].rows[e.second[dim]].second, s, dim);
+      if ((overlap || apart(tr)) && legal(tr)) return std::make_pair(e.first, tr);
       for (size_t dim = 0; dim < dims; ++dim)
         if (e.second[dim] + 1 < lists[dim].rows.size()) {
           std::vector<size_t> next = e.second;
@@ -409,7 +448,11 @@ struct Translator {
       for (const auto& [v, c] : vectors[k]) {
         Point w = v;
         for (size_t i = 0; i < dims; ++i) w[i] += t[deps[k].dst][i] - t[deps[k].src][i];
-        if (std::all_of(w.begin(), w.end(), [](int64_t x) { return x == 0; })) return false;
+        if (std::all_of(w.begin(), w.end(), [](int64_t x) { return x == 0; })) {
+          // Two statements on one point run in the statements' order.
+          if (overlap && deps[k].src < deps[k].dst) continue;
+          return false;
+        }
         all.insert(w);
       }
     return strictly_positive_vector(conic_hull({all.begin(), all.end()}, dims)).has_value();
@@ -423,6 +466,7 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
                                         const PlacementSearchOptions& o) {
   Search s(p, deps, signals, o);
   const size_t ns = p.statements.size(), dims = s.dims;
+  s.r.overlap = o.overlap;
   s.phase1();
   // The statement points, once: the translation search maps them.
   std::vector<std::vector<Point>> points;
@@ -467,77 +511,100 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   // Every linear placement meeting the final targets, each translated at its best.
   auto comb = s.combine(achieved);
   for (const auto& c : comb) s.r.candidates.push_back(c.size());
-  Translator tr{p, deps, dims, 0, {}, {}, {}};
+  Translator tr{p, deps, dims, 0, {}, {}, {}, o.overlap};
   int64_t best_locality = -1, best_reuse = 0, best_refined = 0;
   std::vector<size_t> best_choice;
-  std::vector<Point> best_translation;
-  bool cut = !s.backtrack(
-      order, achieved, comb, o.max_iterations, true, nullptr,
-      [&](const std::vector<size_t>& chosen) {
-        ++s.r.solutions;
-        tr.images.assign(ns, {});
-        for (size_t st = 0; st < ns; ++st)
-          for (const Point& x : points[st])
-            tr.images[st].push_back(times(s.set[st][chosen[st]], x));
-        tr.vectors.assign(deps.size(), {});
-        for (size_t k = 0; k < deps.size(); ++k) {
-          std::map<Point, int64_t> counts;
-          for (const auto& [x, y] : deps[k].pairs) {
-            Point v = times(s.set[deps[k].dst][chosen[deps[k].dst]], y);
-            Point u = times(s.set[deps[k].src][chosen[deps[k].src]], x);
-            for (size_t i = 0; i < dims; ++i) v[i] -= u[i];
-            ++counts[v];
-          }
-          tr.vectors[k].assign(counts.begin(), counts.end());
-        }
-        // Translations far enough for any polytope to sit on any side of all the others.
-        int64_t radius = 0;
-        tr.offset.assign(ns, Point(dims, 0));
-        for (size_t i = 0; i < dims; ++i) {
-          int64_t sum = 0;
-          std::vector<int64_t> low(ns, 0);
-          for (size_t st = 0; st < ns; ++st) {
-            const auto& image = tr.images[st];
-            int64_t lo = image.empty() ? 0 : image[0][i], hi = lo;
-            for (const Point& x : image) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
-            sum += hi - lo + 1;
-            low[st] = lo;
-            tr.offset[st][i] = low[0] - lo;
-          }
-          radius = std::max(radius, sum);
-        }
-        tr.radius = o.radius >= 0 ? std::min(o.radius, radius) : radius;
-        s.r.radius = std::max(s.r.radius, tr.radius);
-        double combos =
-            std::pow(2.0 * static_cast<double>(tr.radius) + 1, static_cast<double>(ns - 1));
-        if (combos > 2e5)
-          throw std::invalid_argument(
-              "--place: " + std::to_string(ns) + " statements with translations up to " +
-              std::to_string(tr.radius) +
-              ": too many to search exactly (give a smaller --place-radius)");
-        auto t = tr.best(20'000, best_locality);
-        if (t) {
-          ++s.r.translated;
-          Placement pl{"masai", {}, p.loc};
-          for (size_t st = 0; st < ns; ++st)
-            pl.maps.push_back(Affine{s.set[st][chosen[st]], t->second[st]});
-          int64_t loc = t->first;
-          if (best_locality < 0 || loc <= best_locality) {
-            PlacementCosts c = placement_costs(deps, signals, pl);
-            if (best_locality < 0 || loc < best_locality || c.data_reuse < best_reuse ||
-                (c.data_reuse == best_reuse && c.refined_locality < best_refined)) {
-              best_locality = loc;
-              best_reuse = c.data_reuse;
-              best_refined = c.refined_locality;
-              s.r.placement = pl;
-              s.r.costs = c;
-              best_choice = chosen;
-            }
-          }
-        }
-        return s.r.solutions < o.max_solutions;
-      });
+  auto prepare = [&](const std::vector<size_t>& chosen) {
+    tr.images.assign(ns, {});
+    for (size_t st = 0; st < ns; ++st)
+      for (const Point& x : points[st]) tr.images[st].push_back(times(s.set[st][chosen[st]], x));
+    tr.vectors.assign(deps.size(), {});
+    for (size_t k = 0; k < deps.size(); ++k) {
+      std::map<Point, int64_t> counts;
+      for (const auto& [x, y] : deps[k].pairs) {
+        Point v = times(s.set[deps[k].dst][chosen[deps[k].dst]], y);
+        Point u = times(s.set[deps[k].src][chosen[deps[k].src]], x);
+        for (size_t i = 0; i < dims; ++i) v[i] -= u[i];
+        ++counts[v];
+      }
+      tr.vectors[k].assign(counts.begin(), counts.end());
+    }
+  };
+  // Every solution with the lower bound of its locality (each dependency translated on its
+  // own), then translated cheapest bound first: branch and bound, exact.
+  std::vector<std::pair<int64_t, std::vector<size_t>>> solutions;
+  bool cut = !s.backtrack(order, achieved, comb, o.max_iterations, true, nullptr,
+                          [&](const std::vector<size_t>& chosen) {
+                            ++s.r.solutions;
+                            prepare(chosen);
+                            solutions.push_back({tr.relaxed_bound(), chosen});
+                            return s.r.solutions < o.max_solutions;
+                          });
   if (cut || s.r.solutions >= o.max_solutions) s.r.complete = false;
+  std::stable_sort(solutions.begin(), solutions.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  int64_t skipped = 0;
+  double work = 0;
+  for (size_t n = 0; n < solutions.size(); ++n) {
+    const auto& [bound, chosen] = solutions[n];
+    if (best_locality >= 0 && bound > best_locality) {
+      s.r.pruned += static_cast<int64_t>(solutions.size() - n);
+      break;
+    }
+    prepare(chosen);
+    // Translations far enough for any polytope to sit on any side of all the others.
+    int64_t radius = 0;
+    tr.offset.assign(ns, Point(dims, 0));
+    for (size_t i = 0; i < dims; ++i) {
+      int64_t sum = 0, low0 = 0;
+      for (size_t st = 0; st < ns; ++st) {
+        const auto& image = tr.images[st];
+        int64_t lo = image.empty() ? 0 : image[0][i], hi = lo;
+        for (const Point& x : image) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+        // Apart, a polytope may need to pass all the others; sharing points, only one.
+        sum = o.overlap ? std::max(sum, hi - lo + 1) : sum + hi - lo + 1;
+        if (st == 0) low0 = lo;
+        tr.offset[st][i] = low0 - lo;
+      }
+      radius = std::max(radius, sum);
+    }
+    tr.radius = o.radius >= 0 ? std::min(o.radius, radius) : radius;
+    s.r.radius = std::max(s.r.radius, tr.radius);
+    double combos = std::pow(2.0 * static_cast<double>(tr.radius) + 1, static_cast<double>(ns - 1));
+    double cost = combos * static_cast<double>(dims * (deps.size() + 1));
+    if (combos > 1e6 || work + cost > 2e7) {
+      ++skipped;
+      continue;
+    }
+    work += cost;
+    bool pruned = false;
+    auto t = tr.best(20'000, best_locality, &pruned);
+    if (pruned) ++s.r.pruned;
+    if (!t) continue;
+    ++s.r.translated;
+    Placement pl{"masai", {}, p.loc};
+    for (size_t st = 0; st < ns; ++st)
+      pl.maps.push_back(Affine{s.set[st][chosen[st]], t->second[st]});
+    const int64_t loc = t->first;
+    if (best_locality >= 0 && loc > best_locality) continue;
+    PlacementCosts c = placement_costs(deps, signals, pl);
+    if (best_locality < 0 || loc < best_locality || c.data_reuse < best_reuse ||
+        (c.data_reuse == best_reuse && c.refined_locality < best_refined)) {
+      best_locality = loc;
+      best_reuse = c.data_reuse;
+      best_refined = c.refined_locality;
+      s.r.placement = pl;
+      s.r.costs = c;
+      best_choice = chosen;
+    }
+  }
+  if (skipped > 0) {
+    s.r.complete = false;
+    s.r.notes.push_back(
+        std::to_string(skipped) +
+        " linear placements not translated: too many translations to try "
+        "exactly within the work limit (a smaller --place-radius or --place-limit)");
+  }
   if (best_locality < 0) {
     s.r.notes.push_back("no linear placement meeting the final ranks has a translation that " +
                         std::string("keeps the polytopes apart and admits a legal ordering"));

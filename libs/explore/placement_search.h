@@ -25,7 +25,11 @@
 namespace t2s::explore {
 
 struct PlacementSearchOptions {
-  std::vector<int64_t> coefficients = {-1, 0, 1};
+  // Of the mappings; empty: {-1, 0, 1} in a space of up to 2 dims, {0, 1} beyond.
+  std::vector<int64_t> coefficients;
+  // Statements may share points (their operations there run in the statements' order), as in
+  // one loop body; the book keeps polytopes apart.
+  bool overlap = false;
   int64_t radius = -1;                 // translations in [-R, R] per dim; -1: from the sizes
   int64_t max_iterations = 2'000'000;  // backtracking steps over every attempt
   int64_t max_solutions = 20'000;      // linear placements meeting the final targets
@@ -33,19 +37,22 @@ struct PlacementSearchOptions {
 
 struct PlacementSearchResult {
   bool found = false;
-  Placement placement;             // "masai": the best one found
-  PlacementCosts costs;            // its costs
-  std::vector<size_t> optimal;     // phase 1: per dependency, the lowest rank of any pair
-  std::vector<size_t> achieved;    // phase 3: the final target ranks, met together
-  std::vector<size_t> ranks;       // the ranks of the placement found
-  std::vector<size_t> candidates;  // phase 2 (final targets): mappings per statement
-  size_t starting_set = 0;         // the largest starting set (one statement's)
-  int64_t iterations = 0;          // backtracking steps, every attempt
-  int64_t attempts = 0;            // backtracking searches (one per target tried)
-  int64_t reorders = 0;            // search tree reorderings
-  int64_t solutions = 0;           // linear placements meeting the final targets (enumerated)
-  int64_t translated = 0;          // of those, how many admit a legal, non-overlapping translation
-  bool complete = true;            // false when a limit cut the search short
+  Placement placement;                // "masai": the best one found
+  PlacementCosts costs;               // its costs
+  std::vector<size_t> optimal;        // phase 1: per dependency, the lowest rank of any pair
+  std::vector<size_t> achieved;       // phase 3: the final target ranks, met together
+  std::vector<size_t> ranks;          // the ranks of the placement found
+  std::vector<size_t> candidates;     // phase 2 (final targets): mappings per statement
+  size_t starting_set = 0;            // the largest starting set (one statement's)
+  int64_t iterations = 0;             // backtracking steps, every attempt
+  int64_t attempts = 0;               // backtracking searches (one per target tried)
+  int64_t reorders = 0;               // search tree reorderings
+  int64_t solutions = 0;              // linear placements meeting the final targets (enumerated)
+  int64_t pruned = 0;                 // of those, how many cannot beat the best by locality alone
+  int64_t translated = 0;             // of the others, how many admit a legal translation
+  std::vector<int64_t> coefficients;  // those used
+  bool complete = true;               // false when a limit cut the search short
+  bool overlap = false;               // the options' overlap
   int64_t radius = 0;
   std::vector<std::string> notes;
 };

@@ -237,9 +237,12 @@ std::string ranks_text(const std::vector<size_t>& ranks) {
 std::string place_text(const PolyProgram& p, const std::vector<Dependency>& deps,
                        const PlacementSearchResult& s) {
   std::ostringstream out;
+  std::string coeff;
+  for (int64_t c : s.coefficients) coeff += (coeff.empty() ? "" : ", ") + std::to_string(c);
   out << "\nplacement search (MASAI, section 3.5.5): starting set of up to " << s.starting_set
-      << " linear mappings per statement; " << s.iterations << " backtracking steps in "
-      << s.attempts << " attempts (" << s.reorders << " reorderings)\n";
+      << " linear mappings per statement (coefficients " << coeff << "); " << s.iterations
+      << " backtracking steps in " << s.attempts << " attempts (" << s.reorders
+      << " reorderings)\n";
   out << "  ranks rank(I - D') per dependency: each alone at best " << ranks_text(s.optimal)
       << "; together " << ranks_text(s.achieved) << "\n";
   if (!s.candidates.empty()) {
@@ -247,9 +250,10 @@ std::string place_text(const PolyProgram& p, const std::vector<Dependency>& deps
     for (size_t k = 0; k < s.candidates.size(); ++k)
       c += (c.empty() ? "" : ", ") + p.statements[k].name + " " + std::to_string(s.candidates[k]);
     out << "  mappings meeting those ranks' constraints: " << c << "; " << s.solutions
-        << " linear placements meet them together, " << s.translated
-        << " of them with a translation (within " << s.radius
-        << ") that keeps the polytopes apart and admits a legal ordering\n";
+        << " linear placements meet them together; " << s.pruned
+        << " cannot beat the best by locality alone, " << s.translated
+        << " of the others have a translation (within " << s.radius << ") that "
+        << (s.overlap ? "" : "keeps the polytopes apart and ") << "admits a legal ordering\n";
   }
   if (!s.complete) out << "  the search stopped at a limit: the result is the best seen\n";
   for (const std::string& n : s.notes) out << "  " << n << "\n";
@@ -275,7 +279,10 @@ Json place_json(const PolyProgram& p, const PlacementSearchResult& s) {
   j["target_ranks"] = s.achieved;
   j["candidates"] = s.candidates;
   j["solutions"] = s.solutions;
+  j["pruned"] = s.pruned;
   j["translated"] = s.translated;
+  j["coefficients"] = s.coefficients;
+  j["overlap"] = s.overlap;
   j["radius"] = s.radius;
   j["notes"] = s.notes;
   if (s.found) {
