@@ -114,10 +114,11 @@ void add_options(Tool& tool, CliOptions* o) {
       "Spec input: judge only the spec's own transform and --try, enumerate nothing");
   app.add_option("--rank-by", o->schedules.rank_by,
                  "Spec input: ranking keys, most significant first, among pes, time, storage, "
-                 "locality (-KEY: largest first)")
+                 "locality (-KEY: largest first); the default ranks the fastest schedule within "
+                 "the PE budget (--max-pes) first")
       ->delimiter(',')
       ->type_name("KEYS")
-      ->default_str("pes,time,storage,locality");
+      ->default_str("time,storage,pes,locality");
   app.add_flag("--chain", o->schedules.chain,
                "Spec input: also enumerate chained transforms (a second projection of the "
                "innermost space loops, seed 000's case 3)");
@@ -137,7 +138,9 @@ void add_options(Tool& tool, CliOptions* o) {
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--max-pes", o->schedules.max_pes,
-                 "Spec input: rank only schedules with at most N PEs")
+                 "Spec input: the PE budget, rank only schedules with at most N PEs (0: no "
+                 "limit; default: the PEs of the group's own space_time_transform as a soft "
+                 "budget, schedules within it ranked first, the others after them)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--top", o->schedules.top, "Spec input: rows of the ranking table (default 20)")
