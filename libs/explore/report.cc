@@ -176,6 +176,9 @@ ExploreReport explore(const PolyProgram& p, const ExploreOptions& o) {
       pr.fixed = fixed;
       pr.bounds = partial_order_bounds(p, r.deps, r.signals, p.placements[k], pr.analysis, fixed,
                                        o.reversals, r.groups);
+      for (const DependencyPart& dp : r.sets->parts)
+        pr.estimates.push_back(estimate_part(dp, part_vectors(dp, r.signals, p.placements[k]),
+                                             pr.bounds->legal_orders));
     }
     r.placements.push_back(std::move(pr));
   }
@@ -432,13 +435,20 @@ std::string report_text(const ExploreReport& r) {
         << " fixed outermost: " << b.completions << " completion" << (b.completions == 1 ? "" : "s")
         << (r.reversals ? " (loops up or down)" : "") << ", " << b.legal << " legal\n";
     if (b.legal == 0) continue;
-    rows = {{"group", "lower", "upper", "lower at", "upper at"}};
-    for (size_t g = 0; g < r.groups.size(); ++g)
+    rows = {{"group", "lower", "upper", "lower at", "upper at", "estimated (4.3)"}};
+    const size_t first_part = r.groups.size() - pr.estimates.size();
+    for (size_t g = 0; g < r.groups.size(); ++g) {
+      std::string estimate = "-";
+      if (g >= first_part && pr.estimates[g - first_part].known) {
+        const PartEstimate& e = pr.estimates[g - first_part];
+        estimate = std::to_string(e.lower) + " .. " + std::to_string(e.upper);
+      }
       rows.push_back({r.groups[g].name, std::to_string(b.groups[g].lower),
                       std::to_string(b.groups[g].upper),
                       ordering_text(b.groups[g].lower_at, p.space),
-                      ordering_text(b.groups[g].upper_at, p.space)});
-    out << table(rows, "  ", {false, true, true, false, false});
+                      ordering_text(b.groups[g].upper_at, p.space), estimate});
+    }
+    out << table(rows, "  ", {false, true, true, false, false, false});
   }
   return out.str();
 }
@@ -534,12 +544,22 @@ std::string report_json(const ExploreReport& r) {
     }
     if (pr.bounds) {
       Json groups = Json::array();
-      for (size_t g = 0; g < r.groups.size(); ++g)
-        groups.push_back({{"group", r.groups[g].name},
-                          {"lower", pr.bounds->groups[g].lower},
-                          {"upper", pr.bounds->groups[g].upper},
-                          {"lower_at", ordering_text(pr.bounds->groups[g].lower_at, p.space)},
-                          {"upper_at", ordering_text(pr.bounds->groups[g].upper_at, p.space)}});
+      const size_t first_part = r.groups.size() - pr.estimates.size();
+      for (size_t g = 0; g < r.groups.size(); ++g) {
+        Json e = {{"group", r.groups[g].name},
+                  {"lower", pr.bounds->groups[g].lower},
+                  {"upper", pr.bounds->groups[g].upper},
+                  {"lower_at", ordering_text(pr.bounds->groups[g].lower_at, p.space)},
+                  {"upper_at", ordering_text(pr.bounds->groups[g].upper_at, p.space)}};
+        if (g >= first_part && pr.estimates[g - first_part].known) {
+          const PartEstimate& pe = pr.estimates[g - first_part];
+          e["estimate"] = {{"lower", pe.lower},
+                           {"upper", pe.upper},
+                           {"lower_at", ordering_text(pe.lower_at, p.space)},
+                           {"upper_at", ordering_text(pe.upper_at, p.space)}};
+        }
+        groups.push_back(e);
+      }
       j["bounds"] = {{"fixed", ordering_text(pr.fixed, p.space)},
                      {"reversals", r.reversals},
                      {"completions", pr.bounds->completions},

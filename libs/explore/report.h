@@ -45,6 +45,7 @@ struct PlacementReport {
   PlacementCosts costs;
   std::optional<SearchResult> search;
   std::optional<PartialBounds> bounds;
+  std::vector<PartEstimate> estimates;  // per dependency part, over the bounds' completions
   Rows fixed;
 };
 

@@ -40,6 +40,7 @@ run testdata/explore/storage_estimation.json --fix k
 check "chapter 4: exit 0" "$rc"
 check "chapter 4: total 42" "$(has "$TMP/out" "): 42")"
 check "chapter 4: k outermost" "$(grep -E '^  part B\(2\) -> S3 +2 +8 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
+check "chapter 4: estimate with k outermost" "$(grep -E '^  part B\(2\) -> S3 +2 +8 .* 2 \.\. 8$' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 run testdata/explore/storage_estimation.json --bounds
 check "chapter 4: nothing fixed" "$(grep -E '^  part B\(2\) -> S3 +2 +24 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 run testdata/explore/loop_merging.json --format json -o "$TMP/report.json"
