@@ -63,11 +63,15 @@ void add_options(Tool& tool, CliOptions* o) {
                "from the starting set of --coefficients, backtracking "
                "on the ranks of the mapped dependencies, then the translation of smallest "
                "locality that keeps the polytopes apart (see --place-overlap) and admits a legal "
-               "ordering; the best "
-               "(locality, then data reuse) is analysed as placement 'masai'");
+               "ordering; the best (smallest dependency cone, then locality, then data reuse) is "
+               "analysed as placement 'masai'");
   app.add_flag("--place-overlap", o->explore.place_options.overlap,
                "--place: statements may share points, running there in their textual order "
                "(one loop body; always so for a spec's merge group)");
+  app.add_flag(
+      "--place-locality-first", [o](int64_t) { o->explore.place_options.cone_first = false; },
+      "--place: the smallest locality whatever the dependency cone (default: the smallest "
+      "dimension of the dependency cone first, as the book)");
   app.add_option("--place-radius", o->explore.place_options.radius,
                  "--place: translations at most R from the polytopes' aligned corners (default: "
                  "the sum of their extents in the widest dim)")

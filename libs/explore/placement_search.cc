@@ -1,6 +1,7 @@
 #include "libs/explore/placement_search.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <numeric>
 #include <queue>
@@ -320,6 +321,7 @@ struct Translator {
   std::vector<std::vector<std::pair<Point, int64_t>>> vectors;
 
   bool overlap = false;
+  size_t max_cone_dim = 0;  // the dependency cone's dimension, at most
 
   // One dim's translations of statements 1.. as a mixed-radix code, with their cost.
   struct DimList {
@@ -455,9 +457,42 @@ struct Translator {
         }
         all.insert(w);
       }
-    return strictly_positive_vector(conic_hull({all.begin(), all.end()}, dims)).has_value();
+    Cone cone = conic_hull({all.begin(), all.end()}, dims);
+    return cone.dimension() <= max_cone_dim && strictly_positive_vector(cone).has_value();
   }
 };
+
+// Costs do not change when a dim of the common space is reversed: reverse each dim along which
+// no dependency vector points up and some points down, so that the loops running up (the
+// ordering the chapter 4 bounds start from) are legal where they can be; then shift the dim
+// back to where its lowest point was.
+void orient(const PolyProgram& p, const std::vector<Dependency>& deps,
+            const std::vector<std::vector<Point>>& points, Placement* pl) {
+  (void)p;
+  const size_t dims = pl->maps.empty() ? 0 : pl->maps[0].out_dims();
+  for (size_t d = 0; d < dims; ++d) {
+    bool up = false, down = false;
+    for (const Dependency& dep : deps)
+      for (const auto& [x, y] : dep.pairs) {
+        int64_t v = pl->maps[dep.dst].apply(y)[d] - pl->maps[dep.src].apply(x)[d];
+        up = up || v > 0;
+        down = down || v < 0;
+      }
+    if (up || !down) continue;
+    int64_t low = INT64_MAX, high = INT64_MIN;
+    for (size_t st = 0; st < points.size(); ++st)
+      for (const Point& x : points[st]) {
+        int64_t c = pl->maps[st].apply(x)[d];
+        low = std::min(low, c);
+        high = std::max(high, c);
+      }
+    // x -> low + high - x: reversed, over the same range.
+    for (Affine& f : pl->maps) {
+      for (int64_t& c : f.coeff[d]) c = -c;
+      f.constant[d] = low + high - f.constant[d];
+    }
+  }
+}
 
 }  // namespace
 
@@ -467,6 +502,7 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   Search s(p, deps, signals, o);
   const size_t ns = p.statements.size(), dims = s.dims;
   s.r.overlap = o.overlap;
+  s.r.cone_first = o.cone_first;
   s.phase1();
   // The statement points, once: the translation search maps them.
   std::vector<std::vector<Point>> points;
@@ -545,57 +581,66 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   int64_t skipped = 0;
   double work = 0;
-  for (size_t n = 0; n < solutions.size(); ++n) {
-    const auto& [bound, chosen] = solutions[n];
-    if (best_locality >= 0 && bound > best_locality) {
-      s.r.pruned += static_cast<int64_t>(solutions.size() - n);
-      break;
-    }
-    prepare(chosen);
-    // Translations far enough for any polytope to sit on any side of all the others.
-    int64_t radius = 0;
-    tr.offset.assign(ns, Point(dims, 0));
-    for (size_t i = 0; i < dims; ++i) {
-      int64_t sum = 0, low0 = 0;
-      for (size_t st = 0; st < ns; ++st) {
-        const auto& image = tr.images[st];
-        int64_t lo = image.empty() ? 0 : image[0][i], hi = lo;
-        for (const Point& x : image) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
-        // Apart, a polytope may need to pass all the others; sharing points, only one.
-        sum = o.overlap ? std::max(sum, hi - lo + 1) : sum + hi - lo + 1;
-        if (st == 0) low0 = lo;
-        tr.offset[st][i] = low0 - lo;
+  // Regularity before locality (section 3.5.3): the smallest dimension of the dependency cone
+  // any translation reaches, then the smallest locality with it.
+  for (size_t cone_dim = deps.empty() || !o.cone_first ? dims : 1;
+       cone_dim <= dims && best_locality < 0; ++cone_dim) {
+    tr.max_cone_dim = cone_dim;
+    s.r.cone_dimension = cone_dim;
+    s.r.pruned = s.r.translated = skipped = 0;
+    for (size_t n = 0; n < solutions.size(); ++n) {
+      const auto& [bound, chosen] = solutions[n];
+      if (best_locality >= 0 && bound > best_locality) {
+        s.r.pruned += static_cast<int64_t>(solutions.size() - n);
+        break;
       }
-      radius = std::max(radius, sum);
-    }
-    tr.radius = o.radius >= 0 ? std::min(o.radius, radius) : radius;
-    s.r.radius = std::max(s.r.radius, tr.radius);
-    double combos = std::pow(2.0 * static_cast<double>(tr.radius) + 1, static_cast<double>(ns - 1));
-    double cost = combos * static_cast<double>(dims * (deps.size() + 1));
-    if (combos > 1e6 || work + cost > 2e7) {
-      ++skipped;
-      continue;
-    }
-    work += cost;
-    bool pruned = false;
-    auto t = tr.best(20'000, best_locality, &pruned);
-    if (pruned) ++s.r.pruned;
-    if (!t) continue;
-    ++s.r.translated;
-    Placement pl{"masai", {}, p.loc};
-    for (size_t st = 0; st < ns; ++st)
-      pl.maps.push_back(Affine{s.set[st][chosen[st]], t->second[st]});
-    const int64_t loc = t->first;
-    if (best_locality >= 0 && loc > best_locality) continue;
-    PlacementCosts c = placement_costs(deps, signals, pl);
-    if (best_locality < 0 || loc < best_locality || c.data_reuse < best_reuse ||
-        (c.data_reuse == best_reuse && c.refined_locality < best_refined)) {
-      best_locality = loc;
-      best_reuse = c.data_reuse;
-      best_refined = c.refined_locality;
-      s.r.placement = pl;
-      s.r.costs = c;
-      best_choice = chosen;
+      prepare(chosen);
+      // Translations far enough for any polytope to sit on any side of all the others.
+      int64_t radius = 0;
+      tr.offset.assign(ns, Point(dims, 0));
+      for (size_t i = 0; i < dims; ++i) {
+        int64_t sum = 0, low0 = 0;
+        for (size_t st = 0; st < ns; ++st) {
+          const auto& image = tr.images[st];
+          int64_t lo = image.empty() ? 0 : image[0][i], hi = lo;
+          for (const Point& x : image) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+          // Apart, a polytope may need to pass all the others; sharing points, only one.
+          sum = o.overlap ? std::max(sum, hi - lo + 1) : sum + hi - lo + 1;
+          if (st == 0) low0 = lo;
+          tr.offset[st][i] = low0 - lo;
+        }
+        radius = std::max(radius, sum);
+      }
+      tr.radius = o.radius >= 0 ? std::min(o.radius, radius) : radius;
+      s.r.radius = std::max(s.r.radius, tr.radius);
+      double combos =
+          std::pow(2.0 * static_cast<double>(tr.radius) + 1, static_cast<double>(ns - 1));
+      double cost = combos * static_cast<double>(dims * (deps.size() + 1));
+      if (combos > 1e6 || work + cost > 2e7) {
+        ++skipped;
+        continue;
+      }
+      work += cost;
+      bool pruned = false;
+      auto t = tr.best(20'000, best_locality, &pruned);
+      if (pruned) ++s.r.pruned;
+      if (!t) continue;
+      ++s.r.translated;
+      Placement pl{"masai", {}, p.loc};
+      for (size_t st = 0; st < ns; ++st)
+        pl.maps.push_back(Affine{s.set[st][chosen[st]], t->second[st]});
+      const int64_t loc = t->first;
+      if (best_locality >= 0 && loc > best_locality) continue;
+      PlacementCosts c = placement_costs(deps, signals, pl);
+      if (best_locality < 0 || loc < best_locality || c.data_reuse < best_reuse ||
+          (c.data_reuse == best_reuse && c.refined_locality < best_refined)) {
+        best_locality = loc;
+        best_reuse = c.data_reuse;
+        best_refined = c.refined_locality;
+        s.r.placement = pl;
+        s.r.costs = c;
+        best_choice = chosen;
+      }
     }
   }
   if (skipped > 0) {
@@ -611,6 +656,7 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
     return s.r;
   }
   s.r.found = true;
+  orient(p, deps, points, &s.r.placement);
   for (size_t k = 0; k < deps.size(); ++k)
     s.r.ranks.push_back(s.dep_rank(k, best_choice[deps[k].src], best_choice[deps[k].dst]));
   return s.r;

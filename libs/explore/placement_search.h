@@ -12,7 +12,9 @@
 // The book stops at the first placement meeting the final targets; this search enumerates all
 // of them (up to a limit) and gives each the translation of smallest locality (section 3.5.7,
 // exactly: locality is separable per dim) among those that keep the polytopes apart and admit a
-// strictly legal ordering vector, then keeps the best by locality, data reuse, refined locality.
+// strictly legal ordering vector, then keeps the best: the smallest dimension of the global
+// dependency cone (regularity first, section 3.5.3), then locality, data reuse, refined
+// locality.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,8 @@ struct PlacementSearchOptions {
   // Statements may share points (their operations there run in the statements' order), as in
   // one loop body; the book keeps polytopes apart.
   bool overlap = false;
+  // The book's priority: the smallest dependency cone first, then locality; false: locality.
+  bool cone_first = true;
   int64_t radius = -1;                 // translations in [-R, R] per dim; -1: from the sizes
   int64_t max_iterations = 2'000'000;  // backtracking steps over every attempt
   int64_t max_solutions = 20'000;      // linear placements meeting the final targets
@@ -51,6 +55,8 @@ struct PlacementSearchResult {
   int64_t pruned = 0;                 // of those, how many cannot beat the best by locality alone
   int64_t translated = 0;             // of the others, how many admit a legal translation
   std::vector<int64_t> coefficients;  // those used
+  size_t cone_dimension = 0;          // of the global dependency cone: the smallest reached
+  bool cone_first = true;             // the options' cone_first
   bool complete = true;               // false when a limit cut the search short
   bool overlap = false;               // the options' overlap
   int64_t radius = 0;

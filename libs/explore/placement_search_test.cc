@@ -256,6 +256,11 @@ TEST(PlacementSearchTest, ThreePolytopesAgainstBruteForce) {
     EXPECT_EQ(c.data_reuse, r.costs.data_reuse);
     PlacementAnalysis a = analyze_placement(s.program, s.deps, r.placement);
     EXPECT_TRUE(a.legal_vector.has_value());
+    // Regularity first: one direction, as figure 3.31 (its maps, up to a translation of C).
+    EXPECT_EQ(r.cone_dimension, 1u);
+    EXPECT_EQ(a.dependency_cone.dimension(), 1u);
+    EXPECT_EQ(r.placement.maps[1].coeff, (std::vector<std::vector<int64_t>>{{1, -1}, {0, 1}}));
+    EXPECT_EQ(r.placement.maps[2].coeff, (std::vector<std::vector<int64_t>>{{-1, 1}, {1, 0}}));
   }
   // Brute force at N = 3: every assignment of matrices; the uniform ones are exactly those the
   // search enumerates, and no translation of any of them beats the search's locality.

@@ -261,7 +261,11 @@ std::string place_text(const PolyProgram& p, const std::vector<Dependency>& deps
   if (!s.complete) out << "  the search stopped at a limit: the result is the best seen\n";
   for (const std::string& n : s.notes) out << "  " << n << "\n";
   if (!s.found) return out.str();
-  out << "  best (locality, then data reuse): placement '" << s.placement.name << "', locality "
+  out << "  best ("
+      << (s.cone_first
+              ? "dependency cone of dimension " + std::to_string(s.cone_dimension) + ", then "
+              : "")
+      << "locality, then data reuse): placement '" << s.placement.name << "', locality "
       << s.costs.locality << ", refined locality " << s.costs.refined_locality << ", data reuse "
       << s.costs.data_reuse << ", ranks " << ranks_text(s.ranks) << "\n";
   for (size_t k = 0; k < p.statements.size(); ++k)
@@ -284,6 +288,8 @@ Json place_json(const PolyProgram& p, const PlacementSearchResult& s) {
   j["solutions"] = s.solutions;
   j["pruned"] = s.pruned;
   j["translated"] = s.translated;
+  j["cone_dimension"] = s.cone_dimension;
+  j["cone_first"] = s.cone_first;
   j["coefficients"] = s.coefficients;
   j["overlap"] = s.overlap;
   j["radius"] = s.radius;
@@ -434,7 +440,10 @@ std::string report_text(const ExploreReport& r) {
         << (pr.fixed.empty() ? std::string("nothing") : ordering_text(pr.fixed, p.space))
         << " fixed outermost: " << b.completions << " completion" << (b.completions == 1 ? "" : "s")
         << (r.reversals ? " (loops up or down)" : "") << ", " << b.legal << " legal\n";
-    if (b.legal == 0) continue;
+    if (b.legal == 0) {
+      if (!r.reversals) out << "  (no loop order running every loop up is legal: --reversals)\n";
+      continue;
+    }
     rows = {{"group", "lower", "upper", "lower at", "upper at", "estimated (4.3)"}};
     const size_t first_part = r.groups.size() - pr.estimates.size();
     for (size_t g = 0; g < r.groups.size(); ++g) {

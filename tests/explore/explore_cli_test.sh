@@ -52,8 +52,8 @@ check "MASAI starting set" "$(has "$TMP/out" "65536 matrices, 22560 non-singular
 run testdata/explore/three_polytopes.json --place --no-basic-sets
 check "--place: exit 0" "$rc"
 check "--place: ranks" "$(has "$TMP/out" "each alone at best 0 0 0 0 0; together 0 0 0 0 0")"
-check "--place: as good as figure 3.31" "$(has "$TMP/out" "best (locality, then data reuse): placement 'masai', locality 38, refined locality 34, data reuse 34, ranks 0 0 0 0 0")"
-check "--place: the maps" "$(has "$TMP/out" "{ A[i, j] -> [i, j] }")"
+check "--place: as good as figure 3.31" "$(has "$TMP/out" "best (dependency cone of dimension 1, then locality, then data reuse): placement 'masai', locality 38, refined locality 34, data reuse 34, ranks 0 0 0 0 0")"
+check "--place: figure 3.31's maps" "$(has "$TMP/out" "{ C[k, l] -> [-k + l + 7, k] }")"
 check "--place: analysed" "$(has "$TMP/out" "placement 'masai' (common space x1, x2):")"
 run testdata/explore/loop_merging.json --place --format json
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['placement_search']; assert s['found'] and s['complete'] and s['costs']['locality'] == 8, s" "$TMP/out"
@@ -118,7 +118,7 @@ for opt in --output --format --param --placement --order --search --bound --boun
   --reversals --no-basic-sets --max-points --starting-set --coefficients --spec --define \
   --include-dir --no-t2s-macros --group --best --try --no-enumerate --rank-by --chain \
   --keep-order --all-orders --max-space --min-pes --max-pes --top --show-refused --polyhedral \
-  --place --place-overlap --place-radius --place-limit --version; do
+  --place --place-overlap --place-locality-first --place-radius --place-limit --version; do
   check "--help documents $opt" "$(has "$TMP/out" "$opt")"
 done
 
