@@ -328,6 +328,16 @@ struct Translator {
     std::vector<std::pair<int64_t, int64_t>> rows;  // cost, code
   };
 
+  // The rank of the vectors of the dependencies within one statement: translations do not
+  // move them, so the dependency cone's dimension is at least this.
+  size_t fixed_rank() const {
+    std::vector<Point> v;
+    for (size_t k = 0; k < deps.size(); ++k)
+      if (deps[k].src == deps[k].dst)
+        for (const auto& [x, c] : vectors[k]) v.push_back(x);
+    return rank(v, dims);
+  }
+
   // Each dependency's best translation on its own (the weighted median per dim): a lower
   // bound of the locality of every translation.
   int64_t relaxed_bound() const {
@@ -569,27 +579,43 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   // Every solution with the lower bound of its locality (each dependency translated on its
   // own), then translated cheapest bound first: branch and bound, exact.
   std::vector<std::pair<int64_t, std::vector<size_t>>> solutions;
+  std::vector<size_t> fixed_rank;  // per solution: its cone's dimension is at least this
   bool cut = !s.backtrack(order, achieved, comb, o.max_iterations, true, nullptr,
                           [&](const std::vector<size_t>& chosen) {
                             ++s.r.solutions;
                             prepare(chosen);
                             solutions.push_back({tr.relaxed_bound(), chosen});
+                            fixed_rank.push_back(tr.fixed_rank());
                             return s.r.solutions < o.max_solutions;
                           });
   if (cut || s.r.solutions >= o.max_solutions) s.r.complete = false;
-  std::stable_sort(solutions.begin(), solutions.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  {
+    std::vector<size_t> idx(solutions.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](size_t x, size_t y) { return solutions[x].first < solutions[y].first; });
+    std::vector<std::pair<int64_t, std::vector<size_t>>> sorted;
+    std::vector<size_t> ranks;
+    for (size_t i : idx) sorted.push_back(solutions[i]), ranks.push_back(fixed_rank[i]);
+    solutions.swap(sorted);
+    fixed_rank.swap(ranks);
+  }
+  size_t least_rank = dims;
+  for (size_t rk : fixed_rank) least_rank = std::min(least_rank, rk);
   int64_t skipped = 0;
   double work = 0;
   // Regularity before locality (section 3.5.3): the smallest dimension of the dependency cone
   // any translation reaches, then the smallest locality with it.
-  for (size_t cone_dim = deps.empty() || !o.cone_first ? dims : 1;
+  for (size_t cone_dim = deps.empty() || !o.cone_first ? dims : std::max<size_t>(least_rank, 1);
        cone_dim <= dims && best_locality < 0; ++cone_dim) {
     tr.max_cone_dim = cone_dim;
     s.r.cone_dimension = cone_dim;
     s.r.pruned = s.r.translated = skipped = 0;
+    work = 0;
     for (size_t n = 0; n < solutions.size(); ++n) {
       const auto& [bound, chosen] = solutions[n];
+      // Its self-dependencies' vectors do not move with translations: its cone spans them.
+      if (fixed_rank[n] > cone_dim) continue;
       if (best_locality >= 0 && bound > best_locality) {
         s.r.pruned += static_cast<int64_t>(solutions.size() - n);
         break;
@@ -616,13 +642,13 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
       double combos =
           std::pow(2.0 * static_cast<double>(tr.radius) + 1, static_cast<double>(ns - 1));
       double cost = combos * static_cast<double>(dims * (deps.size() + 1));
-      if (combos > 1e6 || work + cost > 2e7) {
+      if (combos > 1e6 || work + cost > 1e7) {
         ++skipped;
         continue;
       }
       work += cost;
       bool pruned = false;
-      auto t = tr.best(20'000, best_locality, &pruned);
+      auto t = tr.best(4'000, best_locality, &pruned);
       if (pruned) ++s.r.pruned;
       if (!t) continue;
       ++s.r.translated;
@@ -651,8 +677,10 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
         "exactly within the work limit (a smaller --place-radius or --place-limit)");
   }
   if (best_locality < 0) {
-    s.r.notes.push_back("no linear placement meeting the final ranks has a translation that " +
-                        std::string("keeps the polytopes apart and admits a legal ordering"));
+    s.r.notes.push_back(std::string(skipped > 0 ? "within the work limit, no" : "no") +
+                        " linear placement meeting the final ranks has a translation that " +
+                        (o.overlap ? "" : "keeps the polytopes apart and ") +
+                        "admits a legal ordering");
     return s.r;
   }
   s.r.found = true;
