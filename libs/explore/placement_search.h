@@ -75,7 +75,8 @@ size_t mapped_rank(const Dependency& d, const std::vector<std::vector<int64_t>>&
                    const std::vector<std::vector<int64_t>>& dst, size_t dims);
 
 // The starting set for an n-dimensional statement in a d-dimensional space: every d x n matrix
-// of `coefficients` with rank n, in a fixed order (the identity-like ones are not special).
+// of `coeff` with rank n, simplest first (the identity, then fewest changed entries, then
+// fewest negative ones).
 std::vector<std::vector<std::vector<int64_t>>> starting_set(size_t d, size_t n,
                                                             const std::vector<int64_t>& coeff);
 

@@ -354,6 +354,21 @@ TEST(PlacementSearchTest, StartingSetAndRank) {
   EXPECT_EQ(set[0], (std::vector<std::vector<int64_t>>{{1, 0}, {0, 1}}));
   // A 1-D statement in 2-D: the 9 - 1 non-zero columns of {-1, 0, 1}^2.
   EXPECT_EQ(starting_set(2, 1, {-1, 0, 1}).size(), 8u);
+  // rank(I - D') from the affine hull's basis equals the analysis' rank on every instance:
+  // the initial placement (figure 3.28) maps every statement by the identity plus an offset.
+  PolyProgram p =
+      read_poly_program(read_file("testdata/explore/three_polytopes.json"), "", {{"N", 5}});
+  std::vector<Dependency> deps = flow_dependencies(p, Limits{});
+  PlacementAnalysis initial = analyze_placement(p, deps, p.placements[0]);
+  PlacementAnalysis final_ = analyze_placement(p, deps, p.placements[2]);
+  for (size_t k = 0; k < deps.size(); ++k) {
+    EXPECT_EQ(mapped_rank(deps[k], set[0], set[0], 2), initial.deps[k].linear_rank) << k;
+    EXPECT_EQ(mapped_rank(deps[k], p.placements[2].maps[deps[k].src].coeff,
+                          p.placements[2].maps[deps[k].dst].coeff, 2),
+              final_.deps[k].linear_rank)
+        << k;
+  }
+  EXPECT_EQ(initial.deps[3].linear_rank, 1u);  // B -> C, figure 3.28
 }
 
 }  // namespace
