@@ -3,7 +3,8 @@
 # gemm.t2s: every loop order, the innermost loops to space, vectors in [-1, 1]: 78 candidates,
 # 42 judged by the merge and stt passes), on GEMM with its own loop order only and with larger
 # arrays, and on the polyhedral examples of DTSE chapters 3 and 4 (the three-polytope example
-# with the ordering search at N = 5 and N = 40, figure 4.3's bounds with k outermost).
+# with the ordering search at N = 5 and N = 40, figure 4.3's bounds with k outermost, MASAI's
+# placement search on the three polytopes and on GEMM's merge group).
 # The target (issue 15): exploring GEMM's schedules in under 1 s.
 # Reports; it is not a test and does not fail on a slow result (it fails only if a tool fails).
 # Usage: bench/explore_bench.sh [RUNS]
@@ -45,4 +46,8 @@ row "three polytopes N = 5, --search" "$bin/t2s-explore" testdata/explore/three_
 row "three polytopes N = 40, --search" "$bin/t2s-explore" testdata/explore/three_polytopes.json \
   --search -P N=40
 row "figure 4.3, --fix k" "$bin/t2s-explore" testdata/explore/storage_estimation.json --fix k
+row "three polytopes N = 5, --place (MASAI search)" "$bin/t2s-explore" \
+  testdata/explore/three_polytopes.json --place
+row "GEMM 4x4x8 --place --no-enumerate" "$bin/t2s-explore" testdata/specs/gemm.t2s --place \
+  --no-enumerate
 echo "(target: GEMM's schedules in under 1000 ms)"

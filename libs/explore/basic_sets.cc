@@ -238,4 +238,56 @@ std::vector<SignalGroup> storage_groups(const PolyProgram& p, const std::vector<
   return groups;
 }
 
+std::optional<int64_t> part_estimate(const DependencyPart& dp, const std::vector<Point>& vectors,
+                                     const Rows& rows) {
+  std::vector<int64_t> inner(rows.size() + 1, 1);  // product of the lengths inside each level
+  for (size_t l = rows.size(); l-- > 0;) {
+    size_t dim = rows[l].size(), nonzero = 0;
+    for (size_t d = 0; d < rows[l].size(); ++d)
+      if (rows[l][d] != 0) dim = d, ++nonzero;
+    if (nonzero != 1 || (rows[l][dim] != 1 && rows[l][dim] != -1)) return std::nullopt;
+    inner[l] = inner[l + 1] * dp.lengths[dim];
+  }
+  int64_t best = 0;
+  for (const Point& v : vectors) {
+    int64_t value = 0;
+    for (size_t l = 0; l < rows.size(); ++l) {
+      int64_t along = 0;
+      for (size_t d = 0; d < v.size(); ++d) along += rows[l][d] * v[d];
+      value += along * inner[l + 1];
+    }
+    // A value read on the node that produced it (a later statement) is still held once.
+    best = std::max(best, std::max<int64_t>(value, 1));
+  }
+  return std::min<int64_t>(best, static_cast<int64_t>(dp.signals.size()));
+}
+
+PartEstimate estimate_part(const DependencyPart& dp, const std::vector<Point>& vectors,
+                           const std::vector<Rows>& orders) {
+  PartEstimate e;
+  for (const Rows& rows : orders) {
+    auto v = part_estimate(dp, vectors, rows);
+    if (!v) return PartEstimate{};
+    if (!e.known || *v < e.lower) e.lower = *v, e.lower_at = rows;
+    if (!e.known || *v > e.upper) e.upper = *v, e.upper_at = rows;
+    e.known = true;
+  }
+  return e;
+}
+
+std::vector<Point> part_vectors(const DependencyPart& dp, const std::vector<Signal>& signals,
+                                const Placement& placement) {
+  std::set<Point> out;
+  for (size_t s : dp.signals) {
+    const Point from = place(placement, signals[s].producer);
+    for (const auto& [op, dep] : signals[s].consumers) {
+      if (op.stmt != dp.reader) continue;
+      Point v = place(placement, op);
+      for (size_t d = 0; d < v.size(); ++d) v[d] -= from[d];
+      out.insert(v);
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
 }  // namespace t2s::explore

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,31 @@ struct BasicSets {
 // then sets read by more statements first, then by their readers (later statements first).
 BasicSets basic_sets(const PolyProgram& p, const std::vector<Signal>& signals,
                      const Placement& placement, const Limits& limits);
+
+// Section 4.3's estimate of a dependency part's storage under a loop order (`rows`: unit rows,
+// outermost first, as the completions of partial_order_bounds), from the part's lengths and
+// its dependency vectors alone, without enumerating operations: the part approximated by its
+// bounding box (an orthogonal part), each dependency vector v (production to depending node)
+// alive for the nodes of the box produced between its two ends in that order,
+//   sum over levels l of (row_l . v) x prod over the levels m inside l of |DP_dim(m)|,
+// the largest over the part's vectors (at least 1: a value read on its own node by a later
+// statement), at most the part's size. nullopt when a row is not a unit vector.
+std::optional<int64_t> part_estimate(const DependencyPart& dp, const std::vector<Point>& vectors,
+                                     const Rows& rows);
+
+// part_estimate's smallest and largest over orders (the legal completions of a partly fixed
+// order): section 4.3's approximate lower and upper bounds, beside the exact ones.
+struct PartEstimate {
+  bool known = false;  // every order a loop order
+  int64_t lower = 0, upper = 0;
+  Rows lower_at, upper_at;
+};
+PartEstimate estimate_part(const DependencyPart& dp, const std::vector<Point>& vectors,
+                           const std::vector<Rows>& orders);
+
+// The distinct dependency vectors of a part in the common space (consumer minus producer).
+std::vector<Point> part_vectors(const DependencyPart& dp, const std::vector<Signal>& signals,
+                                const Placement& placement);
 
 // The groups for storage counts: everything, each array, each dependency part.
 std::vector<SignalGroup> storage_groups(const PolyProgram& p, const std::vector<Signal>& signals,

@@ -216,5 +216,74 @@ TEST(EstimationTest, DependencyPartOfFigure4_8) {
   EXPECT_EQ(l.sets.sets[1].size, 108 - 60);
 }
 
+// Section 4.3's estimate from a part's lengths and dependency vectors (no operations
+// enumerated), beside the exact count of every completion.
+TEST(EstimationTest, ApproximationOfSection4_3) {
+  Loaded l = load("storage_estimation.json");
+  PlacementAnalysis placed = analyze_placement(l.p, l.deps, l.p.placements[0]);
+  std::vector<SignalGroup> groups = storage_groups(l.p, l.signals, l.sets);
+  const size_t first_part = groups.size() - l.sets.parts.size();
+  const Rows i = {{1, 0, 0}}, j = {{0, 1, 0}}, k = {{0, 0, 1}};
+  std::vector<Rows> orders;
+  for (const Rows& a : {i, j, k})
+    for (const Rows& b : {i, j, k})
+      for (const Rows& c : {i, j, k})
+        if (a != b && b != c && a != c) orders.push_back({a[0], b[0], c[0]});
+  ASSERT_EQ(orders.size(), 6u);
+  // Every loop order of figure 4.3: for each dependency part, the estimate equals the exact
+  // count (a fully fixed order: one completion).
+  for (size_t x = 0; x < l.sets.parts.size(); ++x) {
+    const DependencyPart& dp = l.sets.parts[x];
+    const auto vectors = part_vectors(dp, l.signals, l.p.placements[0]);
+    for (const Rows& rows : orders) {
+      PartialBounds exact = partial_order_bounds(l.p, l.deps, l.signals, l.p.placements[0], placed,
+                                                 rows, false, groups);
+      ASSERT_EQ(exact.legal, 1);
+      EXPECT_EQ(part_estimate(dp, vectors, rows), exact.groups[first_part + x].upper)
+          << dp.name << " " << ordering_text(rows, l.p.space);
+    }
+  }
+  // B(2) -> S3: the book's 24 and 2 with nothing fixed, 8 and 2 with k outermost.
+  size_t b2 = l.sets.parts.size();
+  for (size_t x = 0; x < l.sets.parts.size(); ++x)
+    if (l.sets.parts[x].name == "B(2) -> S3") b2 = x;
+  ASSERT_LT(b2, l.sets.parts.size());
+  const auto vectors = part_vectors(l.sets.parts[b2], l.signals, l.p.placements[0]);
+  EXPECT_EQ(vectors, (std::vector<Point>{{0, 2, 0}}));
+  PartialBounds free =
+      partial_order_bounds(l.p, l.deps, l.signals, l.p.placements[0], placed, {}, false, groups);
+  PartEstimate e = estimate_part(l.sets.parts[b2], vectors, free.legal_orders);
+  ASSERT_TRUE(e.known);
+  EXPECT_EQ(e.lower, 2);
+  EXPECT_EQ(e.upper, 24);  // 2 x |DP_i| x |DP_k| = 2 x 4 x 3, j outermost
+  PartialBounds k_out =
+      partial_order_bounds(l.p, l.deps, l.signals, l.p.placements[0], placed, k, false, groups);
+  e = estimate_part(l.sets.parts[b2], vectors, k_out.legal_orders);
+  EXPECT_EQ(e.lower, 2);
+  EXPECT_EQ(e.upper, 8);  // 2 x |DP_i| = 2 x 4
+  // An ordering vector is not a loop order: no estimate.
+  EXPECT_FALSE(part_estimate(l.sets.parts[b2], vectors, {{1, 1, 0}, {0, 1, 0}, {0, 0, 1}}));
+
+  // Figure 4.8's part A(0) -> S2 (vector (1, 2, 0), lengths 5, 4, 3): the estimate is one less
+  // than the exact count in every order. S.1 and S.2 share each node and S.1 runs first: when
+  // S.2 reads A[i-1][j-2][k], the A[i][j][k] S.1 has just written on the same node is held too;
+  // the estimate counts the nodes between production and consumption (1 x 4 x 3 + 2 x 3 = 18
+  // for (i, j, k)), not that statement order inside a node.
+  Loaded f = load("dependency_part.json");
+  PlacementAnalysis fplaced = analyze_placement(f.p, f.deps, f.p.placements[0]);
+  std::vector<SignalGroup> fgroups = storage_groups(f.p, f.signals, f.sets);
+  const DependencyPart& a0 = f.sets.parts[0];
+  const auto av = part_vectors(a0, f.signals, f.p.placements[0]);
+  EXPECT_EQ(av, (std::vector<Point>{{1, 2, 0}}));
+  EXPECT_EQ(part_estimate(a0, av, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}), 18);
+  EXPECT_EQ(part_estimate(a0, av, {{0, 1, 0}, {1, 0, 0}, {0, 0, 1}}), 33);  // 2 x 5 x 3 + 3
+  for (const Rows& rows : orders) {
+    PartialBounds exact = partial_order_bounds(f.p, f.deps, f.signals, f.p.placements[0], fplaced,
+                                               rows, false, fgroups);
+    EXPECT_EQ(*part_estimate(a0, av, rows) + 1, exact.groups.back().upper)
+        << ordering_text(rows, f.p.space);
+  }
+}
+
 }  // namespace
 }  // namespace t2s::explore

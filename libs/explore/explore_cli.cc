@@ -58,6 +58,30 @@ void add_options(Tool& tool, CliOptions* o) {
                  "Refuse inputs with more dependency instances or operations than this (exit 1)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
       ->default_str("2000000");
+  app.add_flag("--place", o->explore.place,
+               "Search placements (MASAI, section 3.5.5): linear mappings of each statement "
+               "from the starting set of --coefficients, backtracking "
+               "on the ranks of the mapped dependencies, then the translation of smallest "
+               "locality that keeps the polytopes apart (see --place-overlap) and admits a legal "
+               "ordering; the best (smallest dependency cone, then locality, then data reuse) is "
+               "analysed as placement 'masai'");
+  app.add_flag("--place-overlap", o->explore.place_options.overlap,
+               "--place: statements may share points, running there in their textual order "
+               "(one loop body; always so for a spec's merge group)");
+  app.add_flag(
+      "--place-locality-first", [o](int64_t) { o->explore.place_options.cone_first = false; },
+      "--place: the smallest locality whatever the dependency cone (default: the smallest "
+      "dimension of the dependency cone first, as the book)");
+  app.add_option("--place-radius", o->explore.place_options.radius,
+                 "--place: translations at most R from the polytopes' aligned corners (default: "
+                 "the sum of their extents in the widest dim)")
+      ->type_name("R")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  app.add_option("--place-limit", o->explore.place_options.max_solutions,
+                 "--place: stop after N linear placements meeting the final ranks (default "
+                 "20000)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("--starting-set", o->starting_set,
                  "Print the size of MASAI-1's starting set of linear mappings of an N-dimensional "
                  "space (section 3.5.5.2: N x N matrices of --coefficients, and the non-singular "
@@ -65,7 +89,9 @@ void add_options(Tool& tool, CliOptions* o) {
       ->type_name("N")
       ->check(CLI::Range(1, 6));
   app.add_option("--coefficients", o->coefficients,
-                 "The coefficient values of --starting-set (default 0,1)")
+                 "The coefficient values of --starting-set (default 0,1) and of --place's "
+                 "mappings (default -1,0,1 in a space of up to 2 dims, 0,1 beyond)")
+      ->each([o](const std::string&) { o->coefficients_given = true; })
       ->delimiter(',')
       ->type_name("LIST")
       ->allow_extra_args(false);
@@ -92,10 +118,11 @@ void add_options(Tool& tool, CliOptions* o) {
       "Spec input: judge only the spec's own transform and --try, enumerate nothing");
   app.add_option("--rank-by", o->schedules.rank_by,
                  "Spec input: ranking keys, most significant first, among pes, time, storage, "
-                 "locality (-KEY: largest first)")
+                 "locality (-KEY: largest first); the default ranks the fastest schedule within "
+                 "the PE budget (--max-pes) first")
       ->delimiter(',')
       ->type_name("KEYS")
-      ->default_str("pes,time,storage,locality");
+      ->default_str("time,storage,pes,locality");
   app.add_flag("--chain", o->schedules.chain,
                "Spec input: also enumerate chained transforms (a second projection of the "
                "innermost space loops, seed 000's case 3)");
@@ -115,7 +142,9 @@ void add_options(Tool& tool, CliOptions* o) {
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--max-pes", o->schedules.max_pes,
-                 "Spec input: rank only schedules with at most N PEs")
+                 "Spec input: the PE budget, rank only schedules with at most N PEs (0: no "
+                 "limit; default: the PEs of the group's own space_time_transform as a soft "
+                 "budget, schedules within it ranked first, the others after them)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--top", o->schedules.top, "Spec input: rows of the ranking table (default 20)")
@@ -171,6 +200,7 @@ void run(Tool& tool, const CliOptions& o) {
   const std::string display = input == "-" ? "<stdin>" : input;
   std::string text = read_file_or_stdin(input);
   ExploreOptions eo = o.explore;
+  if (o.coefficients_given) eo.place_options.coefficients = o.coefficients;
   if (!eo.fix.empty()) eo.bounds = true;
   eo.bound = o.bound >= 0 ? o.bound : 2;
   ScheduleOptions so = o.schedules;
@@ -216,7 +246,9 @@ void run(Tool& tool, const CliOptions& o) {
     throw UsageError(e.what());
   }
   // The polyhedral report on each group's loop nest, when asked.
-  const bool polyhedral = o.polyhedral || eo.search || eo.bounds || !eo.orders.empty();
+  // A merge group's UREs share its loop nest: their points coincide by design.
+  eo.place_options.overlap = true;
+  const bool polyhedral = o.polyhedral || eo.search || eo.bounds || eo.place || !eo.orders.empty();
   std::vector<ExploreReport> reports;
   if (polyhedral)
     for (const GroupSchedules& g : groups) {

@@ -21,6 +21,7 @@ struct CliOptions {
   int64_t bound = -1;       // --bound; unset: 2 for the ordering search, 1 for schedules
   int64_t starting_set = 0;
   std::vector<int64_t> coefficients = {0, 1};
+  bool coefficients_given = false;  // --coefficients also sets --place's
 };
 
 // Registers every option on the tool's CLI11 app.

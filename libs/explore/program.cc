@@ -298,18 +298,20 @@ class Reader {
 
   void placements(const Value* v, const Value& stmts) {
     if (!v || (v->is_array() && v->items.empty())) {
-      size_t n = p_.statements[0].domain.dims();
-      for (const Statement& s : p_.statements)
-        if (s.domain.dims() != n)
-          fail(stmts.loc,
-               "the statements have different dimensions: give 'placements' into one "
-               "common space",
-               "explore-placement");
-      Placement id{"identity", {}, stmts.loc};
-      for (size_t k = 0; k < p_.statements.size(); ++k) {
-        Affine f{std::vector<std::vector<int64_t>>(n, std::vector<int64_t>(n, 0)),
+      // The identity; a statement of fewer dims than the widest is padded with zeros (as the
+      // book adds its loop q), so --place can start from a program without placements.
+      size_t n = 0;
+      bool same = true;
+      for (const Statement& s : p_.statements) {
+        same = same && (n == 0 || s.domain.dims() == n);
+        n = std::max(n, s.domain.dims());
+      }
+      Placement id{same ? "identity" : "padded", {}, stmts.loc};
+      for (const Statement& s : p_.statements) {
+        const size_t m = s.domain.dims();
+        Affine f{std::vector<std::vector<int64_t>>(n, std::vector<int64_t>(m, 0)),
                  std::vector<int64_t>(n, 0)};
-        for (size_t d = 0; d < n; ++d) f.coeff[d][d] = 1;
+        for (size_t d = 0; d < m; ++d) f.coeff[d][d] = 1;
         id.maps.push_back(f);
       }
       default_space(n, stmts.loc);

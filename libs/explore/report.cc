@@ -112,6 +112,27 @@ std::optional<Rows> parse_ordering(const std::string& text, const std::vector<st
 }
 
 ExploreReport explore(const PolyProgram& p, const ExploreOptions& o) {
+  if (o.place) {
+    std::vector<Dependency> deps = flow_dependencies(p, o.limits);
+    PlacementSearchResult found = search_placements(p, deps, read_values(deps), o.place_options);
+    ExploreOptions inner = o;
+    inner.place = false;
+    if (!found.found) {
+      ExploreReport r = explore(p, inner);
+      r.place = std::move(found);
+      return r;
+    }
+    auto owned = std::make_shared<PolyProgram>(p);
+    std::string name = "masai";
+    for (int k = 2; owned->find_placement(name) >= 0; ++k) name = "masai-" + std::to_string(k);
+    found.placement.name = name;
+    owned->placements.push_back(found.placement);
+    if (!inner.placements.empty()) inner.placements.push_back(name);
+    ExploreReport r = explore(*owned, inner);
+    r.owned = owned;
+    r.place = std::move(found);
+    return r;
+  }
   ExploreReport r;
   r.program = &p;
   r.bound = o.bound;
@@ -155,6 +176,9 @@ ExploreReport explore(const PolyProgram& p, const ExploreOptions& o) {
       pr.fixed = fixed;
       pr.bounds = partial_order_bounds(p, r.deps, r.signals, p.placements[k], pr.analysis, fixed,
                                        o.reversals, r.groups);
+      for (const DependencyPart& dp : r.sets->parts)
+        pr.estimates.push_back(estimate_part(dp, part_vectors(dp, r.signals, p.placements[k]),
+                                             pr.bounds->legal_orders));
     }
     r.placements.push_back(std::move(pr));
   }
@@ -206,6 +230,84 @@ std::string storage_cells(const Storage& s, std::vector<std::string>* row) {
   return s.violation;
 }
 
+std::string ranks_text(const std::vector<size_t>& ranks) {
+  std::string t;
+  for (size_t x : ranks) t += (t.empty() ? "" : " ") + std::to_string(x);
+  return t.empty() ? "-" : t;
+}
+
+// MASAI's placement search (--place): what it searched and the placement it found.
+std::string place_text(const PolyProgram& p, const std::vector<Dependency>& deps,
+                       const PlacementSearchResult& s) {
+  std::ostringstream out;
+  std::string coeff;
+  for (int64_t c : s.coefficients) coeff += (coeff.empty() ? "" : ", ") + std::to_string(c);
+  out << "\nplacement search (MASAI, section 3.5.5): starting set of up to " << s.starting_set
+      << " linear mappings per statement (coefficients " << coeff << "); " << s.iterations
+      << " backtracking steps in " << s.attempts << " attempts (" << s.reorders
+      << " reorderings)\n";
+  out << "  ranks rank(I - D') per dependency: each alone at best " << ranks_text(s.optimal)
+      << "; together " << ranks_text(s.achieved) << "\n";
+  if (!s.candidates.empty()) {
+    std::string c;
+    for (size_t k = 0; k < s.candidates.size(); ++k)
+      c += (c.empty() ? "" : ", ") + p.statements[k].name + " " + std::to_string(s.candidates[k]);
+    out << "  mappings meeting those ranks' constraints: " << c << "; " << s.solutions
+        << " linear placements meet them together; " << s.pruned
+        << " cannot beat the best by locality alone, " << s.translated
+        << " of the others have a translation (within " << s.radius << ") that "
+        << (s.overlap ? "" : "keeps the polytopes apart and ") << "admits a legal ordering\n";
+  }
+  if (!s.complete) out << "  the search stopped at a limit: the result is the best seen\n";
+  for (const std::string& n : s.notes) out << "  " << n << "\n";
+  if (!s.found) return out.str();
+  out << "  best ("
+      << (s.cone_first
+              ? "dependency cone of dimension " + std::to_string(s.cone_dimension) + ", then "
+              : "")
+      << "locality, then data reuse): placement '" << s.placement.name << "', locality "
+      << s.costs.locality << ", refined locality " << s.costs.refined_locality << ", data reuse "
+      << s.costs.data_reuse << ", ranks " << ranks_text(s.ranks) << "\n";
+  for (size_t k = 0; k < p.statements.size(); ++k)
+    out << "    " << affine_text(p.statements[k], s.placement.maps[k]) << "\n";
+  (void)deps;
+  return out.str();
+}
+
+Json place_json(const PolyProgram& p, const PlacementSearchResult& s) {
+  Json j;
+  j["found"] = s.found;
+  j["complete"] = s.complete;
+  j["starting_set"] = s.starting_set;
+  j["iterations"] = s.iterations;
+  j["attempts"] = s.attempts;
+  j["reorders"] = s.reorders;
+  j["optimal_ranks"] = s.optimal;
+  j["target_ranks"] = s.achieved;
+  j["candidates"] = s.candidates;
+  j["solutions"] = s.solutions;
+  j["pruned"] = s.pruned;
+  j["translated"] = s.translated;
+  j["cone_dimension"] = s.cone_dimension;
+  j["cone_first"] = s.cone_first;
+  j["coefficients"] = s.coefficients;
+  j["overlap"] = s.overlap;
+  j["radius"] = s.radius;
+  j["notes"] = s.notes;
+  if (s.found) {
+    j["placement"] = s.placement.name;
+    Json maps = Json::object();
+    for (size_t k = 0; k < p.statements.size(); ++k)
+      maps[p.statements[k].name] = affine_text(p.statements[k], s.placement.maps[k]);
+    j["maps"] = maps;
+    j["ranks"] = s.ranks;
+    j["costs"] = {{"locality", s.costs.locality},
+                  {"refined_locality", s.costs.refined_locality},
+                  {"data_reuse", s.costs.data_reuse}};
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string report_text(const ExploreReport& r) {
@@ -241,6 +343,7 @@ std::string report_text(const ExploreReport& r) {
                     std::to_string(r.deps[k].pairs.size())});
   out << table(rows, "  ", {true, false, true});
   out << "  signals read: " << r.signals.size() << "\n";
+  if (r.place) out << place_text(p, r.deps, *r.place);
   for (const PlacementReport& pr : r.placements) {
     const Placement& pl = p.placements[pr.placement];
     std::string space;
@@ -337,14 +440,24 @@ std::string report_text(const ExploreReport& r) {
         << (pr.fixed.empty() ? std::string("nothing") : ordering_text(pr.fixed, p.space))
         << " fixed outermost: " << b.completions << " completion" << (b.completions == 1 ? "" : "s")
         << (r.reversals ? " (loops up or down)" : "") << ", " << b.legal << " legal\n";
-    if (b.legal == 0) continue;
-    rows = {{"group", "lower", "upper", "lower at", "upper at"}};
-    for (size_t g = 0; g < r.groups.size(); ++g)
+    if (b.legal == 0) {
+      if (!r.reversals) out << "  (no loop order running every loop up is legal: --reversals)\n";
+      continue;
+    }
+    rows = {{"group", "lower", "upper", "lower at", "upper at", "estimated (4.3)"}};
+    const size_t first_part = r.groups.size() - pr.estimates.size();
+    for (size_t g = 0; g < r.groups.size(); ++g) {
+      std::string estimate = "-";
+      if (g >= first_part && pr.estimates[g - first_part].known) {
+        const PartEstimate& e = pr.estimates[g - first_part];
+        estimate = std::to_string(e.lower) + " .. " + std::to_string(e.upper);
+      }
       rows.push_back({r.groups[g].name, std::to_string(b.groups[g].lower),
                       std::to_string(b.groups[g].upper),
                       ordering_text(b.groups[g].lower_at, p.space),
-                      ordering_text(b.groups[g].upper_at, p.space)});
-    out << table(rows, "  ", {false, true, true, false, false});
+                      ordering_text(b.groups[g].upper_at, p.space), estimate});
+    }
+    out << table(rows, "  ", {false, true, true, false, false, false});
   }
   return out.str();
 }
@@ -402,6 +515,7 @@ std::string report_json(const ExploreReport& r) {
                     {"instances", d.pairs.size()}});
   doc["dependencies"] = deps;
   doc["signals"] = r.signals.size();
+  if (r.place) doc["placement_search"] = place_json(p, *r.place);
   Json placements = Json::array();
   for (const PlacementReport& pr : r.placements) {
     Json j;
@@ -439,12 +553,22 @@ std::string report_json(const ExploreReport& r) {
     }
     if (pr.bounds) {
       Json groups = Json::array();
-      for (size_t g = 0; g < r.groups.size(); ++g)
-        groups.push_back({{"group", r.groups[g].name},
-                          {"lower", pr.bounds->groups[g].lower},
-                          {"upper", pr.bounds->groups[g].upper},
-                          {"lower_at", ordering_text(pr.bounds->groups[g].lower_at, p.space)},
-                          {"upper_at", ordering_text(pr.bounds->groups[g].upper_at, p.space)}});
+      const size_t first_part = r.groups.size() - pr.estimates.size();
+      for (size_t g = 0; g < r.groups.size(); ++g) {
+        Json e = {{"group", r.groups[g].name},
+                  {"lower", pr.bounds->groups[g].lower},
+                  {"upper", pr.bounds->groups[g].upper},
+                  {"lower_at", ordering_text(pr.bounds->groups[g].lower_at, p.space)},
+                  {"upper_at", ordering_text(pr.bounds->groups[g].upper_at, p.space)}};
+        if (g >= first_part && pr.estimates[g - first_part].known) {
+          const PartEstimate& pe = pr.estimates[g - first_part];
+          e["estimate"] = {{"lower", pe.lower},
+                           {"upper", pe.upper},
+                           {"lower_at", ordering_text(pe.lower_at, p.space)},
+                           {"upper_at", ordering_text(pe.upper_at, p.space)}};
+        }
+        groups.push_back(e);
+      }
       j["bounds"] = {{"fixed", ordering_text(pr.fixed, p.space)},
                      {"reversals", r.reversals},
                      {"completions", pr.bounds->completions},

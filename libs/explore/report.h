@@ -2,6 +2,7 @@
 // selected placement and ordering, gathered once, then printed as text tables or as JSON.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "libs/explore/basic_sets.h"
 #include "libs/explore/costs.h"
 #include "libs/explore/deps.h"
+#include "libs/explore/placement_search.h"
 #include "libs/explore/storage.h"
 
 namespace t2s::explore {
@@ -24,6 +26,9 @@ struct ExploreOptions {
   std::vector<std::string> fix;  // loops fixed outermost for the bounds (chapter 4)
   bool reversals = false;
   bool basic_sets = true;
+  // MASAI's placement search (section 3.5.5); the placement found joins the analysed ones.
+  bool place = false;
+  PlacementSearchOptions place_options;
   Limits limits;
 };
 
@@ -40,11 +45,14 @@ struct PlacementReport {
   PlacementCosts costs;
   std::optional<SearchResult> search;
   std::optional<PartialBounds> bounds;
+  std::vector<PartEstimate> estimates;  // per dependency part, over the bounds' completions
   Rows fixed;
 };
 
 struct ExploreReport {
   const PolyProgram* program = nullptr;
+  std::shared_ptr<PolyProgram> owned;  // the input and the placement found, with --place
+  std::optional<PlacementSearchResult> place;
   std::string source;  // how the input was named
   std::vector<Dependency> deps;
   std::vector<Signal> signals;

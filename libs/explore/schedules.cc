@@ -236,8 +236,16 @@ class Explorer {
       }
       g.tried.push_back(evaluate_fresh(ds, "--try"));
     }
+    g.pe_budget = std::max<int64_t>(o_.max_pes, 0);
+    if (o_.max_pes < 0 && !g.tried.empty() && g.tried[0].origin == "spec" && g.tried[0].ok) {
+      g.pe_budget = g.tried[0].pes;
+      g.budget_from_spec = true;
+    }
     if (o_.enumerate) enumerate(&g);
     auto better = [&](const ScheduleCandidate& a, const ScheduleCandidate& b) {
+      // The spec's own array size is a soft budget: schedules within it first.
+      if (g.budget_from_spec && (a.pes > g.pe_budget) != (b.pes > g.pe_budget))
+        return b.pes > g.pe_budget;
       for (const std::string& key : o_.rank_by) {
         bool desc = !key.empty() && key[0] == '-';
         std::string k = desc ? key.substr(1) : key;
@@ -503,7 +511,7 @@ class Explorer {
       if (!t.c.ok) {
         g->refused.push_back(t.c);
       } else if ((o_.min_pes == 0 || t.c.pes >= o_.min_pes) &&
-                 (o_.max_pes == 0 || t.c.pes <= o_.max_pes)) {
+                 (o_.max_pes <= 0 || t.c.pes <= o_.max_pes)) {
         g->ranked.push_back(t.c);
       }
     }

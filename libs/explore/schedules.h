@@ -28,8 +28,14 @@ struct ScheduleOptions {
   std::vector<std::string> tries;  // directive chains to judge instead of, or besides, enumerating
   bool enumerate = true;
   // Ranking keys, most significant first: pes, time, storage, locality; "-key" for descending.
-  std::vector<std::string> rank_by = {"pes", "time", "storage", "locality"};
-  int64_t min_pes = 0, max_pes = 0;  // 0: no limit
+  // The default answers a designer's question: the fastest schedule on an array no larger than
+  // the PE budget, then the fewest registers, then the fewest PEs.
+  std::vector<std::string> rank_by = {"time", "storage", "pes", "locality"};
+  int64_t min_pes = 0;  // 0: no limit
+  // The PE budget: N > 0 ranks only schedules of at most N PEs; 0 no limit; -1 (default) the
+  // PEs of the group's own transform, as a soft budget: schedules within it ranked first, the
+  // others after them (no budget when the group has no transform).
+  int64_t max_pes = -1;
   bool show_refused = false;
   int64_t top = 20;  // rows of the text table
   int64_t max_candidates = 20000;
@@ -51,8 +57,10 @@ struct GroupSchedules {
   std::vector<Dependency> deps;
   PlacementAnalysis placed;
   int64_t enumerated = 0;
-  bool all_orders = false;      // every loop order was enumerated (else the spec's own)
-  int64_t refused_by_time = 0;  // refused before the stt pass: a dependence backwards in time
+  bool all_orders = false;        // every loop order was enumerated (else the spec's own)
+  int64_t refused_by_time = 0;    // refused before the stt pass: a dependence backwards in time
+  int64_t pe_budget = 0;          // the largest PE count ranked (0: no limit)
+  bool budget_from_spec = false;  // the budget is the PEs of the group's own transform
   std::vector<ScheduleCandidate> ranked;   // legal, best first
   std::vector<ScheduleCandidate> refused;  // refused by the stt pass (or by time)
   std::vector<ScheduleCandidate> tried;    // the spec's own transform, then each --try

@@ -11,6 +11,17 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+std::string budget_text(const GroupSchedules& g) {
+  if (g.pe_budget == 0 || g.budget_from_spec) return "";
+  return " within " + std::to_string(g.pe_budget) + " PEs";
+}
+
+std::string soft_budget_text(const GroupSchedules& g) {
+  if (!g.budget_from_spec) return "";
+  return ", those within " + std::to_string(g.pe_budget) +
+         " PEs (the spec's own array; --max-pes N sets a budget) first";
+}
+
 std::string joined(const std::vector<std::string>& v, const std::string& sep) {
   std::string t;
   for (const std::string& s : v) t += (t.empty() ? "" : sep) + s;
@@ -41,9 +52,9 @@ void group_text(const GroupSchedules& g, const ScheduleOptions& o, std::ostrings
     }
     const ScheduleCandidate& c = g.ranked.front();
     out << "best schedule of merge group " << g.func << " (ranked by " << joined(o.rank_by, ", ")
-        << ", among " << g.ranked.size() << " legal of " << g.enumerated << "): " << c.pes
-        << " PEs, " << c.steps << " time steps, " << c.storage << " register values (naive "
-        << c.naive << ")";
+        << soft_budget_text(g) << ", among " << g.ranked.size() << " legal of " << g.enumerated
+        << budget_text(g) << "): " << c.pes << " PEs, " << c.steps << " time steps, " << c.storage
+        << " register values (naive " << c.naive << ")";
     if (c.locality_known) out << ", locality " << c.locality;
     out << "\n  " << c.text << "\n";
     return;
@@ -89,12 +100,12 @@ void group_text(const GroupSchedules& g, const ScheduleOptions& o, std::ostrings
       << (g.all_orders ? "every loop order" : "the spec's loop order") << ", up to " << o.max_space
       << " innermost loops to space, vectors in [-" << o.bound << ", " << o.bound << "]"
       << (o.chain ? ", chained" : "") << "): " << g.ranked.size() << " legal"
-      << (o.min_pes || o.max_pes ? " within the PE limits" : "") << ", " << g.refused_by_time
-      << " refused for a dependence backwards in time, "
+      << (o.min_pes ? " with at least " + std::to_string(o.min_pes) + " PEs" : "") << budget_text(g)
+      << ", " << g.refused_by_time << " refused for a dependence backwards in time, "
       << g.refused.size() - (o.show_refused ? static_cast<size_t>(g.refused_by_time) : 0)
       << " refused by t2s-merge / t2s-stt\n";
   if (g.ranked.empty()) return;
-  out << "  ranked by " << joined(o.rank_by, ", ") << ":\n";
+  out << "  ranked by " << joined(o.rank_by, ", ") << soft_budget_text(g) << ":\n";
   rows = {{"#", "PEs", "steps", "registers", "naive", "locality", "directives"}};
   for (size_t i = 0; i < g.ranked.size() && static_cast<int64_t>(i) < o.top; ++i) {
     std::vector<std::string> row = {std::to_string(i + 1)};
@@ -156,6 +167,8 @@ std::string schedules_json(const std::vector<GroupSchedules>& groups, const Sche
   for (const GroupSchedules& g : groups) {
     Json j;
     j["func"] = g.func;
+    j["pe_budget"] = g.pe_budget;
+    j["pe_budget_from_spec"] = g.budget_from_spec;
     Json loops = Json::array();
     for (size_t i = 0; i < g.kernel.loops.size(); ++i)
       loops.push_back({{"loop", g.kernel.loops[i]},

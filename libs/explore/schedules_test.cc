@@ -54,12 +54,52 @@ TEST(SchedulesTest, GemmTopRankedNeedsNoMoreRegistersThanTheSimpleTransform) {
   const ScheduleCandidate* simple = find(g.ranked, "A.space_time_transform(i, j);");
   ASSERT_NE(simple, nullptr);
   EXPECT_EQ(simple->storage, 48);
-  // Ranked by PEs, then time steps, then registers, then locality.
+  // The default: the spec's own array (16 PEs) is a soft budget: the schedules within it
+  // first, ranked by time steps, then registers, then PEs, then locality; then the others.
+  EXPECT_EQ(g.pe_budget, 16);
+  EXPECT_TRUE(g.budget_from_spec);
+  EXPECT_EQ(g.ranked.size(), 42u);
+  EXPECT_LE(g.ranked.front().steps, g.tried[0].steps);
   for (size_t i = 1; i < g.ranked.size(); ++i) {
     const ScheduleCandidate &a = g.ranked[i - 1], &b = g.ranked[i];
+    EXPECT_TRUE(std::make_tuple(a.pes > 16, a.steps, a.storage, a.pes, a.locality) <=
+                std::make_tuple(b.pes > 16, b.steps, b.storage, b.pes, b.locality));
+  }
+  // The previous default (PEs first, no budget) still holds the acceptance.
+  ScheduleOptions by_pes = o;
+  by_pes.max_pes = 0;
+  by_pes.rank_by = {"pes", "time", "storage", "locality"};
+  const GroupSchedules h = explore_schedules(spec("testdata/specs/gemm.t2s"), by_pes, Limits{})[0];
+  EXPECT_EQ(h.pe_budget, 0);
+  EXPECT_EQ(h.ranked.size(), 42u);
+  EXPECT_LE(h.ranked.front().storage, 48);
+  for (size_t i = 1; i < h.ranked.size(); ++i) {
+    const ScheduleCandidate &a = h.ranked[i - 1], &b = h.ranked[i];
     EXPECT_TRUE(std::make_tuple(a.pes, a.steps, a.storage, a.locality) <=
                 std::make_tuple(b.pes, b.steps, b.storage, b.locality));
   }
+}
+
+TEST(SchedulesTest, MatrixVectorRanksTheFastestWithinTheArrayFirst) {
+  // A 1-D array of 8 PEs (testdata/explore/matvec_1d.t2s): PEs first put the 6-PE
+  // reorder(k, i).space_time_transform(k) on top, 8 steps; the default keeps the designer's
+  // 8 PEs and ranks the 6-step schedule first.
+  SourceManager sources;
+  const std::string path = "testdata/explore/matvec_1d.t2s";
+  sources.add("", path, testing::read_file(path));
+  const Program program = parse_spec(sources, FrontendOptions{});
+  const GroupSchedules g = explore_schedules(program, ScheduleOptions{}, Limits{})[0];
+  ASSERT_FALSE(g.ranked.empty());
+  EXPECT_EQ(g.pe_budget, 8);
+  EXPECT_EQ(g.ranked.front().text, "X.space_time_transform(i);");
+  EXPECT_EQ(g.ranked.front().steps, 6);
+  ScheduleOptions budget;
+  budget.max_pes = 6;
+  const GroupSchedules h = explore_schedules(program, budget, Limits{})[0];
+  ASSERT_FALSE(h.ranked.empty());
+  EXPECT_EQ(h.ranked.front().text, "X.reorder(k, i).space_time_transform(k);");
+  EXPECT_EQ(h.ranked.front().pes, 6);
+  EXPECT_EQ(h.ranked.front().steps, 8);
 }
 
 // The brute force: GEMM's operations (statement, i, j, k) in the execution order of the

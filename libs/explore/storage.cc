@@ -249,6 +249,7 @@ PartialBounds partial_order_bounds(const PolyProgram& p, const std::vector<Depen
       if (b.legal == 0 || v > gb.upper) gb.upper = v, gb.upper_at = rows;
     }
     ++b.legal;
+    b.legal_orders.push_back(rows);
   }
   return b;
 }

@@ -86,6 +86,7 @@ struct GroupBounds {
 struct PartialBounds {
   int64_t completions = 0, legal = 0;
   std::vector<GroupBounds> groups;  // one per group
+  std::vector<Rows> legal_orders;   // the legal completions (fixed rows included)
 };
 
 // Chapter 4: the loops `fixed` (rows, outermost first) are fixed outermost; every legal

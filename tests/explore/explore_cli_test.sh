@@ -40,6 +40,7 @@ run testdata/explore/storage_estimation.json --fix k
 check "chapter 4: exit 0" "$rc"
 check "chapter 4: total 42" "$(has "$TMP/out" "): 42")"
 check "chapter 4: k outermost" "$(grep -E '^  part B\(2\) -> S3 +2 +8 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
+check "chapter 4: estimate with k outermost" "$(grep -E '^  part B\(2\) -> S3 +2 +8 .* 2 \.\. 8$' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 run testdata/explore/storage_estimation.json --bounds
 check "chapter 4: nothing fixed" "$(grep -E '^  part B\(2\) -> S3 +2 +24 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 run testdata/explore/loop_merging.json --format json -o "$TMP/report.json"
@@ -48,6 +49,15 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['t2s_explo
 check "JSON report: loop merging N, 1, N, 2, 2" "$?"
 run --starting-set 4
 check "MASAI starting set" "$(has "$TMP/out" "65536 matrices, 22560 non-singular")"
+run testdata/explore/three_polytopes.json --place --no-basic-sets
+check "--place: exit 0" "$rc"
+check "--place: ranks" "$(has "$TMP/out" "each alone at best 0 0 0 0 0; together 0 0 0 0 0")"
+check "--place: as good as figure 3.31" "$(has "$TMP/out" "best (dependency cone of dimension 1, then locality, then data reuse): placement 'masai', locality 38, refined locality 34, data reuse 34, ranks 0 0 0 0 0")"
+check "--place: figure 3.31's maps" "$(has "$TMP/out" "{ C[k, l] -> [-k + l + 7, k] }")"
+check "--place: analysed" "$(has "$TMP/out" "placement 'masai' (common space x1, x2):")"
+run testdata/explore/loop_merging.json --place --format json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['placement_search']; assert s['found'] and s['complete'] and s['costs']['locality'] == 8, s" "$TMP/out"
+check "--place JSON: loop merging's merged placement (locality N)" "$?"
 
 # --- schedules of a spec ---------------------------------------------------------------------
 run testdata/specs/gemm.t2s --best
@@ -62,6 +72,10 @@ check "tiled GEMM: its own loop order (9 loops)" "$(has "$TMP/out" "39 enumerate
 check "tiled GEMM: the channel write reads C" "$(has "$TMP/out" "C -> c_to_drainer (C)")"
 run testdata/specs/gemm.t2s --no-enumerate --order k,j,i
 check "GEMM --order: the group's loop nest" "$(grep -E '^  --order k,j,i +loops +\(k, j, i\) +yes +21 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
+run testdata/explore/matvec_1d.t2s --best
+check "ranking: the fastest within the spec's array" "$(has "$TMP/out" "8 PEs, 6 time steps")"
+run testdata/explore/matvec_1d.t2s --best --max-pes 6
+check "ranking: --max-pes" "$(has "$TMP/out" "X.reorder(k, i).space_time_transform(k);")"
 run testdata/specs/seed000_2d.t2s --no-enumerate --try "space_time_transform(j)"
 check "refused --try: exit 0" "$rc"
 check "refused --try: the reason" "$(has "$TMP/out" "[stt-space-loops]")"
@@ -104,7 +118,7 @@ for opt in --output --format --param --placement --order --search --bound --boun
   --reversals --no-basic-sets --max-points --starting-set --coefficients --spec --define \
   --include-dir --no-t2s-macros --group --best --try --no-enumerate --rank-by --chain \
   --keep-order --all-orders --max-space --min-pes --max-pes --top --show-refused --polyhedral \
-  --version; do
+  --place --place-overlap --place-locality-first --place-radius --place-limit --version; do
   check "--help documents $opt" "$(has "$TMP/out" "$opt")"
 done
 

@@ -1,0 +1,86 @@
+// MASAI's placement search (DTSE section 3.5.5): linear mappings of every polytope into the
+// common space, chosen from a starting set (matrices of small coefficients, full column rank),
+// by constraint-based backtracking on the ranks rank(I - D') of the mapped dependencies:
+//   phase 1: per dependency, every pair of mappings of its two polytopes and its rank, so each
+//            mapping's best achievable rank per dependency and each dependency's optimal rank;
+//   phase 2: per polytope, the mappings that can meet the current target rank of every
+//            dependency it takes part in (the constraints);
+//   phase 3: backtracking, polytope by polytope, over those mappings, checking the dependencies
+//            with the polytopes already mapped; the target ranks start loose (the dimension)
+//            and are tightened one dependency at a time while a solution exists (figures
+//            3.34-3.35), the search tree reordered by conflicts when an attempt runs long.
+// The book stops at the first placement meeting the final targets; this search enumerates all
+// of them (up to a limit) and gives each the translation of smallest locality (section 3.5.7,
+// exactly: locality is separable per dim) among those that keep the polytopes apart and admit a
+// strictly legal ordering vector, then keeps the best: the smallest dimension of the global
+// dependency cone (regularity first, section 3.5.3), then locality, data reuse, refined
+// locality.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libs/explore/costs.h"
+#include "libs/explore/deps.h"
+
+namespace t2s::explore {
+
+struct PlacementSearchOptions {
+  // Of the mappings; empty: {-1, 0, 1} in a space of up to 2 dims, {0, 1} beyond.
+  std::vector<int64_t> coefficients;
+  // Statements may share points (their operations there run in the statements' order), as in
+  // one loop body; the book keeps polytopes apart.
+  bool overlap = false;
+  // The book's priority: the smallest dependency cone first, then locality; false: locality.
+  bool cone_first = true;
+  int64_t radius = -1;                 // translations in [-R, R] per dim; -1: from the sizes
+  int64_t max_iterations = 2'000'000;  // backtracking steps over every attempt
+  int64_t max_solutions = 20'000;      // linear placements meeting the final targets
+};
+
+struct PlacementSearchResult {
+  bool found = false;
+  Placement placement;                // "masai": the best one found
+  PlacementCosts costs;               // its costs
+  std::vector<size_t> optimal;        // phase 1: per dependency, the lowest rank of any pair
+  std::vector<size_t> achieved;       // phase 3: the final target ranks, met together
+  std::vector<size_t> ranks;          // the ranks of the placement found
+  std::vector<size_t> candidates;     // phase 2 (final targets): mappings per statement
+  size_t starting_set = 0;            // the largest starting set (one statement's)
+  int64_t iterations = 0;             // backtracking steps, every attempt
+  int64_t attempts = 0;               // backtracking searches (one per target tried)
+  int64_t reorders = 0;               // search tree reorderings
+  int64_t solutions = 0;              // linear placements meeting the final targets (enumerated)
+  int64_t pruned = 0;                 // of those, how many cannot beat the best by locality alone
+  int64_t translated = 0;             // of the others, how many admit a legal translation
+  std::vector<int64_t> coefficients;  // those used
+  size_t cone_dimension = 0;          // of the global dependency cone: the smallest reached
+  bool cone_first = true;             // the options' cone_first
+  bool complete = true;               // false when a limit cut the search short
+  bool overlap = false;               // the options' overlap
+  int64_t radius = 0;
+  std::vector<std::string> notes;
+};
+
+// Searches placements of `p`'s statements into its common space. Throws std::invalid_argument
+// (a usage error) when the starting set or the translation search would be too large.
+PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<Dependency>& deps,
+                                        const std::vector<Signal>& signals,
+                                        const PlacementSearchOptions& options);
+
+// rank(I - D') of dependency `d` when its source is mapped linearly by `src` and its sink by
+// `dst` (d x n matrices): the dimension of the affine hull of the mapped vectors.
+size_t mapped_rank(const Dependency& d, const std::vector<std::vector<int64_t>>& src,
+                   const std::vector<std::vector<int64_t>>& dst, size_t dims);
+
+// The starting set for an n-dimensional statement in a d-dimensional space: every d x n matrix
+// of `coeff` with rank n, simplest first (the identity, then fewest changed entries, then
+// fewest negative ones).
+std::vector<std::vector<std::vector<int64_t>>> starting_set(size_t d, size_t n,
+                                                            const std::vector<int64_t>& coeff);
+
+// "{ A[i, j] -> [i - j + 6, j] }".
+std::string affine_text(const Statement& s, const Affine& f);
+
+}  // namespace t2s::explore
