@@ -3,7 +3,7 @@
 # Builds `targets` with -c opt (without moving the bazel-bin symlink, which the tests use) and
 # sets $bin to the directory of the optimised tools. Needs $work (a scratch directory).
 build_opt_tools() {
-  bazel build -c opt --symlink_prefix=/ "$@" >"$work/build.log" 2>&1 ||
+  bazel build -c opt --symlink_prefix=/ --disk_cache=/tmp/t2s-disk-cache "$@" >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; exit 1; }
   bin="$(bazel info -c opt bazel-bin 2>/dev/null)/tools"
 }
