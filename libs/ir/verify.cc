@@ -1,6 +1,7 @@
 #include "libs/ir/verify.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -39,6 +40,7 @@ class Verifier {
       inherited_transforms(i);
       stmts(kernel_->body, "kernels[" + std::to_string(i) + "].body");
     }
+    kernel_cycles();
   }
 
  private:
@@ -277,6 +279,42 @@ class Verifier {
              c.loc);
       fifos *= e;
     }
+  }
+
+  // The kernels and the channels between them form a DAG (a T2S design); only a kernel's own
+  // FIFOs, between its PEs, lead back into it. A cycle could deadlock the emulation and the
+  // device, and the passes assume an order of the kernels. Reported at the channel closing the
+  // first cycle found, searching from the kernels in order and their channels in order.
+  void kernel_cycles() {
+    std::map<std::string, std::vector<size_t>> out;  // kernel -> channels it writes to another
+    for (size_t i = 0; i < p_.channels.size(); ++i)
+      if (p_.channels[i].producer != p_.channels[i].consumer)
+        out[p_.channels[i].producer].push_back(i);
+    enum Color { kWhite, kOnPath, kDone };
+    std::map<std::string, Color> color;
+    std::vector<std::string> path;  // the kernels from the search's root to the current one
+    std::function<void(const std::string&)> visit = [&](const std::string& kernel) {
+      color[kernel] = kOnPath;
+      path.push_back(kernel);
+      for (size_t i : out[kernel]) {
+        const Channel& c = p_.channels[i];
+        if (color[c.consumer] == kOnPath) {
+          std::string cycle;
+          for (auto k = std::find(path.begin(), path.end(), c.consumer); k != path.end(); ++k)
+            cycle += *k + " -> ";
+          fail("channels[" + std::to_string(i) + "]",
+               "channel '" + c.name + "' from kernel '" + c.producer + "' to kernel '" +
+                   c.consumer + "' closes a cycle of kernels: " + cycle + c.consumer +
+                   " (kernels form a DAG; only a kernel's own FIFOs lead back into it)",
+               "ir-kernel-cycle", c.loc);
+        }
+        if (color[c.consumer] == kWhite) visit(c.consumer);
+      }
+      path.pop_back();
+      color[kernel] = kDone;
+    };
+    for (const Kernel& k : p_.kernels)
+      if (color[k.name] == kWhite) visit(k.name);
   }
 
   void reg(size_t i) {

@@ -294,6 +294,38 @@ TEST(Verify, Channel) {
          "38:3");
 }
 
+TEST(Verify, KernelCycle) {
+  // An extra back channel from the collector to A (issue 16: it passed every tool with exit 0).
+  const auto back_channel = [](Json& d) {
+    Json c = d["channels"][1];
+    c["name"] = "collector_to_A";
+    c["producer"] = "collector";
+    c["consumer"] = "A";
+    d["channels"].push_back(c);
+  };
+  for (const char* stage : {"merged", "stt", "vectorized", "gathered"}) {
+    expect(broken("isolate_consumer", stage, back_channel), "ir-kernel-cycle",
+           "channels[3]: channel 'collector_to_A' from kernel 'collector' to kernel 'A' closes a "
+           "cycle of kernels: A -> drainer -> collector -> A (kernels form a DAG; only a kernel's "
+           "own FIFOs lead back into it)",
+           "38:3");
+  }
+  // Two kernels feeding each other.
+  expect(broken("isolate_consumer", "merged",
+                [](Json& d) {
+                  Json c = d["channels"][1];
+                  c["name"] = "drainer_to_A";
+                  c["producer"] = "drainer";
+                  c["consumer"] = "A";
+                  d["channels"].push_back(c);
+                }),
+         "ir-kernel-cycle",
+         "channels[3]: channel 'drainer_to_A' from kernel 'drainer' to kernel 'A' closes a cycle "
+         "of kernels: A -> drainer -> A (kernels form a DAG; only a kernel's own FIFOs lead back "
+         "into it)",
+         "38:3");
+}
+
 TEST(Verify, Register) {
   // The reader checks how registers are read, so the kind is changed after reading.
   expect(
