@@ -140,8 +140,9 @@ std::optional<int64_t> uniform_step(const Set& set, const std::vector<Aff>& keys
 // with x + e in the set, over the points x. For a box (a loop nest) that is arithmetic on E
 // (boxes [lo - e, hi - e] and their corners); for other sets, the points are counted one by one
 // when their bounding box is small, else a branch and bound in isl. Returns `limit` + 1 when E
-// has more than `limit` offsets.
+// has more than `limit` offsets. `enumerated`, when given, is set to the number of offsets
+// enumerated (the work done, about 20 us each; at most `limit` + 1).
 int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Aff& time,
-                          int64_t span, int64_t limit);
+                          int64_t span, int64_t limit, int64_t* enumerated = nullptr);
 
 }  // namespace t2s::poly
