@@ -355,6 +355,16 @@ class Verifier {
     for (size_t i = 0; i < list.size(); ++i) stmt(*list[i], where + "[" + std::to_string(i) + "]");
   }
 
+  // A loop or let binds a name no enclosing loop or let binds: the passes take a variable for
+  // one loop of the nest (t2s-stt made ill-formed IR of a nest repeated inside itself).
+  void unbound_name(const std::string& var, const char* what, const std::string& where) {
+    for (const auto& [name, type] : vars_)
+      if (name == var)
+        fail(where,
+             std::string(what) + " '" + var + "' binds a name that an enclosing loop or let binds",
+             "ir-rebound", loc_);
+  }
+
   void stmt(const Stmt& s, const std::string& where) {
     const SourceLoc saved = loc_;
     if (s.loc.valid()) loc_ = s.loc;
@@ -362,11 +372,13 @@ class Verifier {
     if (const For* loop = s.as<For>()) {
       integer(loop->min, where, "the min of loop '" + loop->var + "'");
       integer(loop->extent, where, "the extent of loop '" + loop->var + "'");
+      unbound_name(loop->var, "loop", where);
       vars_.emplace_back(loop->var, Type::Int(32));
       stmts(loop->body, where + ".body");
       vars_.pop_back();
     } else if (const LetStmt* let = s.as<LetStmt>()) {
       expr(let->value);
+      unbound_name(let->var, "let", where);
       vars_.emplace_back(let->var, let->value->type);
       stmts(let->body, where + ".body");
       vars_.pop_back();

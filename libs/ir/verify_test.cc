@@ -294,6 +294,19 @@ TEST(Verify, Channel) {
          "38:3");
 }
 
+TEST(Verify, Rebound) {
+  // gemm's loop j renamed k, inside loop k (issue 16: a loop nest repeated inside itself made
+  // t2s-stt produce ill-formed IR).
+  expect(broken("gemm", "merged",
+                [](Json& d) {
+                  d["kernels"][0]["body"][0]["body"][0]["body"][0]["body"][0]["body"][0]["for"] =
+                      "k";
+                }),
+         "ir-rebound",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0]: loop 'k' binds a name that an "
+         "enclosing loop or let binds");
+}
+
 TEST(Verify, KernelCycle) {
   // An extra back channel from the collector to A (issue 16: it passed every tool with exit 0).
   const auto back_channel = [](Json& d) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -51,6 +52,12 @@ int main(int argc, char** argv) {
       mutated.resize(std::max<size_t>(2 * bytes.size(), 4096));
       const size_t size =
           LLVMFuzzerCustomMutator(mutated.data(), bytes.size(), mutated.size(), seed);
+      // The input being run, for keeping a finding: T2S_MUTATION_OUT=FILE.
+      if (const char* keep = std::getenv("T2S_MUTATION_OUT")) {
+        std::ofstream(keep, std::ios::binary)
+            .write(reinterpret_cast<const char*>(mutated.data()),
+                   static_cast<std::streamsize>(size));
+      }
       LLVMFuzzerTestOneInput(mutated.data(), size);
     }
   }

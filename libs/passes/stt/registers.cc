@@ -40,6 +40,9 @@ void KernelTransformer::allocate() {
     storage_index_[key] = storage_.size();
     storage_.push_back(s);
   }
+  // A URE no statement reads (hand-edited IR) is still computed, into a let of its own.
+  for (auto& [func, u] : ures_)
+    if (u.allocatable && u.value_name.empty()) u.value_name = fresh(u.func + "_val");
   std::map<std::string, int> count;
   int64_t offsets_left = kMaxEnumeratedOffsets;
   // Whether every PE writes one value every `period` steps at one phase: a property of the
