@@ -305,7 +305,7 @@ TEST(Verify, Rebound) {
          "ir-rebound",
          "kernels[0].body[0].body[0].body[0].body[0].body[0]: loop 'k' binds a name that an "
          "enclosing loop or let binds",
-         "13:1");
+         "15:1");
 }
 
 TEST(Verify, KernelCycle) {
