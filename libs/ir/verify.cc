@@ -33,6 +33,7 @@ class Verifier {
     for (size_t i = 0; i < p_.buffers.size(); ++i) buffer(i);
     for (size_t i = 0; i < p_.channels.size(); ++i) channel(i);
     for (size_t i = 0; i < p_.registers.size(); ++i) reg(i);
+    if (p_.stage == Stage::kStt) register_shapes();
     for (size_t i = 0; i < p_.kernels.size(); ++i) {
       kernel_ = &p_.kernels[i];
       loc_ = kernel_->loc;
@@ -315,6 +316,27 @@ class Verifier {
     };
     for (const Kernel& k : p_.kernels)
       if (color[k.name] == kWhite) visit(k.name);
+  }
+
+  // At the stt stage every register of a kernel spans the kernel's PE array (t2s-vec takes the
+  // lane dimensions from it; it made ill-formed IR of a register whose shape was edited).
+  void register_shapes() {
+    std::map<std::string, size_t> first;  // kernel -> its first register
+    for (size_t i = 0; i < p_.registers.size(); ++i) {
+      const Register& r = p_.registers[i];
+      auto [it, fresh] = first.emplace(r.kernel, i);
+      if (fresh || p_.registers[it->second].shape == r.shape) continue;
+      const auto text = [](const std::vector<int64_t>& shape) {
+        std::string t;
+        for (int64_t e : shape) t += (t.empty() ? "" : " x ") + std::to_string(e);
+        return "(" + t + ")";
+      };
+      fail("registers[" + std::to_string(i) + "]",
+           "register '" + r.name + "' has PE shape " + text(r.shape) + ", register '" +
+               p_.registers[it->second].name + "' of the same kernel " +
+               text(p_.registers[it->second].shape) + " (one PE array per kernel)",
+           "ir-register", r.loc);
+    }
   }
 
   void reg(size_t i) {

@@ -294,6 +294,16 @@ TEST(Verify, Channel) {
          "38:3");
 }
 
+TEST(Verify, RegistersOfOneKernelShareItsPeArray) {
+  // vec_tensor3d's C_shreg spans 8 x 2 x 8 PEs, A_shreg 8 x 2 x 2 (issue 16: t2s-vec made
+  // ill-formed IR).
+  expect(broken("vec_tensor3d", "stt", [](Json& d) { d["registers"][2]["shape"][2] = 8; }),
+         "ir-register",
+         "registers[2]: register 'C_shreg' has PE shape (8 x 2 x 8), register 'A_shreg' of the "
+         "same kernel (8 x 2 x 2) (one PE array per kernel)",
+         "32:1");
+}
+
 TEST(Verify, Rebound) {
   // gemm's loop j renamed k, inside loop k (issue 16: a loop nest repeated inside itself made
   // t2s-stt produce ill-formed IR).
