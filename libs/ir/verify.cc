@@ -42,6 +42,7 @@ class Verifier {
       stmts(kernel_->body, "kernels[" + std::to_string(i) + "].body");
     }
     kernel_cycles();
+    concurrent_buffers();
   }
 
  private:
@@ -339,6 +340,28 @@ class Verifier {
     }
   }
 
+  // Consecutive device kernels run at once (t2s-run, the emulations, the device): none may
+  // write a buffer another of them reads or writes (a data race; such values travel over
+  // channels). The interpreter and the emitters stopped with an internal error.
+  void concurrent_buffers() {
+    const std::vector<Kernel>& ks = p_.kernels;
+    for (size_t first = 0; first < ks.size();) {
+      size_t last = first + 1;
+      if (ks[first].place == Place::kDevice)
+        while (last < ks.size() && ks[last].place == Place::kDevice) ++last;
+      for (size_t x = first; x < last; ++x)
+        for (const auto& [buffer, written] : buffer_uses_[&ks[x]])
+          for (size_t y = first; y < last && written; ++y)
+            if (y != x && buffer_uses_[&ks[y]].count(buffer))
+              fail("kernels[" + std::to_string(y) + "]",
+                   "kernels '" + ks[x].name + "' and '" + ks[y].name +
+                       "' run concurrently and share buffer '" + buffer + "', which '" +
+                       ks[x].name + "' writes",
+                   "ir-storage", ks[y].loc);
+      first = last;
+    }
+  }
+
   void reg(size_t i) {
     const Register& r = p_.registers[i];
     const std::string where = "registers[" + std::to_string(i) + "]";
@@ -472,7 +495,11 @@ class Verifier {
   std::pair<Type, size_t> storage(const std::string& func, const char* use) {
     for (size_t i = realizes_.size(); i-- > 0;)
       if (realizes_[i].first == func) return realizes_[i].second;
-    if (const Buffer* b = p_.find_buffer(func)) return {b->type, b->mins.size()};
+    if (const Buffer* b = p_.find_buffer(func)) {
+      bool& written = buffer_uses_[kernel_][func];
+      written = written || std::string(use) == "provide";
+      return {b->type, b->mins.size()};
+    }
     fail(where_,
          std::string(use) + " of Func '" + func + "', which has neither an enclosing realize " +
              "nor a buffer",
@@ -790,6 +817,7 @@ class Verifier {
   std::string where_;
   std::vector<std::pair<std::string, Type>> vars_;  // scope, innermost last
   std::vector<std::pair<std::string, std::pair<Type, size_t>>> realizes_;
+  std::map<const Kernel*, std::map<std::string, bool>> buffer_uses_;  // buffer -> written
 };
 
 }  // namespace

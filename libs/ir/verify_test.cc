@@ -304,6 +304,25 @@ TEST(Verify, RegistersOfOneKernelShareItsPeArray) {
          "32:1");
 }
 
+TEST(Verify, ConcurrentKernelsShareNoWrittenBuffer) {
+  // vec_width12's device kernel X reads the buffer of 'drain', which the device kernel drain
+  // writes, instead of input a (issue 16: an internal error in t2s-run and t2s-emit).
+  std::string text = read_golden_text("vec_width12", "gathered");
+  const std::string read_a = "a(ramp(12 * io, 1, 12), j)";
+  ASSERT_NE(text.find(read_a), std::string::npos);
+  text.replace(text.find(read_a), 1, "drain");
+  Program p = read_program(text, "broken.json");
+  try {
+    verify_program(p, "broken.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const Diagnostic& d) {
+    expect(d, "ir-storage",
+           "kernels[0]: kernels 'drain' and 'X' run concurrently and share buffer 'drain', which "
+           "'drain' writes",
+           "25:1");
+  }
+}
+
 TEST(Verify, Rebound) {
   // gemm's loop j renamed k, inside loop k (issue 16: a loop nest repeated inside itself made
   // t2s-stt produce ill-formed IR).
