@@ -10,7 +10,7 @@ and cross-references (every tool on a mutated golden stage), hostile sizes (-D o
 size macros), malformed .npy files (t2s-run --input and an emulation's --input), and outputs to
 non-regular paths (a FIFO, a symlink, a read-only file, a directory). A finding is an exit
 status other than 0 or 1 (2 for a usage error the campaign makes on purpose is not one), a
-signal, a run over 10 s, a peak memory over 4 GiB, or an emulation whose output differs from
+signal, a run over 10 s (t2s-run with --max-steps 10^7), a peak memory over 4 GiB, or an emulation whose output differs from
 t2s-run's on the same IR. Prints the counts and each finding; exit 1 when there is one.
 """
 import argparse
@@ -59,13 +59,19 @@ def tool(name):
     return os.path.join(TOOLS, name)
 
 
+# t2s-run's stated limit on its work (--max-steps, default 2 x 10^9 statement executions: minutes
+# for a legal program that large), set so that a run stays within the campaign's 10 s.
+RUN_LIMIT = ["--max-steps", "10000000"]
+
+
 STAGE_TOOLS = ["t2s-merge", "t2s-stt", "t2s-vec", "t2s-gather"]
 
 
 def chain(kind, first_json, work, keep):
     """Every later tool on an IR file, t2s-run and t2s-emit on each result."""
     current = first_json
-    for cmd in [["t2s-run"], ["t2s-emit", "--target", "opencl"], ["t2s-emit", "--target", "cpp"]]:
+    for cmd in [["t2s-run"] + RUN_LIMIT, ["t2s-emit", "--target", "opencl"],
+                ["t2s-emit", "--target", "cpp"]]:
         s, e = run([tool(cmd[0])] + cmd[1:] + [current, "-o", os.path.join(work, "o")])
         check(kind + ":" + cmd[0], cmd + [current], s, e, keep)
     for t in STAGE_TOOLS:
@@ -75,7 +81,7 @@ def chain(kind, first_json, work, keep):
         if s != 0:
             return
         current = out
-        s, e = run([tool("t2s-run"), current, "-o", os.path.join(work, "r.npy")])
+        s, e = run([tool("t2s-run"), current, "-o", os.path.join(work, "r.npy")] + RUN_LIMIT)
         check(kind + ":t2s-run", ["t2s-run", current], s, e, keep)
 
 
