@@ -173,16 +173,17 @@ class Mutator {
   bool renumber() {
     Node* n = some([](const Node& n) { return n.value->is_number_integer(); });
     if (!n) return false;
-    const int64_t old = n->value->get<int64_t>();
+    // Wrapping arithmetic: the value may be INT64_MIN or INT64_MAX already.
+    const uint64_t old = static_cast<uint64_t>(n->value->get<int64_t>());
     switch (pick(3)) {
       case 0:
         *n->value = kNumbers[pick(std::size(kNumbers))];
         break;
       case 1:
-        *n->value = old + (pick(2) ? 1 : -1);
+        *n->value = static_cast<int64_t>(pick(2) ? old + 1 : old - 1);
         break;
       default:
-        *n->value = -old;
+        *n->value = static_cast<int64_t>(0 - old);
         break;
     }
     return true;
