@@ -1,6 +1,7 @@
 #include "libs/ir/verify.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -32,6 +33,7 @@ class Verifier {
     for (size_t i = 0; i < p_.buffers.size(); ++i) buffer(i);
     for (size_t i = 0; i < p_.channels.size(); ++i) channel(i);
     for (size_t i = 0; i < p_.registers.size(); ++i) reg(i);
+    if (p_.stage == Stage::kStt) register_shapes();
     for (size_t i = 0; i < p_.kernels.size(); ++i) {
       kernel_ = &p_.kernels[i];
       loc_ = kernel_->loc;
@@ -39,6 +41,8 @@ class Verifier {
       inherited_transforms(i);
       stmts(kernel_->body, "kernels[" + std::to_string(i) + "].body");
     }
+    kernel_cycles();
+    concurrent_buffers();
   }
 
  private:
@@ -279,6 +283,85 @@ class Verifier {
     }
   }
 
+  // The kernels and the channels between them form a DAG (a T2S design); only a kernel's own
+  // FIFOs, between its PEs, lead back into it. A cycle could deadlock the emulation and the
+  // device, and the passes assume an order of the kernels. Reported at the channel closing the
+  // first cycle found, searching from the kernels in order and their channels in order.
+  void kernel_cycles() {
+    std::map<std::string, std::vector<size_t>> out;  // kernel -> channels it writes to another
+    for (size_t i = 0; i < p_.channels.size(); ++i)
+      if (p_.channels[i].producer != p_.channels[i].consumer)
+        out[p_.channels[i].producer].push_back(i);
+    enum Color { kWhite, kOnPath, kDone };
+    std::map<std::string, Color> color;
+    std::vector<std::string> path;  // the kernels from the search's root to the current one
+    std::function<void(const std::string&)> visit = [&](const std::string& kernel) {
+      color[kernel] = kOnPath;
+      path.push_back(kernel);
+      for (size_t i : out[kernel]) {
+        const Channel& c = p_.channels[i];
+        if (color[c.consumer] == kOnPath) {
+          std::string cycle;
+          for (auto k = std::find(path.begin(), path.end(), c.consumer); k != path.end(); ++k)
+            cycle += *k + " -> ";
+          fail("channels[" + std::to_string(i) + "]",
+               "channel '" + c.name + "' from kernel '" + c.producer + "' to kernel '" +
+                   c.consumer + "' closes a cycle of kernels: " + cycle + c.consumer +
+                   " (kernels form a DAG; only a kernel's own FIFOs lead back into it)",
+               "ir-kernel-cycle", c.loc);
+        }
+        if (color[c.consumer] == kWhite) visit(c.consumer);
+      }
+      path.pop_back();
+      color[kernel] = kDone;
+    };
+    for (const Kernel& k : p_.kernels)
+      if (color[k.name] == kWhite) visit(k.name);
+  }
+
+  // At the stt stage every register of a kernel spans the kernel's PE array (t2s-vec takes the
+  // lane dimensions from it; it made ill-formed IR of a register whose shape was edited).
+  void register_shapes() {
+    std::map<std::string, size_t> first;  // kernel -> its first register
+    for (size_t i = 0; i < p_.registers.size(); ++i) {
+      const Register& r = p_.registers[i];
+      auto [it, fresh] = first.emplace(r.kernel, i);
+      if (fresh || p_.registers[it->second].shape == r.shape) continue;
+      const auto text = [](const std::vector<int64_t>& shape) {
+        std::string t;
+        for (int64_t e : shape) t += (t.empty() ? "" : " x ") + std::to_string(e);
+        return "(" + t + ")";
+      };
+      fail("registers[" + std::to_string(i) + "]",
+           "register '" + r.name + "' has PE shape " + text(r.shape) + ", register '" +
+               p_.registers[it->second].name + "' of the same kernel " +
+               text(p_.registers[it->second].shape) + " (one PE array per kernel)",
+           "ir-register", r.loc);
+    }
+  }
+
+  // Consecutive device kernels run at once (t2s-run, the emulations, the device): none may
+  // write a buffer another of them reads or writes (a data race; such values travel over
+  // channels). The interpreter and the emitters stopped with an internal error.
+  void concurrent_buffers() {
+    const std::vector<Kernel>& ks = p_.kernels;
+    for (size_t first = 0; first < ks.size();) {
+      size_t last = first + 1;
+      if (ks[first].place == Place::kDevice)
+        while (last < ks.size() && ks[last].place == Place::kDevice) ++last;
+      for (size_t x = first; x < last; ++x)
+        for (const auto& [buffer, written] : buffer_uses_[&ks[x]])
+          for (size_t y = first; y < last && written; ++y)
+            if (y != x && buffer_uses_[&ks[y]].count(buffer))
+              fail("kernels[" + std::to_string(y) + "]",
+                   "kernels '" + ks[x].name + "' and '" + ks[y].name +
+                       "' run concurrently and share buffer '" + buffer + "', which '" +
+                       ks[x].name + "' writes",
+                   "ir-storage", ks[y].loc);
+      first = last;
+    }
+  }
+
   void reg(size_t i) {
     const Register& r = p_.registers[i];
     const std::string where = "registers[" + std::to_string(i) + "]";
@@ -317,6 +400,16 @@ class Verifier {
     for (size_t i = 0; i < list.size(); ++i) stmt(*list[i], where + "[" + std::to_string(i) + "]");
   }
 
+  // A loop or let binds a name no enclosing loop or let binds: the passes take a variable for
+  // one loop of the nest (t2s-stt made ill-formed IR of a nest repeated inside itself).
+  void unbound_name(const std::string& var, const char* what, const std::string& where) {
+    for (const auto& [name, type] : vars_)
+      if (name == var)
+        fail(where,
+             std::string(what) + " '" + var + "' binds a name that an enclosing loop or let binds",
+             "ir-rebound", loc_);
+  }
+
   void stmt(const Stmt& s, const std::string& where) {
     const SourceLoc saved = loc_;
     if (s.loc.valid()) loc_ = s.loc;
@@ -324,11 +417,13 @@ class Verifier {
     if (const For* loop = s.as<For>()) {
       integer(loop->min, where, "the min of loop '" + loop->var + "'");
       integer(loop->extent, where, "the extent of loop '" + loop->var + "'");
+      unbound_name(loop->var, "loop", where);
       vars_.emplace_back(loop->var, Type::Int(32));
       stmts(loop->body, where + ".body");
       vars_.pop_back();
     } else if (const LetStmt* let = s.as<LetStmt>()) {
       expr(let->value);
+      unbound_name(let->var, "let", where);
       vars_.emplace_back(let->var, let->value->type);
       stmts(let->body, where + ".body");
       vars_.pop_back();
@@ -400,7 +495,11 @@ class Verifier {
   std::pair<Type, size_t> storage(const std::string& func, const char* use) {
     for (size_t i = realizes_.size(); i-- > 0;)
       if (realizes_[i].first == func) return realizes_[i].second;
-    if (const Buffer* b = p_.find_buffer(func)) return {b->type, b->mins.size()};
+    if (const Buffer* b = p_.find_buffer(func)) {
+      bool& written = buffer_uses_[kernel_][func];
+      written = written || std::string(use) == "provide";
+      return {b->type, b->mins.size()};
+    }
     fail(where_,
          std::string(use) + " of Func '" + func + "', which has neither an enclosing realize " +
              "nor a buffer",
@@ -718,6 +817,7 @@ class Verifier {
   std::string where_;
   std::vector<std::pair<std::string, Type>> vars_;  // scope, innermost last
   std::vector<std::pair<std::string, std::pair<Type, size_t>>> realizes_;
+  std::map<const Kernel*, std::map<std::string, bool>> buffer_uses_;  // buffer -> written
 };
 
 }  // namespace

@@ -294,6 +294,81 @@ TEST(Verify, Channel) {
          "38:3");
 }
 
+TEST(Verify, RegistersOfOneKernelShareItsPeArray) {
+  // vec_tensor3d's C_shreg spans 8 x 2 x 8 PEs, A_shreg 8 x 2 x 2 (issue 16: t2s-vec made
+  // ill-formed IR).
+  expect(broken("vec_tensor3d", "stt", [](Json& d) { d["registers"][2]["shape"][2] = 8; }),
+         "ir-register",
+         "registers[2]: register 'C_shreg' has PE shape (8 x 2 x 8), register 'A_shreg' of the "
+         "same kernel (8 x 2 x 2) (one PE array per kernel)",
+         "32:1");
+}
+
+TEST(Verify, ConcurrentKernelsShareNoWrittenBuffer) {
+  // vec_width12's device kernel X reads the buffer of 'drain', which the device kernel drain
+  // writes, instead of input a (issue 16: an internal error in t2s-run and t2s-emit).
+  std::string text = read_golden_text("vec_width12", "gathered");
+  const std::string read_a = "a(ramp(12 * io, 1, 12), j)";
+  ASSERT_NE(text.find(read_a), std::string::npos);
+  text.replace(text.find(read_a), 1, "drain");
+  Program p = read_program(text, "broken.json");
+  try {
+    verify_program(p, "broken.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const Diagnostic& d) {
+    expect(d, "ir-storage",
+           "kernels[0]: kernels 'drain' and 'X' run concurrently and share buffer 'drain', which "
+           "'drain' writes",
+           "25:1");
+  }
+}
+
+TEST(Verify, Rebound) {
+  // gemm's loop j renamed k, inside loop k (issue 16: a loop nest repeated inside itself made
+  // t2s-stt produce ill-formed IR).
+  expect(broken("gemm", "merged",
+                [](Json& d) {
+                  d["kernels"][0]["body"][0]["body"][0]["body"][0]["body"][0]["body"][0]["for"] =
+                      "k";
+                }),
+         "ir-rebound",
+         "kernels[0].body[0].body[0].body[0].body[0].body[0]: loop 'k' binds a name that an "
+         "enclosing loop or let binds",
+         "15:1");
+}
+
+TEST(Verify, KernelCycle) {
+  // An extra back channel from the collector to A (issue 16: it passed every tool with exit 0).
+  const auto back_channel = [](Json& d) {
+    Json c = d["channels"][1];
+    c["name"] = "collector_to_A";
+    c["producer"] = "collector";
+    c["consumer"] = "A";
+    d["channels"].push_back(c);
+  };
+  for (const char* stage : {"merged", "stt", "vectorized", "gathered"}) {
+    expect(broken("isolate_consumer", stage, back_channel), "ir-kernel-cycle",
+           "channels[3]: channel 'collector_to_A' from kernel 'collector' to kernel 'A' closes a "
+           "cycle of kernels: A -> drainer -> collector -> A (kernels form a DAG; only a kernel's "
+           "own FIFOs lead back into it)",
+           "38:3");
+  }
+  // Two kernels feeding each other.
+  expect(broken("isolate_consumer", "merged",
+                [](Json& d) {
+                  Json c = d["channels"][1];
+                  c["name"] = "drainer_to_A";
+                  c["producer"] = "drainer";
+                  c["consumer"] = "A";
+                  d["channels"].push_back(c);
+                }),
+         "ir-kernel-cycle",
+         "channels[3]: channel 'drainer_to_A' from kernel 'drainer' to kernel 'A' closes a cycle "
+         "of kernels: A -> drainer -> A (kernels form a DAG; only a kernel's own FIFOs lead back "
+         "into it)",
+         "38:3");
+}
+
 TEST(Verify, Register) {
   // The reader checks how registers are read, so the kind is changed after reading.
   expect(

@@ -1074,7 +1074,8 @@ void best_overlap(const std::vector<isl::set>& regions, size_t next, const isl::
 }  // namespace
 
 int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Aff& time,
-                          int64_t span, int64_t limit) {
+                          int64_t span, int64_t limit, int64_t* enumerated) {
+  if (enumerated) *enumerated = 0;
   // A small box: each key's times sorted, and the most that lie within span of one of them.
   SmallSetPoints small(set);
   if (small.ok()) {
@@ -1118,20 +1119,23 @@ int64_t max_points_within(const Set& set, const std::vector<Aff>& keys, const Af
         const isl::map window = time_window(ctx.get(), keys.size(), span);
         isl::set offsets = key_time.apply_range(window).apply_range(key_time.reverse()).deltas();
         std::vector<std::vector<int64_t>> offset_list;
-        bool too_many = false;
-        offsets.foreach_point([&](isl::point p) {
-          if (static_cast<int64_t>(offset_list.size()) > limit) {
-            too_many = true;
-            return;
-          }
-          std::vector<int64_t> e;
-          for (size_t d = 0; d < set.dims().size(); ++d)
-            e.push_back(to_int64(isl::manage(isl_point_get_coordinate_val(p.get(), isl_dim_set,
-                                                                          static_cast<int>(d))),
-                                 "an offset"));
-          offset_list.push_back(e);
-        });
-        if (too_many) return limit + 1;
+        // The enumeration stops at the offset past `limit` (isl would otherwise walk all of E,
+        // which grows with the extents: seconds per million offsets).
+        struct TooMany {};
+        try {
+          offsets.foreach_point([&](isl::point p) {
+            std::vector<int64_t> e;
+            for (size_t d = 0; d < set.dims().size(); ++d)
+              e.push_back(to_int64(isl::manage(isl_point_get_coordinate_val(p.get(), isl_dim_set,
+                                                                            static_cast<int>(d))),
+                                   "an offset"));
+            offset_list.push_back(e);
+            if (static_cast<int64_t>(offset_list.size()) > limit) throw TooMany{};
+          });
+        } catch (const TooMany&) {
+        }
+        if (enumerated) *enumerated = static_cast<int64_t>(offset_list.size());
+        if (static_cast<int64_t>(offset_list.size()) > limit) return limit + 1;
         // When the points form a box (loop nests always do), the points x whose window holds x + e
         // form a box too, [lo - e, hi - e] within [lo, hi], so the answer is arithmetic on the
         // offsets, without an isl set per offset (which made the time grow with the window).

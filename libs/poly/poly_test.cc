@@ -292,5 +292,25 @@ TEST(PolyTest, CountUnionOfImagesMatchesBruteForce) {
   EXPECT_EQ(count_union_of_images({{Set({"t"}).where(t >= 0), {t}}}, 100), std::nullopt);
 }
 
+// The offsets isl enumerates (t2s-stt's measure of its work): |E|, or the limit + 1 beyond it;
+// none when the set is small enough to be enumerated point by point.
+TEST(PolyTest, MaxPointsWithinCountsTheOffsetsItEnumerates) {
+  // One key, time i: E = {e : 0 <= e <= span} within [-9, 9].
+  Set set = Set({"i"}).where(Cond::range(0, Aff::dim("i"), 10));
+  int64_t enumerated = -1;
+  EXPECT_EQ(max_points_within(set, {}, Aff::dim("i"), 3, 1000, &enumerated), 4);
+  EXPECT_EQ(enumerated, 0);
+  const int64_t previous = set_max_enumerated_points(0);
+  EXPECT_EQ(max_points_within(set, {}, Aff::dim("i"), 3, 1000, &enumerated), 4);
+  EXPECT_EQ(enumerated, 4);
+  EXPECT_EQ(max_points_within(set, {}, Aff::dim("i"), 3, 2, &enumerated), 3);
+  EXPECT_EQ(enumerated, 3);
+  EXPECT_EQ(max_points_within(Set({"i"}).where(Cond::range(0, Aff::dim("i"), 0)), {}, Aff::dim("i"),
+                              3, 1000, &enumerated),
+            0);
+  EXPECT_EQ(enumerated, 0);
+  set_max_enumerated_points(previous);
+}
+
 }  // namespace
 }  // namespace t2s::poly

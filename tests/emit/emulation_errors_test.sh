@@ -43,6 +43,8 @@ derive isolate_consumer/merged.json input_bounds '218s/"extent": "8"/"extent": "
 # per PE; line 338 is the drainer's loop jj (extent 2): reading one tile of two, it leaves A
 # blocked on the full channel of PE (0, 0).
 derive gemm_inherit_drainer/stt.json array_deadlock_write '338s/"extent": "2"/"extent": "1"/'
+# Line 297 is A's write_channel index jjj: jjj + 1 writes past the channel array (issue 16).
+derive gemm_inherit_drainer/stt.json channel_index '297s/"jjj"/"jjj + 1"/'
 # seed000_abc (stt): kernel A with FIFO registers A_fifo (depth 9), B_fifo (10), C_fifo (3).
 derive seed000_abc/stt.json fifo_overflow 's/"depth": 9,/"depth": 8,/'
 derive seed000_abc/stt.json fifo_empty 's/"if": "i < 9"/"if": "i < 0"/'
@@ -57,13 +59,14 @@ declare -A expected=(
   [deadlock_write]="deadlock: every unfinished kernel is blocked: kernel 'A' waits to write to channel 'c_to_drainer' (full); kernel 'drainer' waits to write to channel 'drainer_to_collector' (full)"
   [channel_leftover]="channel 'drainer_to_collector' still holds 4 unread values after its kernels finished"
   [array_deadlock_write]="deadlock: every unfinished kernel is blocked: kernel 'A' waits to write to channel 'c_to_drainer' at (0, 0) (full)"
+  [channel_index]="index (0, 4) of channel 'c_to_drainer' is outside its dimensions (3, 4)"
   [input_bounds]="read of input 'a' at (0, 8) is outside its extents (4, 8)"
   [fifo_overflow]="FIFO 'A_fifo' of PE (0) overflows: it already holds its depth of 8 values"
   [fifo_empty]="pop from FIFO 'A_fifo' of PE (0), which is empty"
   [fifo_leftover]="FIFO 'B_fifo' of PE (0) still holds 10 values after kernel 'A' finished"
   [register_bounds]="pop from FIFO 'A_fifo' at (-1) is outside its PE array (10)"
 )
-cases=(deadlock_read deadlock_write channel_leftover array_deadlock_write input_bounds
+cases=(deadlock_read deadlock_write channel_leftover array_deadlock_write channel_index input_bounds
   fifo_overflow fifo_empty fifo_leftover register_bounds)
 
 # Emit every program, then compile them two at a time.

@@ -7,10 +7,11 @@ gives
                                 which runs it once on each file it is given;
   :spec_fuzzer_regression_test  the target on its seed corpus (`seed_dirs`, runfile paths of
                                 `seeds`) and on every saved finding in regressions/spec_fuzzer/:
-                                fails on any finding, in every build (gcc, asan, ubsan, sanitize).
+                                fails on any finding, in every build (gcc, asan, ubsan, sanitize);
+                                `regression_args` go first (`-t2s_mutations=N`: standalone_main.cc).
 """
 
-def t2s_fuzzer(name, srcs, deps, seeds, seed_dirs, size = "small"):
+def t2s_fuzzer(name, srcs, deps, seeds, seed_dirs, size = "small", regression_args = []):
     native.cc_library(
         name = name + "_lib",
         srcs = srcs,
@@ -34,5 +35,6 @@ def t2s_fuzzer(name, srcs, deps, seeds, seed_dirs, size = "small"):
         size = size,
         deps = [":" + name + "_lib", ":standalone_main"],
         data = seeds + regressions,
-        args = seed_dirs + (["tests/fuzz/regressions/" + name] if regressions else []),
+        args = regression_args + seed_dirs +
+               (["tests/fuzz/regressions/" + name] if regressions else []),
     )

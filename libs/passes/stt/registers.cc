@@ -40,7 +40,11 @@ void KernelTransformer::allocate() {
     storage_index_[key] = storage_.size();
     storage_.push_back(s);
   }
+  // A URE no statement reads (hand-edited IR) is still computed, into a let of its own.
+  for (auto& [func, u] : ures_)
+    if (u.allocatable && u.value_name.empty()) u.value_name = fresh(u.func + "_val");
   std::map<std::string, int> count;
+  int64_t offsets_left = kMaxEnumeratedOffsets;
   // Whether every PE writes one value every `period` steps at one phase: a property of the
   // kernel's domain, the same for every storage (computed once, when a storage needs it).
   std::optional<std::optional<int64_t>> period_of_domain;
@@ -59,11 +63,20 @@ void KernelTransformer::allocate() {
     auto live_until = [&](size_t reader) {
       const int64_t delta = this->delta(s.distance, reader, u.stmt);
       const int64_t span = (delta + quantum_ - 1) / quantum_ - 1;
-      int64_t live = poly::max_points_within(read, keys, time, span, kMaxWindowOffsets);
+      const int64_t limit = std::min(kMaxWindowOffsets, offsets_left);
+      int64_t enumerated = 0;
+      int64_t live = poly::max_points_within(read, keys, time, span, limit, &enumerated);
       if (live > kMaxWindowOffsets)
         fail("the storage for " + s.func + " at distance " + distance_text(s.distance) +
                  " holds more than " + std::to_string(kMaxWindowOffsets) + " values per PE",
              "stt-storage");
+      if (enumerated > limit)
+        fail("sizing the storage of the kernel (up to the one for " + s.func + " at distance " +
+                 distance_text(s.distance) + ") enumerates more than " +
+                 std::to_string(kMaxEnumeratedOffsets) +
+                 " window offsets (t2s-stt's limit on its work)",
+             "stt-storage");
+      offsets_left -= enumerated;
       return std::make_pair(delta, live);
     };
     const auto first = live_until(s.first_reader);

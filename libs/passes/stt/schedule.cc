@@ -27,6 +27,7 @@ void KernelTransformer::peel() {
         "group or of an isolated Func)",
         "stt-structure");
   body_ = *body;
+  if (body_.empty()) fail("its loop nest has no statements (hand-edited IR)", "stt-structure");
   // Innermost first.
   std::reverse(loops.begin(), loops.end());
   // A reorder the merged stage left to this pass (it is legal only in the transformed order):

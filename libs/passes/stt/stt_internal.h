@@ -16,7 +16,13 @@
 
 namespace t2s::stt_internal {
 
+// A register's window: at most this many values per PE (and its offsets, which t2s-stt
+// enumerates to size it).
 constexpr int64_t kMaxWindowOffsets = 100000;
+// t2s-stt's own time limit (docs/limits.md): the window offsets it enumerates to size the
+// registers of one transformed kernel, all its windows together (isl enumerates them one by one,
+// about 20 us each, so that the pass takes a few seconds at most).
+constexpr int64_t kMaxEnumeratedOffsets = 250000;
 // Bound on (time steps) x (PEs) x (statement positions): execution-order positions must fit in
 // 64 bits with room to spare.
 constexpr int64_t kMaxPositions = int64_t{1} << 52;

@@ -389,6 +389,40 @@ TEST(SttTest, RefusesADirectiveOutOfItsNormalForm) {
             prefix + "the reverse mapping must be a list of {var, expression} pairs");
 }
 
+// gemm_tiled with a III x JJJ = 200 x 200 tile per PE, and a second accumulator D like C: each
+// of C's and D's two large windows has 79,601 offsets for t2s-stt to enumerate (40,000 live
+// values each, below the 100,000 of one register), over 250,000 in all.
+TEST(SttTest, RefusesToEnumerateMoreThanItsLimitOfWindowOffsets) {
+  std::string spec = read("testdata/specs/gemm_tiled.t2s");
+  const auto edit = [&](const std::string& from, const std::string& to) {
+    const size_t at = spec.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    spec.replace(at, from.size(), to);
+  };
+  edit("#define JJJ 2", "#define JJJ 200");
+  edit("#define III 2", "#define III 200");
+  edit("C(compute),", "C(compute), D(compute),");
+  edit("       + A(P) * B(P);\n",
+       "       + A(P) * B(P);\n"
+       "D(P) = select(k == 0, 0, select(kkk == 0, select(kk == 0, D(P_ok_minus_1), "
+       "D(P_kk_minus_1)), D(P_kkk_minus_1))) + A(P);\n");
+  edit("select(k == K - 1, C(P))", "select(k == K - 1, C(P) + D(P))");
+  edit("A.merge_ures(B, C, c)", "A.merge_ures(B, C, D, c)");
+  SourceManager sources;
+  sources.add("", "gemm_tiled_d.t2s", spec);
+  const Program merged = merge_pass(parse_spec(sources, FrontendOptions{}));
+  try {
+    stt_pass(merged);
+    ADD_FAILURE() << "accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "stt-storage");
+    EXPECT_EQ(d.message(),
+              "space_time_transform of 'A': sizing the storage of the kernel (up to the one for D "
+              "at distance (-1, 0, 0, 0, 0, 1, 0, 0, 0)) enumerates more than 250000 window "
+              "offsets (t2s-stt's limit on its work)");
+  }
+}
+
 TEST(SttTest, ReportListsTheArrayAndEveryRegister) {
   std::string report = stt_report(stt_pass(merged_of({"testdata/specs/seed000_abc.t2s", {}})));
   EXPECT_NE(report.find("kernel A: PE array i 10 (10 PEs), 1540 time steps (t1 55 x t2 28)"),
