@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "libs/ir/diagnostic.h"
 #include "libs/poly/poly_testing.h"
@@ -647,9 +648,29 @@ class SmallSetPoints {
     ok_ = true;
     for (const Cond& c : set.constraints())
       if (!is_bound(c, &bounded)) conds_.push_back(compile(c));
-    ok_ = ok_ && std::all_of(bounded.begin(), bounded.end(), [](bool b) { return b; });
+    // A dim without a range that an equality defines from dims with one (a witness one step
+    // earlier: `e == k - 1`) is computed at each point instead of enumerated.
+    defined_.resize(n);
+    for (const Cond& c : set.constraints()) {
+      const Cond::Node& node = *c.node_;
+      if (node.kind != Cond::Node::kEQ) continue;
+      for (int side = 0; side < 2; ++side) {
+        const Aff::Node& x = *node.affs[side].node_;
+        if (x.kind != Aff::Node::kDim) continue;
+        const size_t d = position(x.name);
+        if (bounded[d] || defined_[d]) continue;
+        Compiled value = compile(node.affs[1 - side]);
+        bool from_ranges = value.linear;
+        for (size_t e = 0; from_ranges && e < n; ++e)
+          from_ranges = value.coeff[e] == 0 || bounded[e];
+        if (from_ranges) defined_[d] = std::move(value);
+      }
+    }
+    for (size_t d = 0; d < n; ++d) lexicographic_ = lexicographic_ && !defined_[d];
+    for (size_t d = 0; d < n; ++d) ok_ = ok_ && (bounded[d] || defined_[d]);
     int64_t volume = 1;
     for (size_t d = 0; ok_ && d < n && volume > 0; ++d) {
+      if (defined_[d]) continue;
       const int64_t extent = hi_[d] < lo_[d] ? 0 : hi_[d] - lo_[d] + 1;
       if (extent > max_enumerated_points || volume * extent > max_enumerated_points) ok_ = false;
       volume *= extent;
@@ -658,6 +679,8 @@ class SmallSetPoints {
 
   // Whether the set is small enough (and its constraints simple enough) to be enumerated.
   bool ok() const { return ok_; }
+  // Whether for_each visits the points in lexicographic order (no dim is computed from others).
+  bool lexicographic() const { return lexicographic_; }
 
   // A compiled expression of the set's dims: a linear form, or an operation on compiled ones.
   struct Compiled {
@@ -760,14 +783,22 @@ class SmallSetPoints {
     }
   }
 
-  // Calls f(point) for each point of the set; false (and stops) when a value leaves int64.
+  // Calls f(point) for each point of the set in lexicographic order (dims in order) until f
+  // returns true (a function returning void runs on every point); false when a value leaves
+  // int64.
   template <typename F>
   bool for_each(F&& f) const {
     const size_t n = lo_.size();
     for (size_t d = 0; d < n; ++d)
-      if (hi_[d] < lo_[d]) return true;
+      if (!defined_[d] && hi_[d] < lo_[d]) return true;
     std::vector<int64_t> x(lo_);
     while (true) {
+      for (size_t d = 0; d < n; ++d) {
+        if (!defined_[d]) continue;
+        const std::optional<int64_t> v = eval(*defined_[d], x);
+        if (!v) return false;
+        x[d] = *v;
+      }
       bool in = true;
       for (const CompiledCond& c : conds_) {
         std::optional<bool> holds = eval(c, x);
@@ -777,10 +808,16 @@ class SmallSetPoints {
           break;
         }
       }
-      if (in) f(x);
+      if (in) {
+        if constexpr (std::is_same_v<decltype(f(x)), bool>) {
+          if (f(x)) return true;
+        } else {
+          f(x);
+        }
+      }
       size_t d = n;
-      while (d > 0 && x[d - 1] == hi_[d - 1]) {
-        x[d - 1] = lo_[d - 1];
+      while (d > 0 && (defined_[d - 1] || x[d - 1] == hi_[d - 1])) {
+        if (!defined_[d - 1]) x[d - 1] = lo_[d - 1];
         --d;
       }
       if (d == 0) return true;
@@ -825,27 +862,30 @@ class SmallSetPoints {
   }
 
   // Whether c is a constant range of one dim (lo <= dim < hi), which the enumeration's bounds
-  // take (the intersection of every such range); also inside a conjunction of such ranges.
+  // take (the intersection of every such range).
   bool is_bound(const Cond& c, std::vector<bool>* bounded) {
     using N = Cond::Node;
     const N& n = *c.node_;
     if (n.kind != N::kRange) return false;
-    const Aff::Node& lo = *n.affs[0].node_;
     const Aff::Node& x = *n.affs[1].node_;
-    const Aff::Node& hi = *n.affs[2].node_;
-    if (lo.kind != Aff::Node::kConst || hi.kind != Aff::Node::kConst || x.kind != Aff::Node::kDim)
-      return false;
+    if (x.kind != Aff::Node::kDim) return false;
     auto it = pos_.find(x.name);
     if (it == pos_.end()) return false;
+    // The bounds: expressions without dims (a loop's `min + extent`).
+    const Compiled lo = compile(n.affs[0]), hi = compile(n.affs[2]);
+    auto no_dims = [](const Compiled& c) {
+      return c.linear && std::all_of(c.coeff.begin(), c.coeff.end(), [](int64_t v) { return !v; });
+    };
+    if (!ok_ || !no_dims(lo) || !no_dims(hi)) return false;
+    if (hi.constant == std::numeric_limits<int64_t>::min()) return false;
     const size_t d = it->second;
-    if (hi.value == std::numeric_limits<int64_t>::min()) return false;
     if (!(*bounded)[d]) {
-      lo_[d] = lo.value;
-      hi_[d] = hi.value - 1;
+      lo_[d] = lo.constant;
+      hi_[d] = hi.constant - 1;
       (*bounded)[d] = true;
     } else {
-      lo_[d] = std::max(lo_[d], lo.value);
-      hi_[d] = std::min(hi_[d], hi.value - 1);
+      lo_[d] = std::max(lo_[d], lo.constant);
+      hi_[d] = std::min(hi_[d], hi.constant - 1);
     }
     return true;
   }
@@ -899,7 +939,9 @@ class SmallSetPoints {
   std::map<std::string, size_t> pos_;
   std::vector<int64_t> lo_, hi_;
   std::vector<CompiledCond> conds_;
+  std::vector<std::optional<Compiled>> defined_;  // dims computed from the enumerated ones
   bool ok_ = false;
+  bool lexicographic_ = true;
 };
 
 std::string isl_text(const Set& set) { return Renderer(set.dims()).set(set); }
@@ -956,6 +998,29 @@ isl::map successor(isl::ctx ctx, const isl::map& keyed_times, size_t nkeys, isl:
 
 std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,
                                                                  const std::vector<Aff>& exprs) {
+  SmallSetPoints small(set);
+  std::vector<SmallSetPoints::Compiled> compiled;
+  for (const Aff& e : exprs)
+    if (small.ok()) compiled.push_back(small.compile(e));
+  if (small.ok()) {
+    std::vector<Interval> ranges;
+    bool fits = true, any = false;
+    fits = small.for_each([&](const std::vector<int64_t>& x) {
+      for (size_t i = 0; i < compiled.size() && fits; ++i) {
+        const std::optional<int64_t> v = small.eval(compiled[i], x);
+        fits = v.has_value();
+        if (!fits) break;
+        if (!any) ranges.push_back(Interval{*v, *v});
+        ranges[i].min = std::min(ranges[i].min, *v);
+        ranges[i].max = std::max(ranges[i].max, *v);
+      }
+      any = true;
+    }) && fits;
+    if (fits) {
+      if (!any) return std::nullopt;
+      return std::vector<std::optional<Interval>>(ranges.begin(), ranges.end());
+    }
+  }
   Context ctx;
   const auto text = [&] { return Renderer(set.dims()).values(set, exprs); };
   try {
@@ -978,12 +1043,27 @@ std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,
 }
 
 bool is_empty(const Set& set) {
+  const SmallSetPoints small(set);
+  if (small.ok()) {
+    bool any = false;
+    if (small.for_each([&](const std::vector<int64_t>&) { return any = true; })) return !any;
+  }
   Context ctx;
   return guarded([&] { return isl_text(set); },
                  [&] { return Builder(ctx.get(), set.dims()).set(set).is_empty(); });
 }
 
 std::optional<std::vector<int64_t>> sample(const Set& set) {
+  // The enumeration's order is lexicographic: its first point is the lexmin.
+  const SmallSetPoints small(set);
+  if (small.ok() && small.lexicographic()) {
+    std::optional<std::vector<int64_t>> first;
+    if (small.for_each([&](const std::vector<int64_t>& x) {
+          first = x;
+          return true;
+        }))
+      return first;
+  }
   Context ctx;
   return guarded(
       [&] { return isl_text(set); },

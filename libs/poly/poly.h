@@ -118,6 +118,10 @@ struct Interval {
   int64_t min = 0, max = 0;
 };
 
+// Every question below enumerates a set whose constant loop ranges bound a box of at most 4096
+// points instead of asking isl (exact; isl's answer costs far more at that size), and asks isl
+// for the others.
+//
 // The smallest and largest value of each of `exprs` over the points of `set`. nullopt when the
 // set is empty; an entry is nullopt when that value is unbounded.
 std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,

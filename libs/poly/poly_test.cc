@@ -244,6 +244,24 @@ TEST_P(BothWays, MaxPointsWithinTiledAndTriangularMatchBruteForce) {
   }
 }
 
+// A dim without a range that an equality defines from one with a range (an earlier
+// iteration, as the emulation's proofs ask), and bounds written as sums of constants.
+TEST_P(BothWays, DimsDefinedByAnEquality) {
+  const Aff k = Aff::dim("k"), e = Aff::dim("e");
+  Set set = Set({"k", "e"}).where(Cond::range(Aff(0), k, Aff(2) + Aff(6))).where(e == k - 1);
+  EXPECT_FALSE(is_empty(set));
+  EXPECT_TRUE(is_empty(Set(set).where(e < -1)));
+  EXPECT_FALSE(is_empty(Set(set).where(e == -1)));
+  auto ranges = value_ranges(set, {e, k + e});
+  ASSERT_TRUE(ranges);
+  EXPECT_EQ((*ranges)[0]->min, -1);
+  EXPECT_EQ((*ranges)[0]->max, 6);
+  EXPECT_EQ((*ranges)[1]->min, -1);
+  EXPECT_EQ((*ranges)[1]->max, 13);
+  EXPECT_EQ(sample(Set(set).where(e >= 3)), (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(value_ranges(Set(set).where(e > 9), {e}), std::nullopt);
+}
+
 TEST_P(BothWays, MaxPointsWithinMatchesBruteForce) {
   Set set = Set({"i", "j", "k"})
                 .where(Cond::range(0, Aff::dim("i"), 10))

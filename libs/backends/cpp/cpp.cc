@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "libs/backends/c/c_codegen.h"
-#include "libs/backends/cpp/profile.h"
 #include "libs/backends/cpp/emu_proofs.h"
+#include "libs/backends/cpp/profile.h"
 #include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/visitor.h"
 
@@ -584,7 +584,9 @@ std::string emit_cpp(const Program& program, const CppOptions& options) {
     // asked of that body, so that they name its statements.
     Kernel emitted = kernel;
     if (options.profile) emitted.body = profiled[k].body;
-    const EmuProofs proofs = prove_kernel_accesses(program, emitted);
+    // --checked emits every check: nothing to prove.
+    const EmuProofs proofs =
+        options.checked ? EmuProofs{} : prove_kernel_accesses(program, emitted);
     storage.set_proofs(&proofs);
     codegen.stmts(emitted.body, 1, &kernels);
     storage.set_proofs(nullptr);
