@@ -1,0 +1,59 @@
+// The JIT engine's compiler: compiles one C++17 translation unit in process with clang's
+// libraries (clang::driver for the system's include paths, clang::CompilerInstance with
+// EmitLLVMOnlyAction) and links it in process with LLVM's ORC JIT (LLJIT). docs/jit.md.
+//
+// Symbols the code does not define resolve to the host process's: t2s-run links libstdc++,
+// libgcc_s and libc as shared libraries (tools/BUILD), so the JIT'd code shares the process's one
+// C++ runtime and unwinder (exceptions thrown and caught in JIT'd code, across its threads).
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace t2s::jit {
+
+// The engine cannot work on this machine (the compiler's headers are missing, no native
+// target): a user-facing error (t2s-run exit 1), with what to install.
+class JitUnavailable : public std::runtime_error {
+ public:
+  using runtime_error::runtime_error;
+};
+
+// Where clang finds its own headers and the C++ standard library's, found once per process by
+// clang's driver from LLVM's install prefix; throws JitUnavailable when either is missing.
+struct Toolchain {
+  std::string resource_dir;                // clang's resource directory (stddef.h, ...)
+  std::vector<std::string> include_dirs;   // system include directories, in search order
+  std::vector<std::string> cc1_arguments;  // the driver's -cc1 command line for a source file
+};
+const Toolchain& find_toolchain();
+
+// A compiled and linked translation unit, its static constructors run; the destructor runs its
+// static destructors and frees its code.
+class CompiledUnit {
+ public:
+  ~CompiledUnit();
+  CompiledUnit(const CompiledUnit&) = delete;
+  CompiledUnit& operator=(const CompiledUnit&) = delete;
+
+  // The address of the extern "C" function `name`; InternalError when it is not defined.
+  void* function(const std::string& name);
+
+  struct State;
+
+ private:
+  explicit CompiledUnit(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+  friend std::unique_ptr<CompiledUnit> compile_unit(const std::string&, const std::string&,
+                                                    const std::vector<std::string>&);
+};
+
+// Compiles `source` (C++17, -O2, -ffp-contract=off, for the host CPU) named `file_name` in
+// diagnostics, with the extra driver options `options` (-D...), and links it. Throws
+// JitUnavailable (see above) or InternalError with clang's diagnostics when it does not compile.
+std::unique_ptr<CompiledUnit> compile_unit(const std::string& source, const std::string& file_name,
+                                           const std::vector<std::string>& options = {});
+
+}  // namespace t2s::jit
