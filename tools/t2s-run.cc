@@ -8,6 +8,7 @@
 #include "libs/backends/runtime/file.h"
 #include "libs/cli/tool.h"
 #include "libs/exec/interpreter.h"
+#include "libs/exec/jit/engine.h"
 #include "libs/exec/jit/select.h"
 #include "libs/exec/run_support.h"
 #include "libs/passes/lower/lower.h"
@@ -86,7 +87,12 @@ int main(int argc, char** argv) {
                         : engine == "jit"  ? t2s::jit::EngineChoice::kJit
                                            : t2s::jit::EngineChoice::kAuto;
     auto run = [&](const t2s::Program& p, const char* what) {
-      t2s::jit::EngineRun r = t2s::jit::run_with_engine(choice, p, inputs, options);
+      t2s::jit::EngineRun r;
+      try {
+        r = t2s::jit::run_with_engine(choice, p, inputs, options);
+      } catch (const t2s::jit::JitUnavailable& e) {
+        throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1
+      }
       if (timings) t2s::jit::print_timings(what, r, std::cerr);
       return r.result;
     };

@@ -67,7 +67,7 @@ class TempDir {
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
     if (!::mkdtemp(buffer.data()))
-      throw std::runtime_error("--engine jit: cannot create a temporary directory like " + pattern);
+      throw JitUnavailable("--engine jit: cannot create a temporary directory like " + pattern);
     path_ = buffer.data();
   }
   ~TempDir() {
@@ -83,7 +83,7 @@ class TempDir {
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) throw std::runtime_error("--engine jit: cannot write " + path);
+  if (!out.flush()) throw JitUnavailable("--engine jit: cannot write " + path);
 }
 
 std::string read_file(const std::string& path) {

@@ -29,7 +29,7 @@ struct Timings {
 // complete_inputs gives them) and returns the realized output, as run_program does. Throws
 // ProgramError for a run-time error of the program, Diagnostic for a program the cpp target
 // cannot emulate (rule emit-unsupported, ...), JitUnavailable (engine.h) when the compiler's
-// headers are missing, IoError-like std::runtime_error for a failure of its temporary files.
+// headers are missing or its temporary files cannot be written.
 NdArray run_program(const Program& program, const std::map<std::string, NdArray>& inputs,
                     Timings* timings = nullptr);
 
