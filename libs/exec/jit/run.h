@@ -43,7 +43,7 @@ int64_t loop_iterations(const Program& program);
 
 // `--engine auto` runs programs with at least this many loop iterations with the JIT: below,
 // the interpreter finishes before clang would (about 1 s to compile; the interpreter runs some
-// 5 million iterations a second).
+// 4 million iterations a second).
 constexpr int64_t kAutoJitMinIterations = 4'000'000;
 
 }  // namespace t2s::jit
