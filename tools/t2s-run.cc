@@ -8,7 +8,7 @@
 #include "libs/backends/runtime/file.h"
 #include "libs/cli/tool.h"
 #include "libs/exec/interpreter.h"
-#include "libs/exec/jit/engine.h"
+#include "libs/exec/jit/unavailable.h"
 #include "libs/exec/jit/select.h"
 #include "libs/exec/run_support.h"
 #include "libs/passes/lower/lower.h"

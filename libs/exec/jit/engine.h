@@ -2,24 +2,19 @@
 // libraries (clang::driver for the system's include paths, clang::CompilerInstance with
 // EmitLLVMOnlyAction) and links it in process with LLVM's ORC JIT (LLJIT). docs/jit.md.
 //
-// Symbols the code does not define resolve to the host process's: t2s-run links libstdc++,
-// libgcc_s and libc as shared libraries (tools/BUILD), so the JIT'd code shares the process's one
-// C++ runtime and unwinder (exceptions thrown and caught in JIT'd code, across its threads).
+// Symbols the code does not define resolve to the process's global scope: libstdc++, libgcc_s
+// and libc as shared libraries (those of libt2s_jit.so, loaded RTLD_GLOBAL, or of a test that
+// links this directly), so the JIT'd code shares one C++ runtime and unwinder with the engine
+// (exceptions thrown and caught in JIT'd code, across its threads).
 #pragma once
 
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace t2s::jit {
+#include "libs/exec/jit/unavailable.h"
 
-// The engine cannot work on this machine (the compiler's headers are missing, no native
-// target): a user-facing error (t2s-run exit 1), with what to install.
-class JitUnavailable : public std::runtime_error {
- public:
-  using runtime_error::runtime_error;
-};
+namespace t2s::jit {
 
 // Where clang finds its own headers and the C++ standard library's, found once per process by
 // clang's driver from LLVM's install prefix; throws JitUnavailable when either is missing.

@@ -1,6 +1,7 @@
 // t2s-run's JIT engine (`--engine jit`, docs/jit.md): runs a lowered program by compiling the
 // `cpp` target's emulation of it (libs/backends/cpp: the code the emulation tests hold equal to
-// the interpreter) in process with clang and LLVM's ORC JIT (engine.h), and calling its main.
+// the interpreter) in process with clang and LLVM's ORC JIT (engine.h, in libt2s_jit.so, which
+// is loaded with dlopen on first use: plugin_abi.h), and calling its main.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,8 @@ struct Timings {
 // Executes `program` (stage merged or later) on `inputs` (one per program input, as
 // complete_inputs gives them) and returns the realized output, as run_program does. Throws
 // ProgramError for a run-time error of the program, Diagnostic for a program the cpp target
-// cannot emulate (rule emit-unsupported, ...), JitUnavailable (engine.h) when the compiler's
+// cannot emulate (rule emit-unsupported, ...), JitUnavailable (unavailable.h) when the engine's
+// library, LLVM's, or the compiler's
 // headers are missing or its temporary files cannot be written.
 NdArray run_program(const Program& program, const std::map<std::string, NdArray>& inputs,
                     Timings* timings = nullptr);

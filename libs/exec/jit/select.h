@@ -25,9 +25,9 @@ struct EngineRun {
 //           interpreter on the same inputs, which throws the Diagnostic (file:line:col, rule)
 //           t2s-run prints with `interp` (it stops at the same error: the emulation tests hold
 //           both to the same checks and messages);
-//   auto    jit when loop_iterations(program) >= kAutoJitMinIterations and the engine can run
-//           the program (its headers are installed, the cpp target emulates the program), else
-//           interp.
+//   auto    jit when loop_iterations(program) >= kAutoJitMinIterations and the cpp target
+//           emulates the program, unless the engine is unavailable here (JitUnavailable: its
+//           library, LLVM or the headers missing); else interp.
 // `options.max_steps` bounds the interpreter only. Throws what the engines throw.
 EngineRun run_with_engine(EngineChoice choice, const Program& program,
                           const std::map<std::string, NdArray>& inputs, const RunOptions& options);
