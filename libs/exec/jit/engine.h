@@ -47,7 +47,8 @@ class CompiledUnit {
 
 // Compiles `source` (C++17, -O2, -ffp-contract=off, for the host CPU) named `file_name` in
 // diagnostics, with the extra driver options `options` (-D...), and links it. Throws
-// JitUnavailable (see above) or InternalError with clang's diagnostics when it does not compile.
+// JitUnavailable (unavailable.h), or InternalError with clang's diagnostics when it does not
+// compile.
 std::unique_ptr<CompiledUnit> compile_unit(const std::string& source, const std::string& file_name,
                                            const std::vector<std::string>& options = {});
 

@@ -30,8 +30,7 @@ struct Timings {
 // complete_inputs gives them) and returns the realized output, as run_program does. Throws
 // ProgramError for a run-time error of the program, Diagnostic for a program the cpp target
 // cannot emulate (rule emit-unsupported, ...), JitUnavailable (unavailable.h) when the engine's
-// library, LLVM's, or the compiler's
-// headers are missing or its temporary files cannot be written.
+// library, LLVM or the compiler's headers are missing or its temporary files cannot be written.
 NdArray run_program(const Program& program, const std::map<std::string, NdArray>& inputs,
                     Timings* timings = nullptr);
 
