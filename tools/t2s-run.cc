@@ -1,5 +1,6 @@
 // t2s-run: executes IR of any stage from `merged` on (a spec or parsed IR is merged first) with
-// the reference interpreter (libs/exec), and optionally checks it against the merged stage.
+// the reference interpreter (libs/exec) or the JIT engine (libs/exec/jit, docs/jit.md), and
+// optionally checks it against the merged stage.
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -7,6 +8,8 @@
 #include "libs/backends/runtime/file.h"
 #include "libs/cli/tool.h"
 #include "libs/exec/interpreter.h"
+#include "libs/exec/jit/select.h"
+#include "libs/exec/jit/unavailable.h"
 #include "libs/exec/run_support.h"
 #include "libs/passes/lower/lower.h"
 #include "libs/passes/merge/merge.h"
@@ -14,13 +17,16 @@
 int main(int argc, char** argv) {
   t2s::Tool tool("t2s-run", "run",
                  "Execute IR of any stage from merged on (a spec or parsed IR is merged first) "
-                 "with the reference interpreter and write or print the realized output.");
+                 "with the reference interpreter or the JIT engine and write or print the realized "
+                 "output.");
   tool.add_spec_options();
   std::vector<std::string> input_specs;
   std::string fill = "sequential";
   uint64_t seed = 0;
   bool print = false, check = false;
   t2s::RunOptions options;
+  std::string engine = "auto";
+  bool timings = false;
   CLI::App& app = tool.app();
   app.add_option("--input", input_specs,
                  "Data for input NAME from a .npy file (C or Fortran order; indexed arr[x0, x1, "
@@ -50,6 +56,20 @@ int main(int argc, char** argv) {
   app.add_option("--max-steps", options.max_steps,
                  "Stop with an error after this many statement executions")
       ->default_str("2000000000");
+  app.add_option("--engine", engine,
+                 "interp: the reference interpreter; jit: compile the program's C++ emulation "
+                 "(t2s-emit --target cpp) in process with clang and LLVM's ORC JIT and run it "
+                 "(same output bits and errors; --max-steps does not apply; needs clang's and the "
+                 "C++ library's headers installed, else exit 1); auto: jit for programs of at "
+                 "least " +
+                     std::to_string(t2s::jit::kAutoJitMinIterations) +
+                     " loop iterations (the kernels' constant extents multiplied) that the JIT can "
+                     "run, interp otherwise")
+      ->check(CLI::IsMember({"interp", "jit", "auto"}))
+      ->default_str("auto");
+  app.add_flag("--timings", timings,
+               "Print the engine used and its times to standard error (jit: compiling and "
+               "running apart)");
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
     if (program.stage == t2s::Stage::kParsed) program = t2s::lower_to(program, t2s::Stage::kMerged);
@@ -63,10 +83,23 @@ int main(int argc, char** argv) {
     t2s::check_run_memory(program, static_cast<int64_t>(std::min<uint64_t>(max_memory, INT64_MAX)));
     auto kind = fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential;
     auto inputs = t2s::complete_inputs(program, given, kind, seed);
-    t2s::NdArray result = t2s::run_program(program, inputs, options);
+    const auto choice = engine == "interp" ? t2s::jit::EngineChoice::kInterp
+                        : engine == "jit"  ? t2s::jit::EngineChoice::kJit
+                                           : t2s::jit::EngineChoice::kAuto;
+    auto run = [&](const t2s::Program& p, const char* what) {
+      t2s::jit::EngineRun r;
+      try {
+        r = t2s::jit::run_with_engine(choice, p, inputs, options);
+      } catch (const t2s::jit::JitUnavailable& e) {
+        throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1
+      }
+      if (timings) t2s::jit::print_timings(what, r, std::cerr);
+      return r.result;
+    };
+    t2s::NdArray result = run(program, "run");
     if (check) {
       t2s::Program reference = t2s::lower_to(t2s::as_parsed(program), t2s::Stage::kMerged);
-      t2s::NdArray expected = t2s::run_program(reference, inputs, options);
+      t2s::NdArray expected = run(reference, "check");
       std::cerr << "t2s-run: " << t2s::check_against_reference(program, expected, result) << "\n";
     }
     if (tool.output_path() != "-") tool.write_output(t2s::write_npy(result));

@@ -37,15 +37,26 @@ inline thread_local Member* current_member = nullptr;
 
 }  // namespace detail
 
+// T2S_RT_EXIT(status) ends the program where the runtime would call std::exit, and
+// T2S_RT_FAIL(message), when defined, replaces fail()'s report and exit on the main thread:
+// t2s-run's JIT engine (libs/exec/jit) runs a program's main in its own process and must get
+// control back.
+#ifndef T2S_RT_EXIT
+#define T2S_RT_EXIT(status) std::exit(status)
+#endif
+
 // Prints `PROGRAM: error: MESSAGE` to stderr and exits with status 1. On a kernel thread of a
 // running Threads group, the group stops and reports the message instead, once its threads have
 // ended (so that no thread outlives the report).
 [[noreturn]] inline void fail(const std::string& message) {
   if (detail::current_member) throw detail::KernelFailure{message};
+#ifdef T2S_RT_FAIL
+  T2S_RT_FAIL(message);
+#endif
   std::cout.flush();
   std::cerr << detail::program_name() << ": error: " << message << "\n";
   std::cerr.flush();
-  std::exit(1);
+  T2S_RT_EXIT(1);
 }
 
 }  // namespace t2s_rt

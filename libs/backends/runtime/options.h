@@ -48,7 +48,7 @@ inline bool parse_uint64(const std::string& text, uint64_t* value) {
 [[noreturn]] inline void usage_error(const std::string& message) {
   std::cerr << program_name() << ": error: " << message << "\n"
             << "Run '" << program_name() << " --help' for the options.\n";
-  std::exit(2);
+  T2S_RT_EXIT(2);
 }
 
 // Adds an --input value NAME=FILE.npy to `inputs`; returns the error or "" (t2s-run's messages).
@@ -111,7 +111,7 @@ inline Options parse_options(int argc, char** argv, const std::string& descripti
         "2 wrong command line.\n";
     std::cout << text;
     std::cout.flush();
-    std::exit(0);
+    T2S_RT_EXIT(0);
   };
   auto take_value = [&](int& i, const std::string& arg, const std::string& option,
                         std::string* value) -> bool {

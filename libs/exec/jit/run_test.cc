@@ -1,0 +1,83 @@
+// t2s-run's engines on golden IR: jit::run_program (through libt2s_jit.so, loaded as t2s-run
+// loads it) against the interpreter, a run-time error's message and location, auto's choice.
+#include "libs/exec/jit/run.h"
+
+#include <gtest/gtest.h>
+
+#include "libs/exec/interpreter.h"
+#include "libs/exec/jit/select.h"
+#include "libs/ir/diagnostic.h"
+#include "libs/testing/golden.h"
+
+namespace t2s::jit {
+namespace {
+
+TEST(JitRunTest, LoopIterationsMultiplyConstantExtents) {
+  // gemm: one kernel, loops k (8), j (4), i (4).
+  EXPECT_EQ(loop_iterations(testing::load_golden_ir("gemm", "gathered")), 8 * 4 * 4);
+}
+
+TEST(JitRunTest, GivesTheInterpretersOutput) {
+  for (const char* stage : {"merged", "stt", "gathered"}) {
+    Program program = testing::load_golden_ir("seed000_abc", stage);
+    auto inputs = complete_inputs(program, {}, FillKind::kRandom, 3);
+    NdArray expected = t2s::run_program(program, inputs);
+    Timings timings;
+    NdArray result = jit::run_program(program, inputs, &timings);
+    EXPECT_EQ(result.shape, expected.shape) << stage;
+    EXPECT_EQ(result.data, expected.data) << stage;
+    EXPECT_GT(timings.compile_seconds, 0) << stage;
+  }
+}
+
+Program overflowing_fifo() {
+  Program program = testing::load_golden_ir("seed000_abc", "stt");
+  for (Register& r : program.registers)
+    if (r.name == "A_fifo") r.depth -= 1;
+  return program;
+}
+
+TEST(JitRunTest, ARunTimeErrorIsTheEmulationsMessage) {
+  Program program = overflowing_fifo();
+  auto inputs = complete_inputs(program, {}, FillKind::kSequential, 0);
+  try {
+    jit::run_program(program, inputs);
+    FAIL() << "no error";
+  } catch (const ProgramError& e) {
+    EXPECT_STREQ(e.what(),
+                 "FIFO 'A_fifo' of PE (0) overflows: it already holds its depth of 8 "
+                 "values");
+  }
+}
+
+TEST(JitSelectTest, TheJitsRunTimeErrorIsLocatedAsTheInterpretersIs) {
+  Program program = overflowing_fifo();
+  auto inputs = complete_inputs(program, {}, FillKind::kSequential, 0);
+  std::string interp_rule, jit_rule, interp_message, jit_message;
+  try {
+    run_with_engine(EngineChoice::kInterp, program, inputs, {});
+  } catch (const Diagnostic& d) {
+    interp_rule = d.rule();
+    interp_message = d.what();
+  }
+  try {
+    run_with_engine(EngineChoice::kJit, program, inputs, {});
+  } catch (const Diagnostic& d) {
+    jit_rule = d.rule();
+    jit_message = d.what();
+  }
+  EXPECT_EQ(interp_rule, "run-fifo-overflow");
+  EXPECT_EQ(jit_rule, interp_rule);
+  EXPECT_EQ(jit_message, interp_message);
+}
+
+TEST(JitSelectTest, AutoRunsSmallProgramsWithTheInterpreter) {
+  Program program = testing::load_golden_ir("gemm", "gathered");
+  auto inputs = complete_inputs(program, {}, FillKind::kSequential, 0);
+  EngineRun run = run_with_engine(EngineChoice::kAuto, program, inputs, {});
+  EXPECT_FALSE(run.used_jit);
+  EXPECT_TRUE(run_with_engine(EngineChoice::kJit, program, inputs, {}).used_jit);
+}
+
+}  // namespace
+}  // namespace t2s::jit

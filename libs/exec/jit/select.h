@@ -1,0 +1,38 @@
+// t2s-run's `--engine interp|jit|auto` (docs/jit.md): which engine runs a program, and the
+// located errors of the JIT engine.
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+
+#include "libs/exec/interpreter.h"
+#include "libs/exec/jit/run.h"
+
+namespace t2s::jit {
+
+enum class EngineChoice { kInterp, kJit, kAuto };
+
+struct EngineRun {
+  NdArray result;
+  bool used_jit = false;
+  Timings timings;  // compile_seconds: jit only
+};
+
+// Runs `program` on `inputs` with the chosen engine:
+//   interp  the reference interpreter (t2s::run_program with `options`);
+//   jit     jit::run_program; a run-time error of the program is located by running the
+//           interpreter on the same inputs, which throws the Diagnostic (file:line:col, rule)
+//           t2s-run prints with `interp` (it stops at the same error: the emulation tests hold
+//           both to the same checks and messages);
+//   auto    jit when loop_iterations(program) >= kAutoJitMinIterations and the cpp target
+//           emulates the program, unless the engine is unavailable here (JitUnavailable: its
+//           library, LLVM or the headers missing); else interp.
+// `options.max_steps` bounds the interpreter only. Throws what the engines throw.
+EngineRun run_with_engine(EngineChoice choice, const Program& program,
+                          const std::map<std::string, NdArray>& inputs, const RunOptions& options);
+
+// Prints `t2s-run: WHAT: engine jit: compile 1.234 s, run 0.567 s` (interp: `run 0.567 s`).
+void print_timings(const std::string& what, const EngineRun& run, std::ostream& out);
+
+}  // namespace t2s::jit
