@@ -1,5 +1,6 @@
-// t2s-emit's options of particular targets: --device and --fmax (report, report-json) and
-// --profile and --checked (cpp), and the code of a target with them; kept here so that the tool stays thin.
+// t2s-emit's options of particular targets: --device and --fmax (report, report-json),
+// --profile and --checked (cpp), and the code of a target with them; kept here so that the
+// tool stays thin.
 #pragma once
 
 #include <CLI/CLI.hpp>
