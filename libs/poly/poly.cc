@@ -648,6 +648,24 @@ class SmallSetPoints {
     ok_ = true;
     for (const Cond& c : set.constraints())
       if (!is_bound(c, &bounded)) conds_.push_back(compile(c));
+    // A range whose bounds depend on dims with constant ranges (a triangle: t < i + 1) bounds
+    // its dim by their extremes; the range itself stays a condition of the enumeration.
+    for (bool more = true; more && ok_;) {
+      more = false;
+      for (const Cond& c : set.constraints()) {
+        const Cond::Node& node = *c.node_;
+        if (node.kind != Cond::Node::kRange || node.affs[1].node_->kind != Aff::Node::kDim)
+          continue;
+        const size_t d = position(node.affs[1].node_->name);
+        if (bounded[d]) continue;
+        const std::optional<std::pair<int64_t, int64_t>> lo = extremes(node.affs[0], bounded);
+        const std::optional<std::pair<int64_t, int64_t>> hi = extremes(node.affs[2], bounded);
+        if (!lo || !hi || hi->second == std::numeric_limits<int64_t>::min()) continue;
+        lo_[d] = lo->first;
+        hi_[d] = hi->second - 1;
+        bounded[d] = more = true;
+      }
+    }
     // A dim without a range that an equality defines from dims with one (a witness one step
     // earlier: `e == k - 1`) is computed at each point instead of enumerated.
     defined_.resize(n);
@@ -859,6 +877,26 @@ class SmallSetPoints {
     for (const Aff& a : n.affs) out.affs.push_back(compile(a));
     for (const Cond& o : n.ops) out.ops.push_back(compile(o));
     return out;
+  }
+
+  // The least and greatest value of `a` over the dims bounded so far, when it is linear in them.
+  std::optional<std::pair<int64_t, int64_t>> extremes(const Aff& a,
+                                                      const std::vector<bool>& bounded) {
+    const Compiled c = compile(a);
+    if (!c.linear) return std::nullopt;
+    __int128 least = c.constant, greatest = c.constant;
+    for (size_t d = 0; d < c.coeff.size(); ++d) {
+      if (c.coeff[d] == 0) continue;
+      if (!bounded[d] || hi_[d] < lo_[d]) return std::nullopt;
+      const __int128 at_lo = static_cast<__int128>(c.coeff[d]) * lo_[d];
+      const __int128 at_hi = static_cast<__int128>(c.coeff[d]) * hi_[d];
+      least += std::min(at_lo, at_hi);
+      greatest += std::max(at_lo, at_hi);
+    }
+    const __int128 min64 = std::numeric_limits<int64_t>::min();
+    const __int128 max64 = std::numeric_limits<int64_t>::max();
+    if (least < min64 || greatest > max64) return std::nullopt;
+    return std::make_pair(static_cast<int64_t>(least), static_cast<int64_t>(greatest));
   }
 
   // Whether c is a constant range of one dim (lo <= dim < hi), which the enumeration's bounds
@@ -1360,14 +1398,40 @@ std::optional<int64_t> count_points(const isl::set& s, int64_t* budget) {
 
 std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, int64_t budget) {
   if (pieces.empty()) return 0;
+  // Small pieces: their images' points, sorted, counted once each.
+  {
+    std::vector<std::vector<int64_t>> points;
+    bool small_enough = true;
+    for (const Image& piece : pieces) {
+      SmallSetPoints small(piece.set);
+      std::vector<SmallSetPoints::Compiled> exprs;
+      for (const Aff& e : piece.exprs)
+        if (small.ok()) exprs.push_back(small.compile(e));
+      bool fits = small.ok();
+      fits = fits && small.for_each([&](const std::vector<int64_t>& x) {
+        std::vector<int64_t> y;
+        for (const SmallSetPoints::Compiled& e : exprs)
+          if (auto v = small.eval(e, x)) y.push_back(*v);
+        fits = fits && y.size() == exprs.size();
+        points.push_back(std::move(y));
+      });
+      if (!fits) {
+        small_enough = false;
+        break;
+      }
+    }
+    if (small_enough) {
+      std::sort(points.begin(), points.end());
+      return static_cast<int64_t>(std::unique(points.begin(), points.end()) - points.begin());
+    }
+  }
   Context ctx;
   std::string texts;
   try {
     std::optional<isl::set> all;
     for (const Image& piece : pieces) {
-      const std::string text = Renderer(piece.set.dims()).values(piece.set, piece.exprs);
-      texts += text + " ";
-      isl::set image = isl::map(ctx.get(), text).range();
+      texts += Renderer(piece.set.dims()).values(piece.set, piece.exprs) + " ";
+      isl::set image = Builder(ctx.get(), piece.set.dims()).values(piece.set, piece.exprs).range();
       all = all ? all->unite(image) : image;
     }
     return count_points(all->coalesce(), &budget);

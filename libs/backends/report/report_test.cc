@@ -53,9 +53,8 @@ ReportOptions a10_at(double mhz) {
 //   drainer (gathers along iii, its PEs in turn): per (ii, jj), PE (iii, jjj) runs iii + 1 steps,
 //     sum over iii of (iii + 1) = 55, times JJJ = 8 columns: 440 steps, so 440 * II * JJ.
 //   collector: II * JJ steps.
-// Large problem, KK = 1024 (K = 16384), II = JJ = 16 (a 160 x 128 output; the merge refuses
-// nests of more than 10^9 iterations): A has 1024 * 256 steps against the drainer's 440 * 256,
-// so A is the bottleneck, cycles = A's steps,
+// Large problem, KK = 1024 (K = 16384), II = JJ = 16 (a 160 x 128 output): A has 1024 * 256
+// steps against the drainer's 440 * 256, so A is the bottleneck, cycles = A's steps,
 // utilisation = 80 * steps / (80 * steps) = 100%, throughput = the peak, 624.64 GFLOPS.
 TEST(ReportTest, T2spArria10GemmLargeProblemReachesThePeak) {
   const DesignModel d = model_design(

@@ -19,7 +19,7 @@ using namespace merge_internal;
 namespace {
 
 // Loop nests larger than this are refused rather than attempted (DESIGN.md section 5).
-constexpr int64_t kMaxIterations = 1000000000;
+constexpr int64_t kMaxIterations = 1000000000000;  // 10^12: GEMM 1024^3 and beyond
 constexpr int64_t kMaxStorageElements = int64_t{1} << 31;
 
 std::string join(const std::vector<std::string>& v) {
