@@ -80,16 +80,19 @@ int main(int argc, char** argv) {
     };
     auto given = t2s::read_input_arrays(input_specs, read_npy_file,
                                         [](const std::string& m) { throw t2s::IoError(m); });
-    t2s::check_run_memory(program, static_cast<int64_t>(std::min<uint64_t>(max_memory, INT64_MAX)));
-    auto kind = fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential;
-    auto inputs = t2s::complete_inputs(program, given, kind, seed);
     const auto choice = engine == "interp" ? t2s::jit::EngineChoice::kInterp
                         : engine == "jit"  ? t2s::jit::EngineChoice::kJit
                                            : t2s::jit::EngineChoice::kAuto;
+    const auto memory_limit = static_cast<int64_t>(std::min<uint64_t>(max_memory, INT64_MAX));
+    // Before the inputs are generated: they count too.
+    t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, program), program, memory_limit);
+    auto kind = fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential;
+    auto inputs = t2s::complete_inputs(program, given, kind, seed);
     auto run = [&](const t2s::Program& p, const char* what) {
       t2s::jit::EngineRun r;
       try {
-        r = t2s::jit::run_with_engine(choice, p, inputs, options);
+        t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, p), p, memory_limit);
+        r = t2s::jit::run_with_engine(choice, p, inputs, options, memory_limit);
       } catch (const t2s::jit::JitUnavailable& e) {
         throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1
       }

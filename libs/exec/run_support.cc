@@ -73,9 +73,64 @@ int64_t saturating_mul(int64_t a, int64_t b) {
   return a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
-std::vector<Declared> declared_storage(const Program& program) {
-  // The interpreter's storage: an 8-byte value and a 1-byte written flag per element.
-  constexpr int64_t kStoredBytes = 9;
+// The interpreter's storage: an 8-byte value and a 1-byte written flag per element.
+constexpr int64_t kStoredBytes = 9;
+
+int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
+// The realizes of `list` live at once at its peak (the chain with the most storage: a realize
+// and the peak of its body; a statement list's peak is its largest statement's), appended to
+// `chain`; returns their bytes.
+int64_t realize_peak(const StmtList& list, const RealizeExtents* folded,
+                     std::vector<Declared>* chain) {
+  int64_t best = 0;
+  std::vector<Declared> best_chain;
+  for (const StmtPtr& s : list) {
+    std::vector<Declared> here;
+    int64_t bytes = 0;
+    if (const Realize* realize = s->as<Realize>()) {
+      int64_t n = kStoredBytes * std::max(1, realize->type.lanes);
+      bool known = true;
+      const std::vector<int64_t>* extents = nullptr;
+      if (folded) {
+        auto it = folded->find(realize);
+        if (it != folded->end()) extents = &it->second;
+      }
+      for (size_t d = 0; d < realize->extents.size(); ++d) {
+        const Expr& e = realize->extents[d];
+        if (extents && d < extents->size()) {
+          n = saturating_mul(n, std::max<int64_t>((*extents)[d], 0));
+        } else if (e->kind == ExprKind::kIntImm) {
+          n = saturating_mul(n, std::max<int64_t>(e->int_value, 0));
+        } else {
+          known = false;
+        }
+      }
+      if (known) {
+        here.push_back({"realize of '" + realize->func + "'", s->loc, n});
+        bytes = n;
+      }
+      bytes = saturating_add(bytes, realize_peak(realize->body, folded, &here));
+    } else {
+      for (const StmtList* child : s->children()) {
+        std::vector<Declared> inner;
+        const int64_t b = realize_peak(*child, folded, &inner);
+        if (b > bytes) {
+          bytes = b;
+          here = std::move(inner);
+        }
+      }
+    }
+    if (bytes > best) {
+      best = bytes;
+      best_chain = std::move(here);
+    }
+  }
+  chain->insert(chain->end(), best_chain.begin(), best_chain.end());
+  return best;
+}
+
+std::vector<Declared> declared_storage(const Program& program, const RealizeExtents* folded) {
   std::vector<Declared> out;
   for (const Input& in : program.inputs) {
     int64_t n = std::max(1, in.type.bits / 8) * int64_t{std::max(1, in.type.lanes)};
@@ -98,22 +153,23 @@ std::vector<Declared> declared_storage(const Program& program) {
     for (int64_t e : r.shape) n = saturating_mul(n, std::max<int64_t>(e, 0));
     out.push_back({"register '" + r.name + "'", r.loc, n});
   }
+  for (const Kernel& k : program.kernels) realize_peak(k.body, folded, &out);
   return out;
 }
 
 }  // namespace
 
-int64_t declared_run_memory(const Program& program) {
+int64_t declared_run_memory(const Program& program, const RealizeExtents* folded) {
   int64_t total = 0;
-  for (const Declared& d : declared_storage(program))
-    total = d.bytes > INT64_MAX - total ? INT64_MAX : total + d.bytes;
+  for (const Declared& d : declared_storage(program, folded))
+    total = saturating_add(total, d.bytes);
   return total;
 }
 
-void check_run_memory(const Program& program, int64_t max_bytes) {
-  const int64_t total = declared_run_memory(program);
+void check_run_memory(const Program& program, int64_t max_bytes, const RealizeExtents* folded) {
+  const int64_t total = declared_run_memory(program, folded);
   if (total <= max_bytes) return;
-  std::vector<Declared> all = declared_storage(program);
+  std::vector<Declared> all = declared_storage(program, folded);
   const Declared& largest =
       *std::max_element(all.begin(), all.end(),
                         [](const Declared& a, const Declared& b) { return a.bytes < b.bytes; });

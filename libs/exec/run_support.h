@@ -24,14 +24,22 @@ std::map<std::string, NdArray> read_input_arrays(
 // t2s-run's default --max-memory: 4 GiB.
 constexpr int64_t kDefaultMaxRunMemory = int64_t{4} << 30;
 
-// The memory a run of `program` is known to need before it starts, in bytes: the data of its
-// inputs (their declared extents), and the interpreter's storage of its buffers (constant
-// bounds) and shift registers (8 bytes a value and a flag each). Saturates at INT64_MAX.
-int64_t declared_run_memory(const Program& program);
+// The extents an engine stores for some realizes (the JIT's emulation folds storage: see
+// libs/backends/cpp/emu_proofs.h); a realize not listed is stored whole.
+using RealizeExtents = std::map<const Realize*, std::vector<int64_t>>;
 
-// Refuses (Diagnostic [run-memory], located at the largest input, buffer or register) a program
-// whose declared_run_memory exceeds `max_bytes`, so that t2s-run stops before allocating.
-void check_run_memory(const Program& program, int64_t max_bytes);
+// The memory a run of `program` is known to need before it starts, in bytes: the data of its
+// inputs (their declared extents), and the interpreter's storage (8 bytes a value and a flag
+// each) of its buffers (constant bounds), shift registers and realizes (constant bounds, or
+// `folded`; per kernel the most that is live at once: a realize and those inside it; kernels
+// run at the same time). Saturates at INT64_MAX.
+int64_t declared_run_memory(const Program& program, const RealizeExtents* folded = nullptr);
+
+// Refuses (Diagnostic [run-memory], located at the largest input, buffer, register or realize)
+// a program whose declared_run_memory exceeds `max_bytes`, so that t2s-run stops before
+// allocating.
+void check_run_memory(const Program& program, int64_t max_bytes,
+                      const RealizeExtents* folded = nullptr);
 
 // Prints every element as `NAME(x0, x1, ...) = VALUE`, last index fastest (as T2S tests loop
 // over results), byte for byte as generated programs print their output.

@@ -8,6 +8,7 @@
 #include "libs/exec/fill.h"
 #include "libs/exec/npy_testing.h"
 #include "libs/ir/diagnostic.h"
+#include "libs/ir/ir_json.h"
 
 namespace t2s {
 namespace {
@@ -90,6 +91,58 @@ TEST(CheckAgainstReference, PassesOrNamesTheFirstDifference) {
               "the output differs from the merged reference: the arrays differ in shape: "
               "expected (3, 2), actual (2, 3)");
   }
+}
+
+// A kernel's realizes: `big` (10 x 100) holding `inner` (10), then `small` (7) after it; a
+// second kernel's `other` (5 x 5) runs at the same time.
+const char kRealizes[] = R"x({
+  "t2s_ir": 1, "stage": "merged", "vars": ["i", "j"],
+  "inputs": [{"name": "a", "type": "int32", "dims": 1, "extents": ["4"]}],
+  "funcs": [{"name": "big", "type": "int32", "args": ["i", "j"], "place": "host",
+             "declared": false, "definition": "a(0)"},
+            {"name": "inner", "type": "int32", "args": ["i"], "place": "host",
+             "declared": false, "definition": "a(0)"},
+            {"name": "small", "type": "int32", "args": ["i"], "place": "host",
+             "declared": false, "definition": "a(0)"},
+            {"name": "other", "type": "int32", "args": ["i", "j"], "place": "host",
+             "declared": false, "definition": "a(0)"},
+            {"name": "g", "type": "int32", "args": ["i"], "place": "host",
+             "declared": false, "definition": "a(i)"}],
+  "directives": [],
+  "output": {"func": "g", "extents": ["4"]},
+  "buffers": [{"name": "g", "type": "int32", "bounds": [["0", "4"]]}],
+  "kernels": [
+    {"name": "g", "place": "host", "body": [
+      {"realize": "big", "type": "int32", "bounds": [["0", "10"], ["0", "100"]], "body": [
+        {"realize": "inner", "type": "int32", "bounds": [["0", "10"]], "body": []}]},
+      {"realize": "small", "type": "int32", "bounds": [["0", "7"]], "body": [
+        {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+          {"provide": "g", "args": ["i"], "value": "a(i)"}]}]}]},
+    {"name": "h", "place": "host", "body": [
+      {"realize": "other", "type": "int32", "bounds": [["0", "5"], ["0", "5"]], "body": []}]}],
+  "channels": [], "registers": []
+})x";
+
+TEST(DeclaredRunMemory, CountsTheRealizesLiveAtOnce) {
+  const Program p = read_program(kRealizes, "realizes.json");
+  // Input a: 4 x 4 bytes; buffer g: 4 x 9; big and inner (live together, more than small):
+  // (1000 + 10) x 9; other: 25 x 9.
+  EXPECT_EQ(declared_run_memory(p), 16 + 36 + 1010 * 9 + 25 * 9);
+  // The JIT's emulation folds big to 10 x 2.
+  const Realize* big = p.kernels[0].body[0]->as<Realize>();
+  ASSERT_NE(big, nullptr);
+  RealizeExtents folded{{big, {10, 2}}};
+  EXPECT_EQ(declared_run_memory(p, &folded), 16 + 36 + 30 * 9 + 25 * 9);
+  try {
+    check_run_memory(p, 1000);
+    FAIL() << "no refusal";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "run-memory");
+    EXPECT_EQ(d.message(),
+              "the run needs 9367 bytes of storage (the largest, realize of 'big': 9000 bytes), "
+              "more than the limit of 1000 bytes (t2s-run --max-memory)");
+  }
+  EXPECT_NO_THROW(check_run_memory(p, 16 + 36 + 30 * 9 + 25 * 9, &folded));
 }
 
 }  // namespace

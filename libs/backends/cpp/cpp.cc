@@ -249,7 +249,7 @@ class EmuStorage : public CStorage {
                         const SourceLoc&) override {
     const std::string st = storage_name(func);
     if (proved())
-      return st + (proved_written() ? ".get(" : ".read_at(") + call(st, "offset", index) + ")";
+      return st + (proved_written() ? ".get(" : ".read_at(") + func_position(st, index) + ")";
     return call(st, "read", index);
   }
   std::vector<std::string> write_func(const std::string& func,
@@ -263,16 +263,30 @@ class EmuStorage : public CStorage {
     }
     const std::string st = storage_name(func);
     // A proved index is affine (no effects): its order against the value's does not matter.
-    if (proved()) return {st + ".store(" + call(st, "offset", index) + ", " + value + ");"};
+    if (proved()) {
+      const Realize* realize = realize_of_access();
+      const bool flagged = !realize || !proofs_->unflagged.count(realize);
+      return {st + (flagged ? ".store(" : ".put(") + func_position(st, index) + ", " + value +
+              ");"};
+    }
     return {"{ const int64_t t2s_at = " + call(st, "locate_write", index) + "; " + st +
             ".store(t2s_at, " + value + "); }"};
   }
   std::vector<std::string> declare_realize(const Realize& realize, const SourceLoc& loc,
                                            const std::vector<std::string>& mins,
                                            const std::vector<std::string>& extents) override {
+    std::string folded;
+    if (!checked_ && proofs_) {
+      auto it = proofs_->folds.find(&realize);
+      if (it != proofs_->folds.end()) {
+        std::vector<std::string> folds;
+        for (int64_t f : it->second) folds.push_back(std::to_string(f));
+        folded = ", " + brace_list(folds);
+      }
+    }
     return {"t2s_rt::FuncStorage<" + c_type_name(realize.type, CDialect::kCpp, loc) + "> " +
             storage_name(realize.func) + "(" + quoted(realize.func) + ", " + list(mins) + ", " +
-            list(extents) + ");"};
+            list(extents) + folded + ");"};
   }
   std::string read_channel(const Channel& channel, const std::vector<std::string>& index,
                            const SourceLoc&) override {
@@ -359,6 +373,52 @@ class EmuStorage : public CStorage {
     }
     return out.empty() ? "0" : out;
   }
+  // The realize a proved Func access refers to (null: a buffer's).
+  const Realize* realize_of_access() const {
+    auto it = proofs_->realize_of.find(access);
+    return it == proofs_->realize_of.end() ? nullptr : it->second;
+  }
+  // The position of a proved Func access: with constant bounds, printed with its constants
+  // (`i + 1024 * j + 1048576 * (k & 1)` on storage folded along k), which the C++ compiler
+  // keeps in registers; else the storage's offset().
+  std::string func_position(const std::string& st, const std::vector<std::string>& index) const {
+    const Realize* realize = realize_of_access();
+    if (!realize || realize->mins.size() != index.size()) return call(st, "offset", index);
+    std::vector<int64_t> folds(index.size(), 0);
+    auto it = proofs_->folds.find(realize);
+    if (it != proofs_->folds.end()) folds = it->second;
+    std::vector<std::string> terms;
+    std::vector<int64_t> stored;
+    for (size_t d = 0; d < index.size(); ++d) {
+      const Expr& min = realize->mins[d];
+      const Expr& extent = realize->extents[d];
+      if (min->kind != ExprKind::kIntImm || extent->kind != ExprKind::kIntImm)
+        return call(st, "offset", index);
+      std::string term = index[d];
+      if (min->int_value != 0) term = "(" + term + ") - " + std::to_string(min->int_value);
+      const bool folded = folds[d] > 0 && folds[d] < extent->int_value;
+      if (folded)
+        term = "(" + (atom(term) ? term : "(" + term + ")") + " & " + std::to_string(folds[d] - 1) +
+               ")";
+      terms.push_back(folded && folds[d] == 1 ? "" : term);  // "": always 0
+      stored.push_back(folded ? folds[d] : extent->int_value);
+    }
+    int64_t count = 1;
+    for (int64_t extent : stored)
+      count = count > INT64_MAX / std::max<int64_t>(extent, 1) ? INT64_MAX : count * extent;
+    const bool wide = wide_index_ || count > INT32_MAX;
+    std::string out;
+    int64_t stride = 1;
+    for (size_t d = 0; d < terms.size(); ++d, stride *= stored[d - 1]) {
+      if (terms[d].empty()) continue;
+      std::string term = wide             ? "static_cast<int64_t>(" + terms[d] + ")"
+                         : atom(terms[d]) ? terms[d]
+                                          : "(" + terms[d] + ")";
+      if (stride != 1) term = std::to_string(stride) + " * " + term;
+      out += (out.empty() ? "" : " + ") + term;
+    }
+    return out.empty() ? "0" : out;
+  }
   // The position of a slot of a register: the PE's number at depth 1 (the slot is proved 0).
   std::string slot_position(const Register& reg, const std::vector<std::string>& pe,
                             const std::string& slot) const {
@@ -387,6 +447,23 @@ std::string type_list(const std::vector<int64_t>& shape) {
 }  // namespace
 
 std::string emit_cpp(const Program& program) { return emit_cpp(program, CppOptions{}); }
+
+std::map<const Realize*, std::vector<int64_t>> emulation_folded_extents(const Program& program) {
+  std::map<const Realize*, std::vector<int64_t>> out;
+  for (const Kernel& kernel : program.kernels) {
+    const EmuProofs proofs = prove_kernel_accesses(program, kernel);
+    for (const auto& [realize, folds] : proofs.folds) {
+      std::vector<int64_t> extents;
+      for (size_t d = 0; d < realize->extents.size() && d < folds.size(); ++d) {
+        const Expr& e = realize->extents[d];
+        if (e->kind != ExprKind::kIntImm) break;
+        extents.push_back(folds[d] > 0 ? std::min(folds[d], e->int_value) : e->int_value);
+      }
+      if (extents.size() == realize->extents.size()) out[realize] = extents;
+    }
+  }
+  return out;
+}
 
 std::string emit_cpp(const Program& program, const CppOptions& options) {
   if (program.stage == Stage::kParsed)

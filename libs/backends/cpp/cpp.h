@@ -23,7 +23,10 @@
 // and useful PE-steps and prints them at exit (profile.h, docs/report.md).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "libs/ir/program.h"
 
@@ -46,5 +49,10 @@ struct CppOptions {
 };
 std::string emit_cpp(const Program& program);
 std::string emit_cpp(const Program& program, const CppOptions& options);
+
+// The extents the emulation (without CppOptions::checked) stores for each realize it folds
+// (emu_proofs.h) whose bounds are constants: a folded dimension's F, the others' extents. For
+// t2s-run's --max-memory under the JIT engine.
+std::map<const Realize*, std::vector<int64_t>> emulation_folded_extents(const Program& program);
 
 }  // namespace t2s

@@ -173,16 +173,63 @@ const char kRealize[] = R"json({
   "channels": [], "registers": []
 })json";
 
+// t's reads are proved written: its written flags are not kept (put), and its storage folds
+// along i to 2 elements (reads at i and i - 1 of what iterations i and i - 1 wrote). u's read
+// is not proved: its storage stays whole, with flags, and the read checks its element.
 TEST(EmitCpp, ReadsProvedToFindAWrittenValueSkipThatCheck) {
   const std::string code = kernels_of(emit_cpp(read_program(kRealize, "realize.json")));
-  EXPECT_NE(code.find("t2s_add_i32(t2s_t_st.get(t2s_t_st.offset({i})), i > 0 ? "
-                      "t2s_t_st.get(t2s_t_st.offset({t2s_sub_i32(i, 1)})) : 0)"),
+  EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_t_st(\"t\", {0}, {4}, {2});"),
             std::string::npos)
       << code;
-  EXPECT_NE(code.find("t2s_u_st.store(t2s_u_st.offset({i}), "
-                      "t2s_u_st.read_at(t2s_u_st.offset({i})));"),
+  EXPECT_NE(code.find("t2s_t_st.put((i & 1), t2s_a_in.get({i, j}));"), std::string::npos) << code;
+  EXPECT_NE(code.find("t2s_add_i32(t2s_t_st.get((i & 1)), i > 0 ? "
+                      "t2s_t_st.get((t2s_sub_i32(i, 1) & 1)) : 0)"),
             std::string::npos)
       << code;
+  EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_u_st(\"u\", {0}, {4});"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("t2s_u_st.store(i, t2s_u_st.read_at(i));"), std::string::npos) << code;
+}
+
+// Storage folds only where the fold is smaller than the extent, and never with --checked.
+TEST(EmitCpp, StorageFoldsOnlyWhenSmallerAndUnchecked) {
+  // t over [0, 2) with i in [0, 2): the fold of 2 would keep every element.
+  std::string json = kRealize;
+  const std::string bounds = R"("realize": "t", "type": "int32", "bounds": [["0", "4"]])";
+  json.replace(json.find(bounds), bounds.size(),
+               R"("realize": "t", "type": "int32", "bounds": [["0", "2"]])");
+  const std::string loop = R"("for": "i", "min": "0", "extent": "4")";
+  json.replace(json.find(loop), loop.size(), R"("for": "i", "min": "0", "extent": "2")");
+  std::string code = kernels_of(emit_cpp(read_program(json, "realize.json")));
+  EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_t_st(\"t\", {0}, {2});"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("t2s_t_st.get(t2s_sub_i32(i, 1))"), std::string::npos) << code;
+
+  CppOptions checked;
+  checked.checked = true;
+  code = kernels_of(emit_cpp(read_program(kRealize, "realize.json"), checked));
+  EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_t_st(\"t\", {0}, {4});"), std::string::npos)
+      << code;
+  EXPECT_EQ(code.find(".put("), std::string::npos) << code;
+}
+
+// Accesses in two loops (t written by one, read ahead by the next: t(i + 1)) keep the storage
+// whole.
+TEST(EmitCpp, StorageDoesNotFoldForReadsAhead) {
+  std::string json = kRealize;
+  const std::string loop = R"x({"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+            {"provide": "t", "args": ["i"], "value": "a(i, j)"},)x";
+  ASSERT_NE(json.find(loop), std::string::npos);
+  json.replace(json.find(loop), loop.size(),
+               R"x({"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [
+            {"provide": "t", "args": ["i"], "value": "a(i, j)"}]},
+          {"for": "i", "min": "0", "extent": "4", "kind": "serial", "body": [)x");
+  const std::string reads = "t(i) + select(i > 0, t(i - 1), 0)";
+  json.replace(json.find(reads), reads.size(), "t(i) + select(i < 3, t(i + 1), 0)");
+  const std::string code = kernels_of(emit_cpp(read_program(json, "realize.json")));
+  EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_t_st(\"t\", {0}, {4});"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("t2s_t_st.read_at(t2s_add_i32(i, 1))"), std::string::npos) << code;
 }
 
 TEST(EmitCpp, RefusesVectorStorageAndAllocAtTheirLocation) {

@@ -63,6 +63,9 @@ class Prover {
     }
     for (const void* node : refuted_bounds_) out_->in_bounds.erase(node);
     for (const void* node : refuted_written_) out_->written.erase(node);
+    for (auto it = out_->realize_of.begin(); it != out_->realize_of.end();)
+      it = out_->in_bounds.count(it->first) ? std::next(it) : out_->realize_of.erase(it);
+    fold_realizes();
   }
 
  private:
@@ -252,7 +255,12 @@ class Prover {
     } else if (kind == Kind::kFunc && func_bounds(storage, &lo, &extent)) {
       proved = inside(index, lo, extent);
       Access a = snapshot(node, storage, index);
-      if (a.realize && !vector_index(index, 0)) (read ? reads_ : writes_).push_back(std::move(a));
+      if (a.realize) out_->realize_of[node] = a.realize;
+      if (a.realize && vector_index(index, 0)) unfoldable_.insert(a.realize);
+      if (a.realize && !vector_index(index, 0)) {
+        if (read) reads_written_candidates_.insert(node);
+        (read ? reads_ : writes_).push_back(std::move(a));
+      }
     }
     record(node, proved);
   }
@@ -452,6 +460,103 @@ class Prover {
     return poly::is_empty(set);
   }
 
+  // ---- Storage folding ----
+
+  // A realize's dimension d folds to F elements (a power of two) along the loop L that is
+  // outermost inside the realize when, over all the realize's accesses (all scalar, inside L,
+  // every index proved in bounds and every read proved written):
+  //   - each write stores at index[d] = L + c, one constant c for all writes;
+  //   - each read reads at index[d] = L + c - delta with 0 <= delta < F at every point.
+  // Then the element a read finds was written at iteration L - delta of this execution of L
+  // (the only iteration writing that index), and the iterations in between write indices whose
+  // positions modulo F differ from it (0 < their distance < F): the folded storage holds the
+  // same value. Reads never find an unwritten element (proved), so the dropped written flags
+  // are never consulted. The dimension saving the most storage is folded; one per realize.
+  void fold_realizes() {
+    std::map<const Realize*, std::vector<const Access*>> by_realize;
+    for (const std::vector<Access>* list : {&reads_, &writes_})
+      for (const Access& a : *list)
+        if (a.realize && !program_.find_register(a.storage)) by_realize[a.realize].push_back(&a);
+    for (const auto& [realize, accesses] : by_realize) {
+      if (unfoldable_.count(realize)) continue;
+      bool reads_written = true;
+      for (const Access* a : accesses)
+        if (reads_written_candidates_.count(a->node) && !out_->written.count(a->node))
+          reads_written = false;
+      if (reads_written) out_->unflagged.insert(realize);
+      if (auto folds = realize_folds(*realize, accesses)) out_->folds[realize] = *folds;
+    }
+  }
+
+  std::optional<std::vector<int64_t>> realize_folds(const Realize& realize,
+                                                    const std::vector<const Access*>& accesses) {
+    const size_t p = accesses.front()->loops_in_realize;
+    bool has_write = false;
+    for (const Access* a : accesses) {
+      const bool read = a->node && reads_written_candidates_.count(a->node);
+      if (!out_->in_bounds.count(a->node)) return std::nullopt;
+      if (read && !out_->written.count(a->node)) return std::nullopt;
+      if (!read) has_write = true;
+      if (a->loops.size() <= p || a->loops[p] != accesses.front()->loops[p]) return std::nullopt;
+    }
+    if (!has_write) return std::nullopt;
+    const std::string& loop_dim = accesses.front()->dims[p];
+    std::vector<int64_t> folds(realize.extents.size(), 0);
+    double best_ratio = 1.0;
+    size_t best = folds.size();
+    for (size_t d = 0; d < realize.extents.size(); ++d) {
+      const Expr& extent_expr = realize.extents[d];
+      if (extent_expr->kind != ExprKind::kIntImm) continue;
+      const int64_t extent = extent_expr->int_value;
+      std::optional<int64_t> c;
+      bool ok = true;
+      for (const Access* a : accesses) {  // writes: the constant c
+        if (reads_written_candidates_.count(a->node)) continue;
+        auto offset = index_minus_loop(*a, d, loop_dim);
+        if (!offset || offset->min != offset->max || (c && *c != offset->min)) {
+          ok = false;
+          break;
+        }
+        c = offset->min;
+      }
+      if (!ok || !c) continue;
+      int64_t max_delta = 0;
+      for (const Access* a : accesses) {  // reads: delta = c - (index - L)
+        if (!reads_written_candidates_.count(a->node)) continue;
+        auto offset = index_minus_loop(*a, d, loop_dim);
+        if (!offset || *c - offset->max < 0) {
+          ok = false;
+          break;
+        }
+        max_delta = std::max(max_delta, *c - offset->min);
+      }
+      if (!ok) continue;
+      int64_t fold = 1;
+      while (fold <= max_delta) fold *= 2;
+      if (fold >= extent) continue;
+      const double ratio = static_cast<double>(fold) / static_cast<double>(extent);
+      if (ratio < best_ratio) {
+        best_ratio = ratio;
+        best = d;
+        folds.assign(folds.size(), 0);
+        folds[d] = fold;
+      }
+    }
+    if (best == folds.size()) return std::nullopt;
+    return folds;
+  }
+
+  // The range of index[d] - L over the access's context (nullopt: not affine, or unbounded).
+  static std::optional<poly::Interval> index_minus_loop(const Access& a, size_t d,
+                                                        const std::string& loop_dim) {
+    if (d >= a.index.size() || !is_signed_int(a.index[d])) return std::nullopt;
+    auto index = poly::Aff::from_expr(a.index[d], a.vars);
+    if (!index) return std::nullopt;
+    auto ranges = poly::value_ranges(build(a.dims, a.facts), {*index - poly::Aff::dim(loop_dim)});
+    if (!ranges) return std::nullopt;  // never executed: no constraint, but nothing to fold by
+    return (*ranges)[0];
+  }
+
   struct Scope {
     const Realize* realize;
     size_t loops;
@@ -470,6 +575,8 @@ class Prover {
   int order_ = 0;
   std::vector<Access> reads_, writes_;
   std::set<const void*> refuted_bounds_, refuted_written_;
+  std::set<const void*> reads_written_candidates_;  // the Func reads among reads_
+  std::set<const Realize*> unfoldable_;             // a realize with a vector access
 };
 
 }  // namespace

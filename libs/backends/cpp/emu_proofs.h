@@ -4,7 +4,10 @@
 // the runtime's checked accessors for every other access (docs/emulation.md).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "libs/ir/program.h"
 
@@ -19,6 +22,15 @@ struct EmuProofs {
   // Reads of Func storage or of a shift register of depth 1 (in `in_bounds` too) that find their
   // element written: an earlier write in the kernel's sequential order stores to it.
   std::set<const void*> written;
+  // Realizes whose storage the emulation folds (Halide's storage folding): for each dimension,
+  // 0 (kept) or a power of two F, the elements stored along it (index - min taken modulo F).
+  // See fold_realizes() in emu_proofs.cc for when a dimension folds.
+  std::map<const Realize*, std::vector<int64_t>> folds;
+  // The realize each Func access in `in_bounds` refers to (none: a program buffer).
+  std::map<const void*, const Realize*> realize_of;
+  // Realizes whose every read is in `written`: their written flags are never consulted, so the
+  // emulation does not set them.
+  std::set<const Realize*> unflagged;
 };
 
 // Proves what it can of the accesses of `kernel` (of a verified program, merged stage on).

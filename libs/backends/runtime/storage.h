@@ -110,6 +110,21 @@ class FuncStorage {
               const std::vector<int64_t>& extents) {
     allocate(name, mins, extents);
   }
+  // Folded storage (Halide's storage folding; t2s-emit decides it, libs/backends/cpp/
+  // emu_proofs.cc): `folds` gives per dimension 0 (all its elements stored) or a power of two F
+  // (F elements, index - min taken modulo F). Only accesses t2s-emit proved in bounds and, for
+  // reads, written use such storage (offset(), get(), store()).
+  FuncStorage(const std::string& name, const std::vector<int64_t>& mins,
+              const std::vector<int64_t>& extents, const std::vector<int64_t>& folds) {
+    if (folds.size() != extents.size()) fail("storage of '" + name + "' has bad folds");
+    std::vector<int64_t> stored = extents;
+    for (size_t d = 0; d < folds.size(); ++d)
+      if (folds[d] > 0 && folds[d] < extents[d]) stored[d] = folds[d];
+    allocate(name, mins, stored);
+    extents_ = extents;
+    for (size_t d = 0; d < folds.size(); ++d)
+      if (stored[d] != extents[d]) masks_[d] = stored[d] - 1;
+  }
   FuncStorage(const FuncStorage&) = delete;
   FuncStorage& operator=(const FuncStorage&) = delete;
 
@@ -119,6 +134,7 @@ class FuncStorage {
     mins_ = mins;
     extents_ = extents;
     strides_.assign(mins.size(), 0);
+    masks_.assign(mins.size(), ~int64_t{0});
     if (mins.size() != extents.size()) fail("storage of '" + name + "' has bad bounds");
     int64_t size = 1;
     for (size_t d = 0; d < extents.size(); ++d) {
@@ -171,7 +187,7 @@ class FuncStorage {
   template <size_t N>
   int64_t offset(const int64_t (&index)[N]) const {
     int64_t linear = 0;
-    for (size_t d = 0; d < N; ++d) linear += (index[d] - mins_[d]) * strides_[d];
+    for (size_t d = 0; d < N; ++d) linear += ((index[d] - mins_[d]) & masks_[d]) * strides_[d];
     return linear;
   }
   int64_t offset() const { return 0; }
@@ -180,6 +196,11 @@ class FuncStorage {
     return static_cast<T>(data_[static_cast<size_t>(at)]);
   }
   T get(int64_t at) const { return static_cast<T>(data_[static_cast<size_t>(at)]); }
+  // A store that leaves the written flag: for a realize whose every read t2s-emit proved to find
+  // its element written (the flags are never consulted).
+  void put(int64_t at, T value) {
+    data_[static_cast<size_t>(at)] = static_cast<detail::Cell<T>>(value);
+  }
 
   // The realized output as an Array of `dtype` (mins must be 0); fails when some element was
   // never computed, as the interpreter does.
@@ -218,8 +239,10 @@ class FuncStorage {
   }
   [[noreturn]] __attribute__((noinline, cold)) void fail_unwritten(int64_t at) const {
     std::vector<int64_t> index;
-    for (size_t d = 0; d < mins_.size(); ++d)
-      index.push_back(mins_[d] + (extents_[d] ? at / strides_[d] % extents_[d] : 0));
+    for (size_t d = 0; d < mins_.size(); ++d) {
+      const int64_t stored = masks_[d] >= 0 ? masks_[d] + 1 : extents_[d];
+      index.push_back(mins_[d] + (stored ? at / strides_[d] % stored : 0));
+    }
     fail("read of '" + name_ + "' at " + detail::format_index(index) + " before it was computed");
   }
   int64_t position(const int64_t* index, size_t n, const char* what) const {
@@ -232,13 +255,15 @@ class FuncStorage {
       if (offset < 0 || offset >= extents_[d])
         fail(std::string(what) + " of '" + name_ + "' at " + detail::format_index(index, n) +
              " is outside its bounds " + bounds_text());
-      linear += offset * strides_[d];
+      linear += (offset & masks_[d]) * strides_[d];
     }
     return linear;
   }
 
   std::string name_;
-  std::vector<int64_t> mins_, extents_, strides_;
+  // extents_: the bounds; a folded dimension stores masks_[d] + 1 elements (else the mask is
+  // all ones).
+  std::vector<int64_t> mins_, extents_, strides_, masks_;
   std::vector<detail::Cell<T>> data_;
   std::vector<unsigned char> written_;
 };

@@ -2,6 +2,7 @@
 // located errors of the JIT engine.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <ostream>
 #include <string>
@@ -29,8 +30,19 @@ struct EngineRun {
 //           emulates the program, unless the engine is unavailable here (JitUnavailable: its
 //           library, LLVM or the headers missing); else interp.
 // `options.max_steps` bounds the interpreter only. Throws what the engines throw.
+// `max_memory` bounds the interpreter's storage where run_with_engine falls back to it or runs
+// it to locate an error (check_run_memory); check_engine_memory is the check before a run.
 EngineRun run_with_engine(EngineChoice choice, const Program& program,
-                          const std::map<std::string, NdArray>& inputs, const RunOptions& options);
+                          const std::map<std::string, NdArray>& inputs, const RunOptions& options,
+                          int64_t max_memory = INT64_MAX);
+
+// The engine `choice` runs `program` with, unless the JIT turns out unavailable: interp or jit
+// (auto: by loop_iterations and emits_cpp, as run_with_engine decides).
+EngineChoice resolve_engine(EngineChoice choice, const Program& program);
+
+// t2s-run's --max-memory for a run with `engine` (resolve_engine's): check_run_memory with the
+// realize storage that engine allocates (the JIT's emulation folds some: emulation_folded_extents).
+void check_engine_memory(EngineChoice engine, const Program& program, int64_t max_memory);
 
 // Prints `t2s-run: WHAT: engine jit: compile 1.234 s, run 0.567 s` (interp: `run 0.567 s`).
 void print_timings(const std::string& what, const EngineRun& run, std::ostream& out);

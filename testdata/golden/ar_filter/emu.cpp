@@ -26,15 +26,15 @@ t2s_rt::FuncStorage<float> t2s_out_bf;
 void t2s_Y_kn() {
   auto& t2s_out_st = t2s_out_bf;
   {
-    t2s_rt::FuncStorage<float> t2s_Y_st("Y", {0, 0}, {3, 10});
+    t2s_rt::FuncStorage<float> t2s_Y_st("Y", {0, 0}, {3, 10}, {0, 1});
     {
       t2s_rt::FuncStorage<float> t2s_S_st("S", {0, 0}, {3, 10});
       for (int32_t n = 0; n < 10; n++) {
         for (int32_t k = 0; k < 3; k++) {
-          t2s_Y_st.store(t2s_Y_st.offset({k, n}), k == 0 ? t2s_x_in.get({n}) + (n == 0 ? 0.0f : t2s_S_st.get(t2s_S_st.offset({k, t2s_sub_i32(n, 1)}))) : t2s_Y_st.get(t2s_Y_st.offset({t2s_sub_i32(k, 1), n})));
-          t2s_S_st.store(t2s_S_st.offset({k, n}), t2s_a_in.get({k}) * t2s_Y_st.get(t2s_Y_st.offset({k, n})) + (k == 2 || n == 0 ? 0.0f : t2s_S_st.read_at(t2s_S_st.offset({t2s_add_i32(k, 1), t2s_sub_i32(n, 1)}))));
+          t2s_Y_st.put(k, k == 0 ? t2s_x_in.get({n}) + (n == 0 ? 0.0f : t2s_S_st.get(k + 3 * t2s_sub_i32(n, 1))) : t2s_Y_st.get(t2s_sub_i32(k, 1)));
+          t2s_S_st.store(k + 3 * n, t2s_a_in.get({k}) * t2s_Y_st.get(k) + (k == 2 || n == 0 ? 0.0f : t2s_S_st.read_at(t2s_add_i32(k, 1) + 3 * t2s_sub_i32(n, 1))));
           if (k == 0) {
-            t2s_out_st.store(t2s_out_st.offset({n}), t2s_Y_st.get(t2s_Y_st.offset({k, n})));
+            t2s_out_st.store(t2s_out_st.offset({n}), t2s_Y_st.get(k));
           }
         }
       }

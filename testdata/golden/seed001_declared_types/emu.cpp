@@ -30,11 +30,11 @@ t2s_rt::FuncStorage<int32_t> t2s_g_bf;
 void t2s_f_kn() {
   auto& t2s_g_st = t2s_g_bf;
   {
-    t2s_rt::FuncStorage<float> t2s_f_st("f", {0, 0}, {4, 5});
+    t2s_rt::FuncStorage<float> t2s_f_st("f", {0, 0}, {4, 5}, {0, 2});
     for (int32_t j = 0; j < 5; j++) {
       for (int32_t i = 0; i < 4; i++) {
-        t2s_f_st.store(t2s_f_st.offset({i, j}), (float)t2s_add_i32(i, j) * 1.0f);
-        t2s_g_st.store(t2s_g_st.offset({i, j}), j == 0 ? 0 : t2s_cvt_i32_f32(t2s_f_st.get(t2s_f_st.offset({i, t2s_sub_i32(j, 1)}))));
+        t2s_f_st.put(i + 4 * (j & 1), (float)t2s_add_i32(i, j) * 1.0f);
+        t2s_g_st.store(t2s_g_st.offset({i, j}), j == 0 ? 0 : t2s_cvt_i32_f32(t2s_f_st.get(i + 4 * (t2s_sub_i32(j, 1) & 1))));
       }
     }
   }

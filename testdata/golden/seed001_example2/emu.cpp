@@ -24,15 +24,15 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 void t2s_f_kn() {
   auto& t2s_out_st = t2s_out_bf;
   {
-    t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {4, 3});
+    t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {4, 3}, {0, 1});
     {
-      t2s_rt::FuncStorage<int32_t> t2s_g_st("g", {0, 0}, {4, 3});
+      t2s_rt::FuncStorage<int32_t> t2s_g_st("g", {0, 0}, {4, 3}, {0, 1});
       for (int32_t j = 0; j < 3; j++) {
         for (int32_t i = 0; i < 4; i++) {
-          t2s_f_st.store(t2s_f_st.offset({i, j}), i == 0 ? i : t2s_f_st.get(t2s_f_st.offset({t2s_sub_i32(i, 1), j})));
-          t2s_g_st.store(t2s_g_st.offset({i, j}), i == 0 ? t2s_f_st.get(t2s_f_st.offset({i, j})) : t2s_g_st.get(t2s_g_st.offset({t2s_sub_i32(i, 1), j})));
+          t2s_f_st.put(i, i == 0 ? i : t2s_f_st.get(t2s_sub_i32(i, 1)));
+          t2s_g_st.put(i, i == 0 ? t2s_f_st.get(i) : t2s_g_st.get(t2s_sub_i32(i, 1)));
           if (i == 3) {
-            t2s_out_st.store(t2s_out_st.offset({j}), t2s_add_i32(t2s_g_st.get(t2s_g_st.offset({i, j})), j));
+            t2s_out_st.store(t2s_out_st.offset({j}), t2s_add_i32(t2s_g_st.get(i), j));
           }
         }
       }

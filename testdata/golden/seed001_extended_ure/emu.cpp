@@ -24,12 +24,12 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 void t2s_f_kn() {
   auto& t2s_out_st = t2s_out_bf;
   {
-    t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {11, 5});
+    t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {11, 5}, {0, 1});
     for (int32_t y = 0; y < 5; y++) {
       for (int32_t x = 0; x < 11; x++) {
-        t2s_f_st.store(t2s_f_st.offset({x, y}), x == 0 ? y : t2s_add_i32(t2s_f_st.get(t2s_f_st.offset({t2s_sub_i32(x, 1), y})), x));
+        t2s_f_st.put(x, x == 0 ? y : t2s_add_i32(t2s_f_st.get(t2s_sub_i32(x, 1)), x));
         if (x == 10) {
-          t2s_out_st.store(t2s_out_st.offset({y}), t2s_f_st.get(t2s_f_st.offset({x, y})));
+          t2s_out_st.store(t2s_out_st.offset({y}), t2s_f_st.get(x));
         }
       }
     }

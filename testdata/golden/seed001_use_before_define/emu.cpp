@@ -25,11 +25,11 @@ t2s_rt::FuncStorage<int32_t> t2s_g_bf;
 void t2s_f_kn() {
   auto& t2s_g_st = t2s_g_bf;
   {
-    t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {4, 3});
+    t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {4, 3}, {0, 1});
     for (int32_t j = 0; j < 3; j++) {
       for (int32_t i = 0; i < 4; i++) {
-        t2s_f_st.store(t2s_f_st.offset({i, j}), i == 0 ? i : t2s_f_st.get(t2s_f_st.offset({t2s_sub_i32(i, 1), j})));
-        t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_add_i32(t2s_add_i32(t2s_f_st.get(t2s_f_st.offset({i, j})), i), t2s_mul_i32(2, j)));
+        t2s_f_st.put(i, i == 0 ? i : t2s_f_st.get(t2s_sub_i32(i, 1)));
+        t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_add_i32(t2s_add_i32(t2s_f_st.get(i), i), t2s_mul_i32(2, j)));
       }
     }
   }
