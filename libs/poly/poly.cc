@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <type_traits>
 
@@ -120,6 +121,65 @@ isl::map successor(isl::ctx ctx, const isl::map& keyed_times, size_t nkeys, isl:
 
 }  // namespace
 
+// An Aff without floor division or modulo as sum(coeff * dim) + constant (nullopt otherwise, or
+// when a coefficient grows past 2^40): value_ranges asks isl once for all the expressions that
+// differ only by a constant or a sign.
+class LinearForm {
+ public:
+  std::map<std::string, int64_t> coeff;  // no zero entries
+  int64_t constant = 0;
+
+  static std::optional<LinearForm> of(const Aff& a) {
+    LinearForm f;
+    if (!f.add(a, 1)) return std::nullopt;
+    for (auto it = f.coeff.begin(); it != f.coeff.end();)
+      it = it->second == 0 ? f.coeff.erase(it) : std::next(it);
+    return f;
+  }
+
+ private:
+  static constexpr int64_t kLimit = int64_t{1} << 40;
+  static bool small(int64_t v) { return v > -kLimit && v < kLimit; }
+
+  bool add(const Aff& a, int64_t scale) {
+    const Aff::Node& n = *a.node_;
+    switch (n.kind) {
+      case Aff::Node::kConst:
+        constant += n.value * scale;
+        return small(constant);
+      case Aff::Node::kDim:
+        coeff[n.name] += scale;
+        return small(coeff[n.name]);
+      case Aff::Node::kLinear:
+        for (size_t i = 0; i < n.coeff.size(); ++i) {
+          if (!small(n.coeff[i])) return false;
+          coeff[n.dims[i]] += n.coeff[i] * scale;
+          if (!small(coeff[n.dims[i]])) return false;
+        }
+        constant += n.value * scale;
+        return small(constant);
+      case Aff::Node::kNeg:
+        return add(n.ops[0], -scale);
+      case Aff::Node::kAdd:
+        return add(n.ops[0], scale) && add(n.ops[1], scale);
+      case Aff::Node::kSub:
+        return add(n.ops[0], scale) && add(n.ops[1], -scale);
+      case Aff::Node::kMul: {
+        // One operand is a constant (Aff's operator* and from_expr build no other product).
+        for (int c = 0; c < 2; ++c) {
+          const Aff::Node& k = *n.ops[static_cast<size_t>(c)].node_;
+          if (k.kind != Aff::Node::kConst) continue;
+          if (!small(k.value) || !small(k.value * scale)) return false;
+          return add(n.ops[static_cast<size_t>(1 - c)], k.value * scale);
+        }
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+};
+
 std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,
                                                                  const std::vector<Aff>& exprs) {
   SmallSetPoints small(set);
@@ -145,20 +205,62 @@ std::optional<std::vector<std::optional<Interval>>> value_ranges(const Set& set,
       return std::vector<std::optional<Interval>>(ranges.begin(), ranges.end());
     }
   }
+  // isl is asked about distinct expressions only: linear ones that differ by a constant or a
+  // sign share one question (its constant dropped, its sign made positive).
+  struct Derived {
+    size_t question;
+    int64_t sign = 1, constant = 0;  // the value is sign * question's + constant
+  };
+  std::vector<Aff> questions;
+  std::vector<Derived> derived;
+  std::map<std::vector<std::pair<std::string, int64_t>>, size_t> asked;
+  for (const Aff& e : exprs) {
+    std::optional<LinearForm> form = LinearForm::of(e);
+    if (!form) {
+      derived.push_back({questions.size()});
+      questions.push_back(e);
+      continue;
+    }
+    std::vector<std::pair<std::string, int64_t>> key(form->coeff.begin(), form->coeff.end());
+    const int64_t sign = !key.empty() && key.front().second < 0 ? -1 : 1;
+    for (auto& [dim, c] : key) c *= sign;
+    auto [it, added] = asked.emplace(key, questions.size());
+    if (added) {
+      std::vector<int64_t> coeff;
+      std::vector<std::string> dims;
+      for (const auto& [dim, c] : key) {
+        dims.push_back(dim);
+        coeff.push_back(c);
+      }
+      questions.push_back(Aff::linear(coeff, dims));
+    }
+    derived.push_back({it->second, sign, form->constant});
+  }
   Context ctx;
-  const auto text = [&] { return Renderer(set.dims()).values(set, exprs); };
+  const auto text = [&] { return Renderer(set.dims()).values(set, questions); };
   try {
-    isl::set range = Builder(ctx.get(), set.dims()).values(set, exprs).range();
+    isl::set range = Builder(ctx.get(), set.dims()).values(set, questions).range();
     if (range.is_empty()) return std::nullopt;
-    std::vector<std::optional<Interval>> out;
-    for (size_t i = 0; i < exprs.size(); ++i) {
+    std::vector<std::optional<Interval>> answers;
+    for (size_t i = 0; i < questions.size(); ++i) {
       isl::val lo = range.dim_min_val(static_cast<int>(i));
       isl::val hi = range.dim_max_val(static_cast<int>(i));
       if (!lo.is_int() || !hi.is_int()) {
-        out.push_back(std::nullopt);
+        answers.push_back(std::nullopt);
         continue;
       }
-      out.push_back(Interval{lo.get_num_si(), hi.get_num_si()});
+      answers.push_back(Interval{lo.get_num_si(), hi.get_num_si()});
+    }
+    std::vector<std::optional<Interval>> out;
+    for (const Derived& d : derived) {
+      const std::optional<Interval>& a = answers[d.question];
+      if (!a) {
+        out.push_back(std::nullopt);
+      } else if (d.sign > 0) {
+        out.push_back(Interval{a->min + d.constant, a->max + d.constant});
+      } else {
+        out.push_back(Interval{d.constant - a->max, d.constant - a->min});
+      }
     }
     return out;
   } catch (const isl::exception& e) {

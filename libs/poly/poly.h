@@ -47,6 +47,7 @@ class Aff {
   friend class Renderer;
   friend class Builder;
   friend class SmallSetPoints;
+  friend class LinearForm;
 };
 
 // A condition on the dims: comparisons of Affs combined with and, or and not.
