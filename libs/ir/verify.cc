@@ -194,6 +194,7 @@ class Verifier {
     if (!p_.find_func(b.name))
       fail(where, "buffer of Func '" + b.name + "', which the program does not have",
            "ir-unknown-func", b.loc);
+    scalar_storage(b.type, where, "buffer of '" + b.name + "'", b.loc);
     for (const Expr& e : b.mins) integer(e, where, "a bound of buffer '" + b.name + "'");
     for (const Expr& e : b.extents) {
       integer(e, where, "a bound of buffer '" + b.name + "'");
@@ -202,6 +203,17 @@ class Verifier {
              "buffer '" + b.name + "' has the negative extent " + std::to_string(e->int_value),
              "ir-storage", b.loc);
     }
+  }
+
+  // Func storage (buffers, realizes) holds scalars: vectors live in lets, registers and
+  // channels (the interpreter and the emulation store scalars only).
+  void scalar_storage(Type type, const std::string& where, const std::string& what,
+                      const SourceLoc& loc) {
+    if (type.lanes != 1)
+      fail(where,
+           "the " + what + " has the vector type " + type.name() +
+               "; Func storage holds scalars (vectors live in lets, registers and channels)",
+           "ir-type", loc);
   }
 
   // A pending order (merged stage only) permutes the loops of the kernel's single loop nest.
@@ -453,6 +465,7 @@ class Verifier {
       if (!p_.find_func(realize->func))
         fail(where, "realize of Func '" + realize->func + "', which the program does not have",
              "ir-unknown-func", loc_);
+      scalar_storage(realize->type, where, "realize of '" + realize->func + "'", loc_);
       indices(realize->mins, "the bounds of the realize of '" + realize->func + "'");
       indices(realize->extents, "the bounds of the realize of '" + realize->func + "'");
       for (const Expr& e : realize->extents)

@@ -189,6 +189,21 @@ TEST(Verify, NegativeStorageExtent) {
          "ir-storage", "kernels[0].body[0]: the realize of 'A' has the negative extent -1", "13:1");
 }
 
+TEST(Verify, StorageHoldsScalars) {
+  // t2s-run stopped with an internal error on a vector-typed output buffer (ir_mutation_fuzzer).
+  expect(broken("seed000_2d", "merged", [](Json& d) { d["buffers"][0]["type"] = "float32x8"; }),
+         "ir-type",
+         "buffers[0]: the buffer of 'B' has the vector type float32x8; Func storage holds scalars "
+         "(vectors live in lets, registers and channels)",
+         "14:1");
+  expect(broken("seed000_2d", "merged",
+                [](Json& d) { d["kernels"][0]["body"][0]["type"] = "int32x4"; }),
+         "ir-type",
+         "kernels[0].body[0]: the realize of 'A' has the vector type int32x4; Func storage holds "
+         "scalars (vectors live in lets, registers and channels)",
+         "13:1");
+}
+
 TEST(Verify, DefinitionHasTheDeclaredType) {
   // t2s-merge produced ill-formed IR (an internal error) from this.
   expect(broken("gemm", "parsed",
