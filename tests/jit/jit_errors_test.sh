@@ -105,8 +105,27 @@ grep -vE "^t2s-run: (run|check): engine" "$TMP/check.jit.err" > "$TMP/check.jit.
 cmp -s "$TMP/check.interp.err" "$TMP/check.jit.note" ||
   fail "--check's note differs: '$(cat "$TMP/check.jit.note")' / '$(cat "$TMP/check.interp.err")'"
 
+# --max-memory counts the storage of the engine that runs: GEMM's merged stage realizes A, B, C
+# over 4 x 4 x 8 (3856 bytes in all for the interpreter); the JIT's emulation folds them along k
+# to 4 x 4 x 1, 1 and 2 (976 bytes; docs/emulation.md, "Storage folding").
+"$RUN" "$DIR/gemm/merged.json" --engine interp --max-memory 2000 -o "$TMP/mem.interp.npy" \
+  2> "$TMP/mem.interp.err"
+rc=$?
+[[ $rc == 1 ]] && grep -qF "error: the run needs 3856 bytes of storage (the largest, realize of 'A': 1152 bytes), more than the limit of 2000 bytes (t2s-run --max-memory) [run-memory]" "$TMP/mem.interp.err" ||
+  fail "--engine interp --max-memory 2000: exit $rc, '$(cat "$TMP/mem.interp.err")'"
+"$RUN" "$DIR/gemm/merged.json" --engine jit --max-memory 2000 --fill random -o "$TMP/mem.jit.npy" ||
+  fail "--engine jit --max-memory 2000 refused the folded storage"
+"$RUN" "$DIR/gemm/merged.json" --engine interp --fill random -o "$TMP/mem.interp.npy" ||
+  fail "--engine interp without a memory limit"
+cmp -s "$TMP/mem.jit.npy" "$TMP/mem.interp.npy" || fail "folded storage: jit differs from interp"
+"$RUN" "$DIR/gemm/merged.json" --engine jit --max-memory 900 -o "$TMP/mem.jit.npy" \
+  2> "$TMP/mem.jit.err"
+rc=$?
+[[ $rc == 1 ]] && grep -qF "error: the run needs 976 bytes of storage (the largest, realize of 'C': 288 bytes), more than the limit of 900 bytes (t2s-run --max-memory) [run-memory]" "$TMP/mem.jit.err" ||
+  fail "--engine jit --max-memory 900: exit $rc, '$(cat "$TMP/mem.jit.err")'"
+
 if ((failures > 0)); then
   echo "$failures failure(s)" >&2
   exit 1
 fi
-echo "PASS: 8 run-time errors equal, headers missing, usage and options"
+echo "PASS: 8 run-time errors equal, headers missing, usage and options, --max-memory per engine"
