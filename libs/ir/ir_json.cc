@@ -492,7 +492,8 @@ class Reader {
     Json doc;
     try {
       doc = Json::parse(text);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {
+      // parse_error, and out_of_range for a number past double's range (1e999).
       fail("", std::string("malformed JSON: ") + e.what());
     }
     if (!doc.is_object()) fail("", "an IR document must be a JSON object");

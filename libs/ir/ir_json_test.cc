@@ -229,6 +229,10 @@ TEST(IrJsonTest, RejectsBadDocuments) {
             "doc.json: malformed JSON: [json.exception.parse_error.101] parse "
             "error at line 1, column 2: syntax error while parsing object key - "
             "unexpected end of input; expected string literal [ir]");
+  // A number past double's range (nlohmann's out_of_range, ir_fuzzer): refused the same way.
+  EXPECT_EQ(error_of("{\"t2s_ir\": 1e999}"),
+            "doc.json: malformed JSON: [json.exception.out_of_range.406] number overflow parsing "
+            "'1e999' [ir]");
   std::string newer = doc;
   newer.replace(newer.find("\"t2s_ir\": 1"), 11, "\"t2s_ir\": 2");
   EXPECT_EQ(error_of(newer),
