@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
       ->default_str(std::to_string(t2s::kDefaultMaxRunMemory))
       ->check(t2s::unsigned_64_validator());
   app.add_option("--max-steps", options.max_steps,
-                 "Stop with an error after this many statement executions")
+                 "Stop with an error after this many statement executions (the interpreter; "
+                 "--engine jit runs unbounded)")
       ->default_str("2000000000");
   app.add_option("--engine", engine,
                  "interp: the reference interpreter; jit: compile the program's C++ emulation "
@@ -63,8 +64,9 @@ int main(int argc, char** argv) {
                  "C++ library's headers installed, else exit 1); auto: jit for programs of at "
                  "least " +
                      std::to_string(t2s::jit::kAutoJitMinIterations) +
-                     " loop iterations (the kernels' constant extents multiplied) that the JIT can "
-                     "run, interp otherwise")
+                     " loop iterations (the kernels' constant extents multiplied), no more than "
+                     "--max-steps (a program sure to exceed it stops at the limit), that the JIT "
+                     "can run; interp otherwise")
       ->check(CLI::IsMember({"interp", "jit", "auto"}))
       ->default_str("auto");
   app.add_flag("--timings", timings,
@@ -85,13 +87,15 @@ int main(int argc, char** argv) {
                                            : t2s::jit::EngineChoice::kAuto;
     const auto memory_limit = static_cast<int64_t>(std::min<uint64_t>(max_memory, INT64_MAX));
     // Before the inputs are generated: they count too.
-    t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, program), program, memory_limit);
+    t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, program, options.max_steps),
+                                  program, memory_limit);
     auto kind = fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential;
     auto inputs = t2s::complete_inputs(program, given, kind, seed);
     auto run = [&](const t2s::Program& p, const char* what) {
       t2s::jit::EngineRun r;
       try {
-        t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, p), p, memory_limit);
+        t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, p, options.max_steps), p,
+                                      memory_limit);
         r = t2s::jit::run_with_engine(choice, p, inputs, options, memory_limit);
       } catch (const t2s::jit::JitUnavailable& e) {
         throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1

@@ -79,5 +79,24 @@ TEST(JitSelectTest, AutoRunsSmallProgramsWithTheInterpreter) {
   EXPECT_TRUE(run_with_engine(EngineChoice::kJit, program, inputs, {}).used_jit);
 }
 
+// Every loop of `list` (nested too) runs `extent` times.
+void set_loop_extents(StmtList& list, int64_t extent) {
+  for (StmtPtr& s : list) {
+    if (For* loop = s->as<For>()) loop->extent = make_int(Type::Int(32), extent);
+    for (StmtList* child : s->children()) set_loop_extents(*child, extent);
+  }
+}
+
+TEST(JitSelectTest, AutoKeepsTheInterpretersStepLimit) {
+  Program program = testing::load_golden_ir("gemm", "merged");
+  for (Kernel& k : program.kernels) set_loop_extents(k.body, 200);  // 200^3 = 8 million
+  ASSERT_EQ(loop_iterations(program), 8000000);
+  EXPECT_EQ(resolve_engine(EngineChoice::kAuto, program, 2000000000), EngineChoice::kJit);
+  // A step budget the iterations exceed: the interpreter, which stops at it.
+  EXPECT_EQ(resolve_engine(EngineChoice::kAuto, program, 7999999), EngineChoice::kInterp);
+  EXPECT_EQ(resolve_engine(EngineChoice::kJit, program, 7999999), EngineChoice::kJit);
+  EXPECT_EQ(resolve_engine(EngineChoice::kInterp, program, 2000000000), EngineChoice::kInterp);
+}
+
 }  // namespace
 }  // namespace t2s::jit

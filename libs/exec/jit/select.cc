@@ -10,9 +10,11 @@
 
 namespace t2s::jit {
 
-EngineChoice resolve_engine(EngineChoice choice, const Program& program) {
+EngineChoice resolve_engine(EngineChoice choice, const Program& program, uint64_t max_steps) {
   if (choice != EngineChoice::kAuto) return choice;
-  return loop_iterations(program) >= kAutoJitMinIterations && emits_cpp(program)
+  const int64_t iterations = loop_iterations(program);
+  return iterations >= kAutoJitMinIterations && static_cast<uint64_t>(iterations) <= max_steps &&
+                 emits_cpp(program)
              ? EngineChoice::kJit
              : EngineChoice::kInterp;
 }
@@ -36,7 +38,7 @@ EngineRun run_with_engine(EngineChoice choice, const Program& program,
                           int64_t max_memory) {
   EngineRun run;
   const bool automatic = choice == EngineChoice::kAuto;
-  choice = resolve_engine(choice, program);
+  choice = resolve_engine(choice, program, options.max_steps);
   if (choice == EngineChoice::kJit) {
     run.used_jit = true;
     try {

@@ -26,9 +26,8 @@ struct EngineRun {
 //           interpreter on the same inputs, which throws the Diagnostic (file:line:col, rule)
 //           t2s-run prints with `interp` (it stops at the same error: the emulation tests hold
 //           both to the same checks and messages);
-//   auto    jit when loop_iterations(program) >= kAutoJitMinIterations and the cpp target
-//           emulates the program, unless the engine is unavailable here (JitUnavailable: its
-//           library, LLVM or the headers missing); else interp.
+//   auto    as resolve_engine decides (with `options.max_steps`), interp also when the JIT is
+//           unavailable here (JitUnavailable: its library, LLVM or the headers missing).
 // `options.max_steps` bounds the interpreter only. Throws what the engines throw.
 // `max_memory` bounds the interpreter's storage where run_with_engine falls back to it or runs
 // it to locate an error (check_run_memory); check_engine_memory is the check before a run.
@@ -36,9 +35,12 @@ EngineRun run_with_engine(EngineChoice choice, const Program& program,
                           const std::map<std::string, NdArray>& inputs, const RunOptions& options,
                           int64_t max_memory = INT64_MAX);
 
-// The engine `choice` runs `program` with, unless the JIT turns out unavailable: interp or jit
-// (auto: by loop_iterations and emits_cpp, as run_with_engine decides).
-EngineChoice resolve_engine(EngineChoice choice, const Program& program);
+// The engine `choice` runs `program` with, unless the JIT turns out unavailable: interp or jit.
+// auto: jit when loop_iterations(program) >= kAutoJitMinIterations, the cpp target emulates the
+// program, and the iterations do not exceed `max_steps` (--max-steps, which bounds the
+// interpreter only: a program sure to exceed it stops at the limit, as the interpreter would,
+// instead of running unbounded under the JIT).
+EngineChoice resolve_engine(EngineChoice choice, const Program& program, uint64_t max_steps);
 
 // t2s-run's --max-memory for a run with `engine` (resolve_engine's): check_run_memory with the
 // realize storage that engine allocates (the JIT's emulation folds some: emulation_folded_extents).
