@@ -161,7 +161,19 @@ class FifoBase {
  protected:
   // Blocks the calling kernel on this FIFO until the kernel at the other end wakes it. Called
   // with channel_mutex() held (by `lock`). Throws Stopped when the group stops.
-  void wait(std::unique_lock<std::mutex>& lock, bool write) {
+  // The first kSpins attempts of one read or write only yield the processor and return (the
+  // caller checks again): the kernel at the other end usually makes room or data within
+  // microseconds, and a sleep and a wake cost two context switches. A yielding kernel counts as
+  // running; it blocks (and deadlock detection sees it) once its attempts are spent.
+  static constexpr int kSpins = 64;
+  void wait(std::unique_lock<std::mutex>& lock, bool write, int attempt) {
+    if (attempt < kSpins && current_member) {
+      lock.unlock();
+      std::this_thread::yield();
+      lock.lock();
+      if (current_member->group->stop) throw Stopped{};
+      return;
+    }
     Member* m = current_member;
     if (!m) {
       // Not inside a Threads group: no other kernel can ever make room or data.
@@ -229,7 +241,7 @@ class Fifo : public detail::FifoBase {
 
   T read() {
     std::unique_lock<std::mutex> lock(detail::channel_mutex());
-    while (values_.empty()) wait(lock, false);
+    for (int attempt = 0; values_.empty(); ++attempt) wait(lock, false, attempt);
     T value = values_.front();
     values_.pop_front();
     wake_writer();
@@ -238,7 +250,7 @@ class Fifo : public detail::FifoBase {
 
   void write(const T& value) {
     std::unique_lock<std::mutex> lock(detail::channel_mutex());
-    while (values_.size() >= capacity_) wait(lock, true);
+    for (int attempt = 0; values_.size() >= capacity_; ++attempt) wait(lock, true, attempt);
     values_.push_back(value);
     wake_reader();
   }
