@@ -11,11 +11,7 @@ size_t NdArray::element_size() const {
   return type.is_bool() ? 1 : static_cast<size_t>(type.bits) / 8;
 }
 
-int64_t NdArray::num_elements() const {
-  int64_t count = 1;
-  for (int64_t extent : shape) count *= extent;
-  return count;
-}
+int64_t NdArray::num_elements() const { return t2s_rt::detail::num_elements(shape); }
 
 int64_t NdArray::linear_index(const std::vector<int64_t>& index) const {
   int64_t position = 0;

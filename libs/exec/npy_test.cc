@@ -209,6 +209,13 @@ TEST(ReadNpy, EmptyArray) {
   EXPECT_EQ(a.shape, (std::vector<int64_t>{3, 0}));
   EXPECT_EQ(a.num_elements(), 0);
   EXPECT_TRUE(a.data.empty());
+  // A zero extent among huge ones (npy_fuzzer: their product overflowed before the zero).
+  NdArray b = read_npy(npy_with_header("{'descr': '<i8', 'fortran_order': False, 'shape': "
+                                       "(4000000000088, 1799722, 3599445, 0)}",
+                                       ""),
+                       "b.npy");
+  EXPECT_EQ(b.num_elements(), 0);
+  EXPECT_TRUE(b.data.empty());
 }
 
 TEST(ReadNpy, ErrorMessages) {

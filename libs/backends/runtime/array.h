@@ -104,9 +104,12 @@ inline int64_t data_bytes(const std::vector<int64_t>& shape, size_t element_size
   return bytes;
 }
 
+// The product of the extents: 0 when one is 0 (checked first: the others may be any size, as
+// in a .npy header's shape (0, 2^40, 2^40)), saturating at INT64_MAX.
 inline int64_t num_elements(const std::vector<int64_t>& shape) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
-  for (int64_t e : shape) n *= e;
+  for (int64_t e : shape) n = e > 0 && n > INT64_MAX / e ? INT64_MAX : n * e;
   return n;
 }
 
