@@ -146,6 +146,9 @@ def mutate_json(doc, rng, names):
         x, parent, key = rng.choice(nodes)
         if parent is None:
             continue
+        # An earlier edit of this document may have deleted the element (or its list's tail).
+        if isinstance(parent, list) and (key >= len(parent) or parent[key] is not x):
+            continue
         r = rng.random()
         if isinstance(x, str) and r < 0.5:
             parent[key] = rng.choice(names) if rng.random() < 0.7 else x + "x"
