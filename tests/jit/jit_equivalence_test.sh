@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/jit/jit_equivalence_test.sh: t2s-run --engine jit computes what --engine interp computes,
-# bit for bit, on the stt stage and the last stage (gathered) of every pipeline's goldens
-# (testdata/golden/NAME/{stt,gathered}.json), with random inputs (a seed per pipeline). Sharded:
-# each shard takes every Nth pipeline (the JIT compiles each program in about a second).
+# bit for bit, on the merged stage (whose realizes the emulation folds), the stt stage and the
+# last stage (gathered) of every pipeline's goldens (testdata/golden/NAME/{merged,stt,
+# gathered}.json), with random inputs (a seed per pipeline). Sharded: each shard takes every Nth
+# pipeline (the JIT compiles each program in about a second).
 #
 # Run by hand from the repository root after `bazel build //tools:t2s-run`:
 #   bash tests/jit/jit_equivalence_test.sh [NAME...]
@@ -31,7 +32,7 @@ failures=0
 checked=0
 for ((i = shard; i < ${#names[@]}; i += shards)); do
   name="${names[i]}"
-  for stage in stt gathered; do
+  for stage in merged stt gathered; do
     ir="testdata/golden/$name/$stage.json"
     [[ -f "$ir" ]] || { echo "FAIL: $ir is missing" >&2; failures=$((failures + 1)); continue; }
     data=(--fill random --seed "$((i + 11))")
