@@ -22,6 +22,11 @@ namespace t2s::poly {
 
 namespace {
 
+// isl operations one count_union_of_images may take (isl_ctx_set_max_operations): the counts
+// of every testdata design take under 10^5, T2SP's GEMM at KK = 1024 (report_test) under 10^6;
+// a hand-edited IR's set that reached minutes (ir_mutation_fuzzer) stops after 1.5 s.
+constexpr unsigned long kCountMaxIslOperations = 20000000;
+
 // Owns one isl context; isl reports errors through the C++ bindings' exceptions.
 class Context {
  public:
@@ -614,6 +619,9 @@ std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, i
     }
   }
   Context ctx;
+  // isl's own work is bounded too: a set with large coefficients (hand-edited IR) can make a
+  // single isl operation run for minutes; past the quota the count is unknown, as past `budget`.
+  isl_ctx_set_max_operations(ctx.get().get(), kCountMaxIslOperations);
   std::string texts;
   try {
     std::optional<isl::set> all;
@@ -624,6 +632,7 @@ std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, i
     }
     return count_points(all->coalesce(), &budget);
   } catch (const isl::exception& e) {
+    if (isl_ctx_last_error(ctx.get().get()) == isl_error_quota) return std::nullopt;
     throw InternalError("poly: isl failed on " + texts + ": " + e.what());
   }
 }
