@@ -236,6 +236,10 @@ struct Channel {
   std::string depth_reason;
 };
 
+// The most PEs a register's PE array (and so a transformed kernel) may have: the verifier's
+// limit (ir-register), t2s-stt's (loop-too-large) and the runtime's.
+constexpr int64_t kMaxPeArrayPes = int64_t{1} << 24;
+
 // Storage that t2s-stt allocates for one dependence (a Func read at one distance) in a
 // space-time transformed kernel: one register file or FIFO per PE (docs/ir.md, "The stt stage").
 struct Register {

@@ -392,7 +392,6 @@ class Verifier {
       fail(where, "register '" + r.name + "' has a depth or PE extent below 1", "ir-register",
            r.loc);
     // The PE array's limits (docs/limits.md): every backend and the interpreter index it.
-    constexpr int64_t kMaxRegisterPes = int64_t{1} << 24;
     if (r.shape.size() > 32)
       fail(where,
            "register '" + r.name + "' has " + std::to_string(r.shape.size()) +
@@ -400,7 +399,7 @@ class Verifier {
            "ir-register", r.loc);
     int64_t pes = 1;
     for (int64_t e : r.shape) {
-      if (e > kMaxRegisterPes / pes)
+      if (e > kMaxPeArrayPes / pes)
         fail(where, "register '" + r.name + "' has more than 2^24 PEs", "ir-register", r.loc);
       pes *= e;
     }

@@ -456,6 +456,10 @@ void KernelTransformer::finish_loops() {
     if (loops_[i].extent > kMaxPositions / pe_stride) fail("too many PEs", "loop-too-large");
     pe_stride *= loops_[i].extent;
   }
+  if (pe_stride > kMaxPeArrayPes)
+    fail("the space loops make " + std::to_string(pe_stride) + " PEs, more than the " +
+             std::to_string(kMaxPeArrayPes) + " (2^24) a PE array may have",
+         "loop-too-large");
   pes_ = pe_stride;
 }
 
