@@ -96,7 +96,10 @@ class KernelWalk {
     // PEs: the product of the ranges of the unrolled loops.
     out_->pes = 1;
     for (const std::string& v : pe_vars_) {
-      const auto& r = pe_range_.at(v);
+      // An unrolled loop whose domain is empty (it never runs) makes no PEs of its own.
+      auto found = pe_range_.find(v);
+      if (found == pe_range_.end()) continue;
+      const auto& r = found->second;
       out_->pes *= r.second - r.first + 1;
       out_->pe_loops +=
           (out_->pe_loops.empty() ? "" : " x ") + v + " " + std::to_string(r.second - r.first + 1);
