@@ -152,6 +152,19 @@ void KernelTransformer::collect_ures() {
     }
     ures_[u.func] = u;
   }
+  // A URE also provided inside another statement (an if: hand-edited IR) keeps its storage:
+  // registers replace only the provides of the nest's own list.
+  std::function<void(const StmtList&)> nested_provides = [&](const StmtList& list) {
+    for (const StmtPtr& s : list) {
+      if (const Provide* p = s->as<Provide>()) {
+        auto it = ures_.find(p->func);
+        if (it != ures_.end()) it->second.allocatable = false;
+      }
+      for (const StmtList* child : s->children()) nested_provides(*child);
+    }
+  };
+  for (const StmtPtr& s : body_)
+    for (const StmtList* child : s->children()) nested_provides(*child);
   // Every read of a URE of the nest.
   for (size_t i = 0; i < body_.size(); ++i) {
     std::vector<Expr> exprs;
