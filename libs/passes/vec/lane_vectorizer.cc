@@ -311,6 +311,17 @@ class LaneVectorizer {
 
   // ---- which expressions are vectors, and which need their lanes one by one ----
 
+  // A register without the lanes' dimensions (its first dimensions are not the vectorized
+  // loops, or their extents differ: hand-edited IR) has scalar PE indices and slots only: an
+  // access whose index varies with the lanes cannot become a vector access of it.
+  void uniform_register_index(const std::string& reg, const std::vector<Expr>& index) const {
+    for (const Expr& i : index)
+      if (varying(i))
+        throw Serialise{"register '" + reg +
+                        "' is indexed by the lanes, but its first dimensions are not the "
+                        "vectorized loops with their extents"};
+  }
+
   bool varying(const Expr& e) const {
     bool v = false;
     for_each_expr(e, [&](const Expr& x) {
@@ -424,7 +435,10 @@ class LaneVectorizer {
     switch (e->call_kind) {
       case CallKind::kRegister: {
         auto r = register_read(e, at);
-        if (!r) break;
+        if (!r) {
+          uniform_register_index(e->name, e->operands);
+          break;
+        }
         if (r->chain) throw InternalError("vec: a chain read outside lane-by-lane code");
         touched_regs_.insert(e->name);
         Expr whole =
@@ -433,7 +447,10 @@ class LaneVectorizer {
       }
       case CallKind::kFifo: {
         const std::string& fifo = e->operands[0]->name;
-        if (!lane_regs_.count(fifo)) break;
+        if (!lane_regs_.count(fifo)) {
+          uniform_register_index(fifo, {e->operands.begin() + 1, e->operands.end()});
+          break;
+        }
         std::vector<Expr> lane_args(e->operands.begin() + 1,
                                     e->operands.begin() + 1 + static_cast<long>(k()));
         if (!own_lanes(source_lanes(lane_args, fifo)))
@@ -576,11 +593,17 @@ class LaneVectorizer {
       return {make_let(name, value, writes, s->loc)};
     }
     if (const Shift* sh = s->as<Shift>()) {
-      if (!lane_regs_.count(sh->reg)) return {s};
+      if (!lane_regs_.count(sh->reg)) {
+        uniform_register_index(sh->reg, sh->pe);
+        return {s};
+      }
       return {make_shift(sh->reg, own_pe(sh->pe, sh->reg), s->loc)};
     }
     if (const Push* p = s->as<Push>()) {
-      if (!lane_regs_.count(p->fifo)) return {s};
+      if (!lane_regs_.count(p->fifo)) {
+        uniform_register_index(p->fifo, p->pe);
+        return {s};
+      }
       return {make_push(p->fifo, own_pe(p->pe, p->fifo), as_vector(vec(p->value, at)), s->loc)};
     }
     if (const IfThenElse* i = s->as<IfThenElse>()) {
@@ -719,6 +742,7 @@ class LaneVectorizer {
       std::vector<Expr> rest(p.args.begin() + static_cast<long>(k()), p.args.end());
       return {make_provide(p.func, rest, as_vector(vec(p.value, at)), s.loc)};
     }
+    if (program_.find_register(p.func)) uniform_register_index(p.func, p.args);
     bool lanes_needed = chained_stores_.count(p.func) > 0 || needs_lanes(p.value, at);
     for (const Expr& a : p.args) lanes_needed = lanes_needed || needs_lanes(a, at);
     if (lanes_needed) {
