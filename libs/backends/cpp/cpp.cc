@@ -26,6 +26,11 @@ std::string storage_name(const std::string& n) { return own(n, "st"); }
 std::string channel_name(const std::string& n) { return own(n, "ch"); }
 std::string register_name(const std::string& n) { return own(n, "rg"); }
 std::string kernel_function(const std::string& n) { return own(n, "kn"); }
+// A carry (emu_proofs.h) of a kernel: "t2s_" + storage + "_cr" + its number (the digits after
+// the last "_cr" tell it from the two-letter kinds and from other storages' carries).
+std::string carry_name(const EmuProofs& proofs, size_t carry) {
+  return own(proofs.carries[carry].storage, "cr") + std::to_string(carry);
+}
 
 bool is_c_identifier(const std::string& name) {
   if (name.empty()) return false;
@@ -248,6 +253,7 @@ class EmuStorage : public CStorage {
   std::string read_func(const std::string& func, const std::vector<std::string>& index,
                         const SourceLoc&) override {
     const std::string st = storage_name(func);
+    if (const std::string carry = carried(); !carry.empty()) return carry;
     if (proved())
       return st + (proved_written() ? ".get(" : ".read_at(") + func_position(st, index) + ")";
     return call(st, "read", index);
@@ -266,8 +272,8 @@ class EmuStorage : public CStorage {
     if (proved()) {
       const Realize* realize = realize_of_access();
       const bool flagged = !realize || !proofs_->unflagged.count(realize);
-      return {st + (flagged ? ".store(" : ".put(") + func_position(st, index) + ", " + value +
-              ");"};
+      return {st + (flagged ? ".store(" : ".put(") + func_position(st, index) + ", " +
+              carrying(value) + ");"};
     }
     return {"{ const int64_t t2s_at = " + call(st, "locate_write", index) + "; " + st +
             ".store(t2s_at, " + value + "); }"};
@@ -301,6 +307,7 @@ class EmuStorage : public CStorage {
   std::string read_register(const Register& reg, const std::vector<std::string>& pe,
                             const std::string& slot, const SourceLoc&) override {
     const std::string r = register_name(reg.name);
+    if (const std::string carry = carried(); !carry.empty()) return carry;
     if (proved())
       return r + (proved_written() ? ".get(" : ".read_at(") + slot_position(reg, pe, slot) + ")";
     std::vector<std::string> index = pe;
@@ -311,7 +318,11 @@ class EmuStorage : public CStorage {
                                           const std::string& slot, const std::string& value,
                                           const SourceLoc&) override {
     const std::string r = register_name(reg.name);
-    if (proved()) return {r + ".store(" + slot_position(reg, pe, slot) + ", " + value + ");"};
+    if (proved()) {
+      const bool flagged = !proofs_->unflagged_registers.count(reg.name);
+      return {r + (flagged ? ".store(" : ".put(") + slot_position(reg, pe, slot) + ", " +
+              carrying(value) + ");"};
+    }
     std::vector<std::string> index = pe;
     index.push_back(slot);
     return {"{ const int64_t t2s_at = " + call(r, "locate_write", index) + "; " + r +
@@ -340,6 +351,18 @@ class EmuStorage : public CStorage {
  private:
   bool proved() const { return !checked_ && proofs_ && access && proofs_->in_bounds.count(access); }
   bool proved_written() const { return proved() && proofs_->written.count(access); }
+  // The carry a proved read takes its value from ("": none; emu_proofs.h, `carries`).
+  std::string carried() const {
+    if (!proved()) return "";
+    auto it = proofs_->carried_reads.find(access);
+    return it == proofs_->carried_reads.end() ? "" : carry_name(*proofs_, it->second);
+  }
+  // The value a proved write stores, assigned to its carry on the way when it has one.
+  std::string carrying(const std::string& value) const {
+    auto it = proofs_->carrying_writes.find(access);
+    if (it == proofs_->carrying_writes.end()) return value;
+    return carry_name(*proofs_, it->second) + " = " + value;
+  }
 
   // "{a, b}": an int64_t list, evaluated left to right (list-initialization).
   std::string list(const std::vector<std::string>& items) const {
@@ -664,6 +687,14 @@ std::string emit_cpp(const Program& program, const CppOptions& options) {
     // --checked emits every check: nothing to prove.
     const EmuProofs proofs =
         options.checked ? EmuProofs{} : prove_kernel_accesses(program, emitted);
+    for (size_t c = 0; c < proofs.carries.size(); ++c) {
+      const EmuProofs::Carry& carry = proofs.carries[c];
+      const Register* reg = carry.realize ? nullptr : program.find_register(carry.storage);
+      const Type type = carry.realize ? carry.realize->type : reg->type;
+      const SourceLoc& loc = carry.realize ? kernel.loc : reg->loc;
+      kernels += "  " + type_of(type, loc) + " " + carry_name(proofs, c) +
+                 "{};  // forwarded along the innermost loop\n";
+    }
     storage.set_proofs(&proofs);
     codegen.stmts(emitted.body, 1, &kernels);
     storage.set_proofs(nullptr);

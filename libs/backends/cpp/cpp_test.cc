@@ -181,9 +181,12 @@ TEST(EmitCpp, ReadsProvedToFindAWrittenValueSkipThatCheck) {
   EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_t_st(\"t\", {0}, {4}, {2});"),
             std::string::npos)
       << code;
-  EXPECT_NE(code.find("t2s_t_st.put((i & 1), t2s_a_in.get({i, j}));"), std::string::npos) << code;
-  EXPECT_NE(code.find("t2s_add_i32(t2s_t_st.get((i & 1)), i > 0 ? "
-                      "t2s_t_st.get((t2s_sub_i32(i, 1) & 1)) : 0)"),
+  // t(i), stored earlier in the same iteration, is forwarded (docs/emulation.md); t(i - 1) is
+  // read from the storage.
+  EXPECT_NE(code.find("t2s_t_st.put((i & 1), t2s_t_cr0 = t2s_a_in.get({i, j}));"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find("t2s_add_i32(t2s_t_cr0, i > 0 ? t2s_t_st.get((t2s_sub_i32(i, 1) & 1)) : 0)"),
             std::string::npos)
       << code;
   EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_u_st(\"u\", {0}, {4});"), std::string::npos)
@@ -230,6 +233,51 @@ TEST(EmitCpp, StorageDoesNotFoldForReadsAhead) {
   EXPECT_NE(code.find("t2s_rt::FuncStorage<int32_t> t2s_t_st(\"t\", {0}, {4});"), std::string::npos)
       << code;
   EXPECT_NE(code.find("t2s_t_st.read_at(t2s_add_i32(i, 1))"), std::string::npos) << code;
+}
+
+// kRealize with g computed before t: g(i, j) reads t(i - 1), which the write of t at the
+// previous iteration of the innermost loop stored and nothing overwrote since.
+std::string forwarding_json() {
+  std::string json = kRealize;
+  const std::string body = R"x({"provide": "t", "args": ["i"], "value": "a(i, j)"},
+            {"provide": "g", "args": ["i", "j"], "value": "t(i) + select(i > 0, t(i - 1), 0)"},)x";
+  EXPECT_NE(json.find(body), std::string::npos);
+  json.replace(json.find(body), body.size(),
+               R"x({"provide": "g", "args": ["i", "j"], "value": "select(i > 0, t(i - 1), 0)"},
+            {"provide": "t", "args": ["i"], "value": "a(i, j)"},)x");
+  return json;
+}
+
+// The read takes the value from a local that the write sets (no load waiting for the store).
+TEST(EmitCpp, ReadsOfThePreviousIterationsWriteAreForwarded) {
+  const std::string code = kernels_of(emit_cpp(read_program(forwarding_json(), "realize.json")));
+  for (const char* expected : {"  int32_t t2s_t_cr0{};  // forwarded along the innermost loop\n",
+                               "t2s_g_st.store(t2s_g_st.offset({i, j}), i > 0 ? t2s_t_cr0 : 0);",
+                               "t2s_t_st.put((i & 1), t2s_t_cr0 = t2s_a_in.get({i, j}));"})
+    EXPECT_NE(code.find(expected), std::string::npos) << expected << "\n" << code;
+  CppOptions checked;
+  checked.checked = true;
+  EXPECT_EQ(
+      kernels_of(emit_cpp(read_program(forwarding_json(), "realize.json"), checked)).find("_cr0"),
+      std::string::npos);
+}
+
+// Not forwarded: past a second write of t inside the loop (it may store the element read after
+// the first did), nor the previous iteration's value from a write earlier in the body than the
+// read (kRealize's t(i - 1): at the read's own iteration that write has already replaced the
+// local's value).
+TEST(EmitCpp, ReadsAreNotForwardedPastAnotherWrite) {
+  std::string json = forwarding_json();
+  const std::string write = R"x({"provide": "t", "args": ["i"], "value": "a(i, j)"},)x";
+  json.replace(json.find(write), write.size(),
+               R"x({"provide": "t", "args": ["i"], "value": "a(i, j)"},
+            {"if": "j == 1", "then": [{"provide": "t", "args": ["i"], "value": "a(i, 0)"}],
+             "else": []},)x");
+  std::string code = kernels_of(emit_cpp(read_program(json, "realize.json")));
+  EXPECT_EQ(code.find("_cr0"), std::string::npos) << code;
+  EXPECT_NE(code.find("t2s_t_st.get((t2s_sub_i32(i, 1) & 1))"), std::string::npos) << code;
+  code = kernels_of(emit_cpp(read_program(kRealize, "realize.json")));
+  EXPECT_NE(code.find("t2s_t_st.get((t2s_sub_i32(i, 1) & 1))"), std::string::npos) << code;
 }
 
 TEST(EmitCpp, RefusesVectorStorageAndAllocAtTheirLocation) {
@@ -321,8 +369,10 @@ TEST(EmitCpp, GathersScattersAndRegistersProvedInBoundsAreUnchecked) {
         "return t2s_rt::Vec<float, 4>{{t2s_x_in.get({t2s_0.lane[0]}), ",
         // e(ramp(i * 4 + 3, -1, 4)): lanes 15..0 of e's 16.
         "t2s_e_st.store(t2s_e_st.offset({t2s_0.lane[3]}), t2s_1.lane[3]);",
-        // The register's one PE; V(0, 0) is written earlier in the same iteration.
-        "t2s_V_rg.shift_pe(0);", "t2s_V_rg.store(0, t2s_ch_ch.read());", "t2s_V_rg.get(0)",
+        // The register's one PE; V(0, 0) is written earlier in the same iteration, so its one
+        // read needs no written flag (put) and takes the value forwarded.
+        "t2s_V_rg.shift_pe(0);", "t2s_V_rg.put(0, t2s_V_cr0 = t2s_ch_ch.read());",
+        "t2s_vadd_f32x4({t2s_V_cr0, ",
         // The FIFO register's PE (overflow and emptiness are still checked).
         "t2s_F_rg.push(0, ", "t2s_F_rg.pop_at(0)"}) {
     EXPECT_NE(code.find(expected), std::string::npos) << expected << "\n" << code;

@@ -1,5 +1,6 @@
 #include "libs/backends/cpp/emu_proofs.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -66,6 +67,16 @@ class Prover {
     for (auto it = out_->realize_of.begin(); it != out_->realize_of.end();)
       it = out_->in_bounds.count(it->first) ? std::next(it) : out_->realize_of.erase(it);
     fold_realizes();
+    for (const Register& reg : program_.registers) {
+      if (reg.kernel != kernel.name || reg.kind != Register::kShift ||
+          flagged_registers_.count(reg.name))
+        continue;
+      bool all_written = true;
+      for (const void* node : register_reads_[reg.name])
+        all_written = all_written && out_->written.count(node);
+      if (all_written) out_->unflagged_registers.insert(reg.name);
+    }
+    forward();
   }
 
  private:
@@ -245,6 +256,7 @@ class Prover {
       const bool slot = index.size() == shape.size() + 1;
       if (slot) shape.push_back(reg->depth);
       proved = inside(index, constants(std::vector<int64_t>(shape.size(), 0)), constants(shape));
+      if (read && reg->kind == Register::kShift) register_reads_[storage].push_back(node);
       if (slot && read && reg->kind == Register::kShift && reg->depth == 1)
         reads_.push_back(snapshot(node, storage, index));
       if (slot && !read && reg->kind == Register::kShift)
@@ -294,6 +306,8 @@ class Prover {
       case CallKind::kRegister:
         if (!vector_index(e->operands, 0))
           access(e.get(), Kind::kRegister, e->name, e->operands, true);
+        else
+          flagged_registers_.insert(e->name);  // a gather: element reads check their flags
         return;
       case CallKind::kChannel:
         if (!vector_index(after_name, 0))
@@ -370,6 +384,8 @@ class Prover {
         access(&s, kind, provide->func, provide->args, false);
       else if (kind == Kind::kFunc)
         access(provide, kind, provide->func, provide->args, false);
+      else
+        scattered_registers_.insert(provide->func);  // writes that writes_ does not list
     } else if (const WriteChannel* write = s.as<WriteChannel>()) {
       if (!vector_index(write->index, 0))
         access(&s, Kind::kChannel, write->channel, write->index, false);
@@ -557,6 +573,71 @@ class Prover {
     return (*ranges)[0];
   }
 
+  // ---- Forwarding along the innermost loop ----
+
+  // A read R (of a depth-1 shift register or of a realize, proved in bounds and written) is
+  // forwarded from a write W when at every point of R's context
+  //   - W executed at the previous iteration of R's innermost loop L (the other loops at the
+  //     same values, inside the same execution of the realize) and stored to the element R
+  //     reads (witnessed(), as for the written proofs);
+  //   - W is the only write to that storage inside L (at any depth), so nothing stored to the
+  //     element between W at the previous iteration and R;
+  //   - W comes after R in L's body (or is the statement R belongs to), so W at R's own
+  //     iteration has not run yet when R reads.
+  // Then R reads the value W stored at the previous iteration: the value W last stored, which
+  // a local variable (the carry) set by W holds. Likewise when W comes before R in the body and
+  // stores, at R's own iteration, the element R reads (the same-iteration witness).
+  // One carry serves both kinds of reads of one write. An expression reached in several contexts is
+  // forwarded only when forwarded from the same write in each.
+  void forward() {
+    std::map<const void*, std::optional<size_t>> source;  // read node -> index in writes_
+    std::vector<const void*> order;
+    for (const Access& read : reads_) {
+      const std::optional<size_t> write = forwarding_write(read);
+      auto [it, fresh] = source.try_emplace(read.node, write);
+      if (fresh)
+        order.push_back(read.node);
+      else if (it->second != write)
+        it->second = std::nullopt;
+    }
+    std::map<size_t, size_t> carry_of_write;
+    for (const void* node : order) {
+      const std::optional<size_t> write = source[node];
+      if (!write) continue;
+      auto [it, fresh] = carry_of_write.try_emplace(*write, out_->carries.size());
+      if (fresh) {
+        const Access& w = writes_[*write];
+        out_->carries.push_back({w.storage, w.realize});
+        out_->carrying_writes[w.node] = it->second;
+      }
+      out_->carried_reads[node] = it->second;
+    }
+  }
+
+  std::optional<size_t> forwarding_write(const Access& read) const {
+    if (read.loops.empty() || !out_->in_bounds.count(read.node) || !out_->written.count(read.node))
+      return std::nullopt;
+    const size_t inner = read.loops.size() - 1;
+    if (read.realize ? unfoldable_.count(read.realize) : scattered_registers_.count(read.storage))
+      return std::nullopt;
+    std::optional<size_t> found;
+    for (size_t w = 0; w < writes_.size(); ++w) {
+      const Access& write = writes_[w];
+      if (write.storage != read.storage || write.realize != read.realize ||
+          std::find(write.loops.begin(), write.loops.end(), read.loops.back()) == write.loops.end())
+        continue;
+      if (found) return std::nullopt;  // a second write inside the loop
+      found = w;
+    }
+    if (!found) return std::nullopt;
+    const Access& write = writes_[*found];
+    if (write.loops != read.loops || !out_->in_bounds.count(write.node)) return std::nullopt;
+    if (write.order < read.order)  // the value W stored earlier in R's own iteration
+      return witnessed(read, write, -1) ? found : std::nullopt;
+    if (read.realize && inner < read.loops_in_realize) return std::nullopt;
+    return witnessed(read, write, static_cast<int>(inner)) ? found : std::nullopt;
+  }
+
   struct Scope {
     const Realize* realize;
     size_t loops;
@@ -577,6 +658,10 @@ class Prover {
   std::set<const void*> refuted_bounds_, refuted_written_;
   std::set<const void*> reads_written_candidates_;  // the Func reads among reads_
   std::set<const Realize*> unfoldable_;             // a realize with a vector access
+  // Shift registers: every read's node; those with a vector-indexed read (its elements read
+  // through the checked accessor) or written by a scatter (writes that writes_ does not list).
+  std::map<std::string, std::vector<const void*>> register_reads_;
+  std::set<std::string> flagged_registers_, scattered_registers_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "libs/ir/program.h"
@@ -31,6 +32,22 @@ struct EmuProofs {
   // Realizes whose every read is in `written`: their written flags are never consulted, so the
   // emulation does not set them.
   std::set<const Realize*> unflagged;
+  // Shift registers of the kernel (by name) whose every read is in `written` (or that are never
+  // read): the emulation does not set their written flags either.
+  std::set<std::string> unflagged_registers;
+
+  // Values forwarded along the innermost loop (docs/emulation.md, "Forwarding"): a read that
+  // finds the value one write stored at the previous iteration of the read's innermost loop
+  // takes it from a local variable (a carry) that the write sets, instead of a load that waits
+  // for that store. Each carry belongs to one write (a Provide statement) of a depth-1 shift
+  // register or of a realize.
+  struct Carry {
+    std::string storage;               // the register's or Func's name
+    const Realize* realize = nullptr;  // the Func's realize (null: a register)
+  };
+  std::vector<Carry> carries;
+  std::map<const void*, size_t> carried_reads;    // a read's Call -> its carry
+  std::map<const void*, size_t> carrying_writes;  // a write's Provide statement -> its carry
 };
 
 // Proves what it can of the accesses of `kernel` (of a verified program, merged stage on).

@@ -366,6 +366,11 @@ class ShiftRegister {
     data_[static_cast<size_t>(at)] = static_cast<detail::Cell<T>>(value);
     written_[static_cast<size_t>(at)] = 1;
   }
+  // A store that leaves the written flag: for a register whose every read t2s-emit proved to
+  // find its slot written (the flags are never consulted).
+  void put(int64_t at, T value) {
+    data_[static_cast<size_t>(at)] = static_cast<detail::Cell<T>>(value);
+  }
 
   // Unchecked access, for a PE (its linear number) and slot t2s-emit proved inside the array:
   // the slot's position (the PE's number itself at depth 1, where shifts move nothing), a read

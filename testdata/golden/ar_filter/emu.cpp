@@ -25,16 +25,17 @@ t2s_rt::FuncStorage<float> t2s_out_bf;
 // Kernel 'Y' (host, spec 31:1).
 void t2s_Y_kn() {
   auto& t2s_out_st = t2s_out_bf;
+  float t2s_Y_cr0{};  // forwarded along the innermost loop
   {
     t2s_rt::FuncStorage<float> t2s_Y_st("Y", {0, 0}, {3, 10}, {0, 1});
     {
       t2s_rt::FuncStorage<float> t2s_S_st("S", {0, 0}, {3, 10});
       for (int32_t n = 0; n < 10; n++) {
         for (int32_t k = 0; k < 3; k++) {
-          t2s_Y_st.put(k, k == 0 ? t2s_x_in.get({n}) + (n == 0 ? 0.0f : t2s_S_st.get(k + 3 * t2s_sub_i32(n, 1))) : t2s_Y_st.get(t2s_sub_i32(k, 1)));
-          t2s_S_st.store(k + 3 * n, t2s_a_in.get({k}) * t2s_Y_st.get(k) + (k == 2 || n == 0 ? 0.0f : t2s_S_st.read_at(t2s_add_i32(k, 1) + 3 * t2s_sub_i32(n, 1))));
+          t2s_Y_st.put(k, t2s_Y_cr0 = k == 0 ? t2s_x_in.get({n}) + (n == 0 ? 0.0f : t2s_S_st.get(k + 3 * t2s_sub_i32(n, 1))) : t2s_Y_cr0);
+          t2s_S_st.store(k + 3 * n, t2s_a_in.get({k}) * t2s_Y_cr0 + (k == 2 || n == 0 ? 0.0f : t2s_S_st.read_at(t2s_add_i32(k, 1) + 3 * t2s_sub_i32(n, 1))));
           if (k == 0) {
-            t2s_out_st.store(t2s_out_st.offset({n}), t2s_Y_st.get(k));
+            t2s_out_st.store(t2s_out_st.offset({n}), t2s_Y_cr0);
           }
         }
       }

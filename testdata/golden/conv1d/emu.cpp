@@ -27,13 +27,14 @@ void t2s_W_kn() {
   auto& t2s_out_st = t2s_out_bf;
   t2s_rt::ShiftRegister<float> t2s_W_shreg_rg("W_shreg", {3}, 1);
   t2s_rt::ShiftRegister<float> t2s_S_shreg_rg("S_shreg", {3}, 1);
+  float t2s_S_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t n = 0; n < 8; n++) {
     for (int32_t k = 0; k < 3; k++) {
       const float W_val = n == 0 ? t2s_w_in.get({k}) : t2s_W_shreg_rg.get(k);
-      t2s_W_shreg_rg.store(k, W_val);
+      t2s_W_shreg_rg.put(k, W_val);
       const float X_val = t2s_x_in.get({t2s_add_i32(n, k)});
-      const float S_val = (k == 0 ? 0.0f : t2s_S_shreg_rg.get(t2s_sub_i32(k, 1))) + W_val * X_val;
-      t2s_S_shreg_rg.store(k, S_val);
+      const float S_val = (k == 0 ? 0.0f : t2s_S_shreg_cr0) + W_val * X_val;
+      t2s_S_shreg_rg.put(k, t2s_S_shreg_cr0 = S_val);
       if (k == 2) {
         t2s_out_st.store(t2s_out_st.offset({n}), S_val);
       }

@@ -34,7 +34,7 @@ void t2s_X_kn() {
         const float X_val = n == 3 || k == 0 ? t2s_x_in.get({t2s_add_i32(t2s_add_i32(n, t2s_mul_i32(4, no)), k)}) : t2s_X_shreg_rg.read_at(t2s_add_i32(n, 1));
         t2s_X_shreg_rg.store(n, X_val);
         const float Y_val = (k == 0 ? 0.0f : t2s_Y_shreg_rg.get(n)) + t2s_w_in.get({k}) * X_val;
-        t2s_Y_shreg_rg.store(n, Y_val);
+        t2s_Y_shreg_rg.put(n, Y_val);
         if (k == 2) {
           t2s_y_to_drainer_ch.at_linear(n).write(Y_val);
         }

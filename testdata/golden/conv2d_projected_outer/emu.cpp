@@ -58,7 +58,7 @@ void t2s_X_kn() {
             t2s_X_shreg_rg.shift_pe(k);
             t2s_X_shreg_rg.store(t2s_X_shreg_rg.at(k, 0), X_val);
             const float W_val = q == 0 ? t2s_w_in.get({iic, p, o}) : t2s_W_shreg_rg.get(k);
-            t2s_W_shreg_rg.store(k, W_val);
+            t2s_W_shreg_rg.put(k, W_val);
             const float Z_val = (iic == 0 ? (p == 0 ? 0.0f : t2s_Z_shreg_rg.read_at(t2s_add_i32(k, 2))) : t2s_Z_shreg_2_rg.read_at(t2s_Z_shreg_2_rg.at(t2s_sub_i32(k, 1), 2))) + X_val * W_val;
             t2s_Z_shreg_rg.store(k, Z_val);
             t2s_Z_shreg_2_rg.shift_pe(k);

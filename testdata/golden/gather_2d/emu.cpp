@@ -30,16 +30,17 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<float> t2s_A_shreg_rg("A_shreg", {3, 4}, 1);
   t2s_rt::ShiftRegister<float> t2s_B_shreg_rg("B_shreg", {3, 4}, 1);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {3, 4}, 1);
+  float t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t k = 0; k < 4; k++) {
       for (int32_t j = 0; j < 4; j++) {
         for (int32_t i = 0; i < 3; i++) {
           const float A_val = j == 0 ? t2s_a_in.get({i, k, b}) : t2s_A_shreg_rg.get(i + 3 * t2s_sub_i32(j, 1));
-          t2s_A_shreg_rg.store(i + 3 * j, A_val);
-          const float B_val = i == 0 ? t2s_w_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 3 * j);
-          t2s_B_shreg_rg.store(i + 3 * j, B_val);
+          t2s_A_shreg_rg.put(i + 3 * j, A_val);
+          const float B_val = i == 0 ? t2s_w_in.get({k, j}) : t2s_B_shreg_cr0;
+          t2s_B_shreg_rg.put(i + 3 * j, t2s_B_shreg_cr0 = B_val);
           const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 3 * j)) + A_val * B_val;
-          t2s_C_shreg_rg.store(i + 3 * j, C_val);
+          t2s_C_shreg_rg.put(i + 3 * j, C_val);
           if (k == 3) {
             t2s_c_to_drainer_ch.at_linear(j + 4 * i).write(C_val);
           }

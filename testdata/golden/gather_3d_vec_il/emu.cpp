@@ -65,17 +65,18 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<int32_t> t2s_A_shreg_rg("A_shreg", {2, 3, 4}, 1);
   t2s_rt::ShiftRegister<int32_t> t2s_X_shreg_rg("X_shreg", {2, 3, 4}, 1);
   t2s_rt::ShiftRegister<int32_t> t2s_S_shreg_rg("S_shreg", {2, 3, 4}, 1);
+  int32_t t2s_X_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t b = 0; b < 2; b++) {
     for (int32_t k = 0; k < 4; k++) {
       for (int32_t l = 0; l < 4; l++) {
         for (int32_t j = 0; j < 3; j++) {
           for (int32_t i = 0; i < 2; i++) {
             const int32_t A_val = j == 0 ? t2s_a_in.get({i, l, k, b}) : t2s_A_shreg_rg.get(i + 2 * t2s_sub_i32(j, 1) + 6 * l);
-            t2s_A_shreg_rg.store(i + 2 * j + 6 * l, A_val);
-            const int32_t X_val = i == 0 ? t2s_x_in.get({j, l, k}) : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1) + 2 * j + 6 * l);
-            t2s_X_shreg_rg.store(i + 2 * j + 6 * l, X_val);
+            t2s_A_shreg_rg.put(i + 2 * j + 6 * l, A_val);
+            const int32_t X_val = i == 0 ? t2s_x_in.get({j, l, k}) : t2s_X_shreg_cr0;
+            t2s_X_shreg_rg.put(i + 2 * j + 6 * l, t2s_X_shreg_cr0 = X_val);
             const int32_t S_val = t2s_add_i32(k == 0 ? 0 : t2s_S_shreg_rg.get(i + 2 * j + 6 * l), t2s_mul_i32(A_val, X_val));
-            t2s_S_shreg_rg.store(i + 2 * j + 6 * l, S_val);
+            t2s_S_shreg_rg.put(i + 2 * j + 6 * l, S_val);
             if (k == 3) {
               t2s_s_to_drainer_ch.at_linear(l + 4 * j + 12 * i).write(S_val);
             }

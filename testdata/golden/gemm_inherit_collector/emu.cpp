@@ -30,15 +30,16 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<float> t2s_A_shreg_rg("A_shreg", {4, 3}, 1);
   t2s_rt::ShiftRegister<float> t2s_B_shreg_rg("B_shreg", {4, 3}, 1);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {4, 3}, 4);
+  float t2s_A_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t kk = 0; kk < 5; kk++) {
     for (int32_t ii = 0; ii < 2; ii++) {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 3; iii++) {
           for (int32_t jjj = 0; jjj < 4; jjj++) {
-            const float A_val = jjj == 0 ? t2s_a_in.get({t2s_add_i32(iii, t2s_mul_i32(3, ii)), kk}) : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 4 * iii);
-            t2s_A_shreg_rg.store(jjj + 4 * iii, A_val);
+            const float A_val = jjj == 0 ? t2s_a_in.get({t2s_add_i32(iii, t2s_mul_i32(3, ii)), kk}) : t2s_A_shreg_cr0;
+            t2s_A_shreg_rg.put(jjj + 4 * iii, t2s_A_shreg_cr0 = A_val);
             const float B_val = iii == 0 ? t2s_b_in.get({kk, t2s_add_i32(jjj, t2s_mul_i32(4, jj))}) : t2s_B_shreg_rg.get(jjj + 4 * t2s_sub_i32(iii, 1));
-            t2s_B_shreg_rg.store(jjj + 4 * iii, B_val);
+            t2s_B_shreg_rg.put(jjj + 4 * iii, B_val);
             const float C_val = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(jjj + 4 * iii, 3))) + A_val * B_val;
             t2s_C_shreg_rg.shift_pe(jjj + 4 * iii);
             t2s_C_shreg_rg.store(t2s_C_shreg_rg.at(jjj + 4 * iii, 0), C_val);

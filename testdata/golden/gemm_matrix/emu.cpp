@@ -41,7 +41,7 @@ void t2s_A_kn() {
           t2s_B_shreg_rg.shift_pe(i + 4 * j);
           t2s_B_shreg_rg.store(t2s_B_shreg_rg.at(i + 4 * j, 0), B_val);
           const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 4 * j)) + A_val * B_val;
-          t2s_C_shreg_rg.store(i + 4 * j, C_val);
+          t2s_C_shreg_rg.put(i + 4 * j, C_val);
           if (k == 7) {
             t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
           }

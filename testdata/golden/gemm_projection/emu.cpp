@@ -43,6 +43,7 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<float> t2s_A_shreg_rg("A_shreg", {4}, 8);
   t2s_rt::ShiftRegister<float> t2s_B_shreg_rg("B_shreg", {4}, 1);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {4}, 1);
+  float t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t t = 0; t < 32; t++) {
     for (int32_t s = 0; s < 4; s++) {
       const int32_t i = s;
@@ -51,10 +52,10 @@ void t2s_A_kn() {
       const float A_val = j == 0 ? t2s_a_in.get({i, k}) : t2s_A_shreg_rg.read_at(t2s_A_shreg_rg.at(s, 7));
       t2s_A_shreg_rg.shift_pe(s);
       t2s_A_shreg_rg.store(t2s_A_shreg_rg.at(s, 0), A_val);
-      const float B_val = i == 0 ? t2s_b_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(s, 1));
-      t2s_B_shreg_rg.store(s, B_val);
+      const float B_val = i == 0 ? t2s_b_in.get({k, j}) : t2s_B_shreg_cr0;
+      t2s_B_shreg_rg.put(s, t2s_B_shreg_cr0 = B_val);
       const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(s)) + A_val * B_val;
-      t2s_C_shreg_rg.store(s, C_val);
+      t2s_C_shreg_rg.put(s, C_val);
       if (k == 7) {
         t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
       }

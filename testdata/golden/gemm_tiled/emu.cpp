@@ -33,6 +33,7 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {2, 2, 2}, 4);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_2_rg("C_shreg_2", {2, 2, 2}, 4);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_3_rg("C_shreg_3", {2, 2, 2}, 1);
+  float t2s_C_shreg_3_cr0{};  // forwarded along the innermost loop
   for (int32_t oi = 0; oi < 2; oi++) {
     for (int32_t oj = 0; oj < 2; oj++) {
       for (int32_t ok = 0; ok < 2; ok++) {
@@ -43,15 +44,15 @@ void t2s_A_kn() {
                 for (int32_t jj = 0; jj < 2; jj++) {
                   for (int32_t kkk = 0; kkk < 2; kkk++) {
                     const float A_val = jj == 0 ? t2s_a_in.get({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oi, 2), 2), t2s_mul_i32(ii, 2)), iii), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk)}) : t2s_A_shreg_rg.get(kkk + 2 * t2s_sub_i32(jj, 1) + 4 * ii);
-                    t2s_A_shreg_rg.store(kkk + 2 * jj + 4 * ii, A_val);
+                    t2s_A_shreg_rg.put(kkk + 2 * jj + 4 * ii, A_val);
                     const float B_val = ii == 0 ? t2s_b_in.get({t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk), t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(oj, 2), 2), t2s_mul_i32(jj, 2)), jjj)}) : t2s_B_shreg_rg.get(kkk + 2 * jj + 4 * t2s_sub_i32(ii, 1));
-                    t2s_B_shreg_rg.store(kkk + 2 * jj + 4 * ii, B_val);
-                    const float C_val = (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 0 ? 0.0f : (kkk == 0 ? (kk == 0 ? t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3)) : t2s_C_shreg_2_rg.read_at(t2s_C_shreg_2_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3))) : t2s_C_shreg_3_rg.get(t2s_sub_i32(kkk, 1) + 2 * jj + 4 * ii))) + A_val * B_val;
+                    t2s_B_shreg_rg.put(kkk + 2 * jj + 4 * ii, B_val);
+                    const float C_val = (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 0 ? 0.0f : (kkk == 0 ? (kk == 0 ? t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3)) : t2s_C_shreg_2_rg.read_at(t2s_C_shreg_2_rg.at(t2s_add_i32(kkk, 1) + 2 * jj + 4 * ii, 3))) : t2s_C_shreg_3_cr0)) + A_val * B_val;
                     t2s_C_shreg_rg.shift_pe(kkk + 2 * jj + 4 * ii);
                     t2s_C_shreg_rg.store(t2s_C_shreg_rg.at(kkk + 2 * jj + 4 * ii, 0), C_val);
                     t2s_C_shreg_2_rg.shift_pe(kkk + 2 * jj + 4 * ii);
                     t2s_C_shreg_2_rg.store(t2s_C_shreg_2_rg.at(kkk + 2 * jj + 4 * ii, 0), C_val);
-                    t2s_C_shreg_3_rg.store(kkk + 2 * jj + 4 * ii, C_val);
+                    t2s_C_shreg_3_rg.put(kkk + 2 * jj + 4 * ii, t2s_C_shreg_3_cr0 = C_val);
                     if (t2s_add_i32(t2s_add_i32(t2s_mul_i32(t2s_mul_i32(ok, 2), 2), t2s_mul_i32(kk, 2)), kkk) == 7) {
                       t2s_c_to_drainer_ch.at_linear(ii + 2 * jj).write(C_val);
                     }

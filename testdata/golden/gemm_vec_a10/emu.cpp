@@ -69,15 +69,16 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 16>> t2s_A_shreg_rg("A_shreg", {8, 10}, 1);
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 16>> t2s_B_shreg_rg("B_shreg", {8, 10}, 1);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {8, 10}, 4);
+  t2s_rt::Vec<float, 16> t2s_A_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t kk = 0; kk < 2; kk++) {
     for (int32_t ii = 0; ii < 2; ii++) {
       for (int32_t jj = 0; jj < 2; jj++) {
         for (int32_t iii = 0; iii < 10; iii++) {
           for (int32_t jjj = 0; jjj < 8; jjj++) {
-            const t2s_rt::Vec<float, 16> A_val = jjj == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); const int32_t t2s_1 = t2s_add_i32(iii, t2s_mul_i32(10, ii)); return t2s_rt::Vec<float, 16>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1}), t2s_a_in.get({t2s_0.lane[4], t2s_1}), t2s_a_in.get({t2s_0.lane[5], t2s_1}), t2s_a_in.get({t2s_0.lane[6], t2s_1}), t2s_a_in.get({t2s_0.lane[7], t2s_1}), t2s_a_in.get({t2s_0.lane[8], t2s_1}), t2s_a_in.get({t2s_0.lane[9], t2s_1}), t2s_a_in.get({t2s_0.lane[10], t2s_1}), t2s_a_in.get({t2s_0.lane[11], t2s_1}), t2s_a_in.get({t2s_0.lane[12], t2s_1}), t2s_a_in.get({t2s_0.lane[13], t2s_1}), t2s_a_in.get({t2s_0.lane[14], t2s_1}), t2s_a_in.get({t2s_0.lane[15], t2s_1})}}; }() : t2s_A_shreg_rg.get(t2s_sub_i32(jjj, 1) + 8 * iii);
-            t2s_A_shreg_rg.store(jjj + 8 * iii, A_val);
+            const t2s_rt::Vec<float, 16> A_val = jjj == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); const int32_t t2s_1 = t2s_add_i32(iii, t2s_mul_i32(10, ii)); return t2s_rt::Vec<float, 16>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1}), t2s_a_in.get({t2s_0.lane[4], t2s_1}), t2s_a_in.get({t2s_0.lane[5], t2s_1}), t2s_a_in.get({t2s_0.lane[6], t2s_1}), t2s_a_in.get({t2s_0.lane[7], t2s_1}), t2s_a_in.get({t2s_0.lane[8], t2s_1}), t2s_a_in.get({t2s_0.lane[9], t2s_1}), t2s_a_in.get({t2s_0.lane[10], t2s_1}), t2s_a_in.get({t2s_0.lane[11], t2s_1}), t2s_a_in.get({t2s_0.lane[12], t2s_1}), t2s_a_in.get({t2s_0.lane[13], t2s_1}), t2s_a_in.get({t2s_0.lane[14], t2s_1}), t2s_a_in.get({t2s_0.lane[15], t2s_1})}}; }() : t2s_A_shreg_cr0;
+            t2s_A_shreg_rg.put(jjj + 8 * iii, t2s_A_shreg_cr0 = A_val);
             const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const int32_t t2s_0 = t2s_add_i32(jjj, t2s_mul_i32(8, jj)); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_ramp_i32x16({t2s_mul_i32(16, kk), 1}); return t2s_rt::Vec<float, 16>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]}), t2s_b_in.get({t2s_0, t2s_1.lane[4]}), t2s_b_in.get({t2s_0, t2s_1.lane[5]}), t2s_b_in.get({t2s_0, t2s_1.lane[6]}), t2s_b_in.get({t2s_0, t2s_1.lane[7]}), t2s_b_in.get({t2s_0, t2s_1.lane[8]}), t2s_b_in.get({t2s_0, t2s_1.lane[9]}), t2s_b_in.get({t2s_0, t2s_1.lane[10]}), t2s_b_in.get({t2s_0, t2s_1.lane[11]}), t2s_b_in.get({t2s_0, t2s_1.lane[12]}), t2s_b_in.get({t2s_0, t2s_1.lane[13]}), t2s_b_in.get({t2s_0, t2s_1.lane[14]}), t2s_b_in.get({t2s_0, t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.get(jjj + 8 * t2s_sub_i32(iii, 1));
-            t2s_B_shreg_rg.store(jjj + 8 * iii, B_val);
+            t2s_B_shreg_rg.put(jjj + 8 * iii, B_val);
             const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x16({A_val, B_val});
             const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(jjj + 8 * iii, 3))) + C_val_v.lane[0];
             const float C_val_1 = C_val_0 + C_val_v.lane[1];

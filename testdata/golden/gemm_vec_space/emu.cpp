@@ -45,21 +45,22 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<int32_t, 4>> t2s_A_shreg_rg("A_shreg", {3, 2}, 1);
   t2s_rt::ShiftRegister<t2s_rt::Vec<int32_t, 4>> t2s_B_shreg_rg("B_shreg", {3, 2}, 1);
   t2s_rt::ShiftRegister<int32_t> t2s_C_shreg_rg("C_shreg", {3, 2}, 1);
+  t2s_rt::Vec<int32_t, 4> t2s_A_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t i = 0; i < 2; i++) {
     for (int32_t j = 0; j < 2; j++) {
       for (int32_t kk = 0; kk < 3; kk++) {
         for (int32_t ii = 0; ii < 2; ii++) {
           for (int32_t jj = 0; jj < 3; jj++) {
-            const t2s_rt::Vec<int32_t, 4> A_val = jj == 0 ? [&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1}); const int32_t t2s_1 = t2s_add_i32(ii, t2s_mul_i32(2, i)); return t2s_rt::Vec<int32_t, 4>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1})}}; }() : t2s_A_shreg_rg.get(t2s_sub_i32(jj, 1) + 3 * ii);
-            t2s_A_shreg_rg.store(jj + 3 * ii, A_val);
+            const t2s_rt::Vec<int32_t, 4> A_val = jj == 0 ? [&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1}); const int32_t t2s_1 = t2s_add_i32(ii, t2s_mul_i32(2, i)); return t2s_rt::Vec<int32_t, 4>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1})}}; }() : t2s_A_shreg_cr0;
+            t2s_A_shreg_rg.put(jj + 3 * ii, t2s_A_shreg_cr0 = A_val);
             const t2s_rt::Vec<int32_t, 4> B_val = ii == 0 ? [&] { const int32_t t2s_0 = t2s_add_i32(jj, t2s_mul_i32(3, j)); const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1}); return t2s_rt::Vec<int32_t, 4>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_rg.get(jj + 3 * t2s_sub_i32(ii, 1));
-            t2s_B_shreg_rg.store(jj + 3 * ii, B_val);
+            t2s_B_shreg_rg.put(jj + 3 * ii, B_val);
             const t2s_rt::Vec<int32_t, 4> C_val_v = t2s_vmul_i32x4({A_val, B_val});
             const int32_t C_val_0 = t2s_add_i32(kk == 0 ? 0 : t2s_C_shreg_rg.get(jj + 3 * ii), C_val_v.lane[0]);
             const int32_t C_val_1 = t2s_add_i32(C_val_0, C_val_v.lane[1]);
             const int32_t C_val_2 = t2s_add_i32(C_val_1, C_val_v.lane[2]);
             const int32_t C_val_3 = t2s_add_i32(C_val_2, C_val_v.lane[3]);
-            t2s_C_shreg_rg.store(jj + 3 * ii, C_val_3);
+            t2s_C_shreg_rg.put(jj + 3 * ii, C_val_3);
             if (kk == 2) {
               t2s_c_st.store(t2s_c_st.offset({jj, ii, j, i}), C_val_3);
             }

@@ -66,7 +66,7 @@ void t2s_A_kn() {
   for (int32_t j = 0; j < 6; j++) {
     for (int32_t i = 0; i < 4; i++) {
       const int32_t A_val = j == 0 ? t2s_a_in.get({i, j}) : t2s_sub_i32(t2s_add_i32(t2s_add_i32(t2s_div_i32(t2s_A_shreg_rg.get(i), t2s_sub_i32(i, 2)), t2s_mod_i32(t2s_A_shreg_rg.get(i), -3)), t2s_div_i32(t2s_a_in.get({i, j}), 3)), t2s_mod_i32(t2s_a_in.get({i, j}), 5));
-      t2s_A_shreg_rg.store(i, A_val);
+      t2s_A_shreg_rg.put(i, A_val);
       const int32_t Q_val = t2s_add_i32(t2s_add_i32(t2s_add_i32(t2s_sub_i32(t2s_add_i32(t2s_add_i32(t2s_add_i32(t2s_add_i32(t2s_div_i32(t2s_cvt_i32_f32(t2s_f_in.get({i, j}) * 1e+10f), 7), (int32_t)(int8_t)t2s_mul_i32(A_val, 37)), (int32_t)(uint8_t)t2s_a_in.get({i, j})), (int32_t)t2s_abs_i32(t2s_sub_i32(t2s_a_in.get({i, j}), 40))), t2s_min_i32(A_val, t2s_a_in.get({i, j}))), t2s_max_i32(t2s_neg_i32(A_val), 3)), (int32_t)t2s_mod_i64(t2s_mul_i64((int64_t)A_val, INT64_C(3000000000)), INT64_C(1000003))), t2s_cvt_i32_f32(t2s_mod_f32(t2s_f_in.get({i, j}), 0.375f) * 1024.0f)), t2s_cvt_i32_f32(std::rint(t2s_f_in.get({i, j}) * 2.5f)));
       t2s_out_st.store(t2s_out_st.offset({i, j}), Q_val);
     }

@@ -42,15 +42,16 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<float> t2s_A_shreg_rg("A_shreg", {4, 4}, 1);
   t2s_rt::ShiftRegister<float> t2s_B_shreg_rg("B_shreg", {4, 4}, 1);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {4, 4}, 1);
+  float t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t k = 0; k < 8; k++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         const float A_val = j == 0 ? t2s_feederA_to_A_ch.read() : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
-        t2s_A_shreg_rg.store(i + 4 * j, A_val);
-        const float B_val = i == 0 ? t2s_b_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
-        t2s_B_shreg_rg.store(i + 4 * j, B_val);
+        t2s_A_shreg_rg.put(i + 4 * j, A_val);
+        const float B_val = i == 0 ? t2s_b_in.get({k, j}) : t2s_B_shreg_cr0;
+        t2s_B_shreg_rg.put(i + 4 * j, t2s_B_shreg_cr0 = B_val);
         const float C_val = (k == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 4 * j)) + A_val * B_val;
-        t2s_C_shreg_rg.store(i + 4 * j, C_val);
+        t2s_C_shreg_rg.put(i + 4 * j, C_val);
         if (k == 7) {
           t2s_c_to_drainer_ch.at_linear(j + 4 * i).write(C_val);
         }

@@ -28,7 +28,7 @@ void t2s_S_kn() {
   for (int32_t j = 0; j < 5; j++) {
     for (int32_t i = 0; i < 3; i++) {
       const int32_t S_val = t2s_add_i32(j == 0 ? 0 : t2s_S_shreg_rg.get(i), t2s_a_in.get({i, j}));
-      t2s_S_shreg_rg.store(i, S_val);
+      t2s_S_shreg_rg.put(i, S_val);
       t2s_S_to_drain_ch.at_linear(i).write(S_val);
     }
   }

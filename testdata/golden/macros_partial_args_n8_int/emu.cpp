@@ -29,15 +29,16 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<int32_t> t2s_A_shreg_rg("A_shreg", {8, 8}, 1);
   t2s_rt::ShiftRegister<int32_t> t2s_B_shreg_rg("B_shreg", {8, 8}, 1);
   t2s_rt::ShiftRegister<int32_t> t2s_C_shreg_rg("C_shreg", {8, 8}, 1);
+  int32_t t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t k = 0; k < 8; k++) {
     for (int32_t j = 0; j < 8; j++) {
       for (int32_t i = 0; i < 8; i++) {
         const int32_t A_val = j == 0 || false ? t2s_a_in.get({i, k}) : t2s_A_shreg_rg.get(i + 8 * t2s_sub_i32(j, 1));
-        t2s_A_shreg_rg.store(i + 8 * j, A_val);
-        const int32_t B_val = i == 0 || false ? t2s_b_in.get({k, j}) : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 8 * j);
-        t2s_B_shreg_rg.store(i + 8 * j, B_val);
+        t2s_A_shreg_rg.put(i + 8 * j, A_val);
+        const int32_t B_val = i == 0 || false ? t2s_b_in.get({k, j}) : t2s_B_shreg_cr0;
+        t2s_B_shreg_rg.put(i + 8 * j, t2s_B_shreg_cr0 = B_val);
         const int32_t C_val = t2s_add_i32(k == 0 ? 0 : t2s_C_shreg_rg.get(i + 8 * j), t2s_mul_i32(t2s_mul_i32(A_val, B_val), 2));
-        t2s_C_shreg_rg.store(i + 8 * j, C_val);
+        t2s_C_shreg_rg.put(i + 8 * j, C_val);
         if (k == 7) {
           t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
         }

@@ -27,7 +27,7 @@ void t2s_A_kn() {
   for (int32_t j = 0; j < 6; j++) {
     for (int32_t i = 0; i < 4; i++) {
       const int32_t A_val = j == 0 ? t2s_a_in.get({i}) : t2s_add_i32(t2s_A_shreg_rg.get(i), t2s_a_in.get({i}));
-      t2s_A_shreg_rg.store(i, A_val);
+      t2s_A_shreg_rg.put(i, A_val);
       t2s_B_st.store(t2s_B_st.offset({i, j}), t2s_add_i32(A_val, 1));
     }
   }

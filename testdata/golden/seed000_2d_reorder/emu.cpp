@@ -25,10 +25,11 @@ t2s_rt::FuncStorage<int32_t> t2s_B_bf;
 void t2s_A_kn() {
   auto& t2s_B_st = t2s_B_bf;
   t2s_rt::ShiftRegister<int32_t> t2s_A_shreg_rg("A_shreg", {6}, 1);
+  int32_t t2s_A_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t i = 0; i < 4; i++) {
     for (int32_t j = 0; j < 6; j++) {
-      const int32_t A_val = j == 0 ? t2s_a_in.get({i}) : t2s_add_i32(t2s_A_shreg_rg.get(t2s_sub_i32(j, 1)), t2s_a_in.get({i}));
-      t2s_A_shreg_rg.store(j, A_val);
+      const int32_t A_val = j == 0 ? t2s_a_in.get({i}) : t2s_add_i32(t2s_A_shreg_cr0, t2s_a_in.get({i}));
+      t2s_A_shreg_rg.put(j, t2s_A_shreg_cr0 = A_val);
       t2s_B_st.store(t2s_B_st.offset({i, j}), t2s_add_i32(A_val, 1));
     }
   }

@@ -38,7 +38,7 @@ void t2s_A_kn() {
           t2s_A_shreg_rg.shift_pe(i);
           t2s_A_shreg_rg.store(t2s_A_shreg_rg.at(i, 0), A_val);
           const int32_t B_val = j == 0 ? t2s_b_in.get({i, k}) : t2s_B_shreg_rg.get(i);
-          t2s_B_shreg_rg.store(i, B_val);
+          t2s_B_shreg_rg.put(i, B_val);
           const int32_t C_fifo_val = 1 <= k ? t2s_C_fifo_rg.pop_at(i) : 0;
           const int32_t C_val = t2s_add_i32(k == 0 ? 0 : C_fifo_val, t2s_mul_i32(A_val, B_val));
           if (k < 5) {

@@ -41,7 +41,7 @@ void t2s_A_kn() {
           t2s_B_shreg_rg.shift_pe(i + 10 * j);
           t2s_B_shreg_rg.store(t2s_B_shreg_rg.at(i + 10 * j, 0), B_val);
           const int32_t C_val = t2s_add_i32(k == 0 ? 0 : t2s_C_shreg_rg.get(i + 10 * j), t2s_mul_i32(A_val, B_val));
-          t2s_C_shreg_rg.store(i + 10 * j, C_val);
+          t2s_C_shreg_rg.put(i + 10 * j, C_val);
           if (k == 9) {
             t2s_c_st.store(t2s_c_st.offset({i, j}), C_val);
           }

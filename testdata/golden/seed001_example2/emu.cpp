@@ -23,16 +23,18 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 // Kernel 'f' (host, spec 17:1).
 void t2s_f_kn() {
   auto& t2s_out_st = t2s_out_bf;
+  int32_t t2s_f_cr0{};  // forwarded along the innermost loop
+  int32_t t2s_g_cr1{};  // forwarded along the innermost loop
   {
     t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {4, 3}, {0, 1});
     {
       t2s_rt::FuncStorage<int32_t> t2s_g_st("g", {0, 0}, {4, 3}, {0, 1});
       for (int32_t j = 0; j < 3; j++) {
         for (int32_t i = 0; i < 4; i++) {
-          t2s_f_st.put(i, i == 0 ? i : t2s_f_st.get(t2s_sub_i32(i, 1)));
-          t2s_g_st.put(i, i == 0 ? t2s_f_st.get(i) : t2s_g_st.get(t2s_sub_i32(i, 1)));
+          t2s_f_st.put(i, t2s_f_cr0 = i == 0 ? i : t2s_f_cr0);
+          t2s_g_st.put(i, t2s_g_cr1 = i == 0 ? t2s_f_cr0 : t2s_g_cr1);
           if (i == 3) {
-            t2s_out_st.store(t2s_out_st.offset({j}), t2s_add_i32(t2s_g_st.get(i), j));
+            t2s_out_st.store(t2s_out_st.offset({j}), t2s_add_i32(t2s_g_cr1, j));
           }
         }
       }

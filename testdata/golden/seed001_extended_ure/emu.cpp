@@ -23,13 +23,14 @@ t2s_rt::FuncStorage<int32_t> t2s_out_bf;
 // Kernel 'f' (host, spec 18:1).
 void t2s_f_kn() {
   auto& t2s_out_st = t2s_out_bf;
+  int32_t t2s_f_cr0{};  // forwarded along the innermost loop
   {
     t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {11, 5}, {0, 1});
     for (int32_t y = 0; y < 5; y++) {
       for (int32_t x = 0; x < 11; x++) {
-        t2s_f_st.put(x, x == 0 ? y : t2s_add_i32(t2s_f_st.get(t2s_sub_i32(x, 1)), x));
+        t2s_f_st.put(x, t2s_f_cr0 = x == 0 ? y : t2s_add_i32(t2s_f_cr0, x));
         if (x == 10) {
-          t2s_out_st.store(t2s_out_st.offset({y}), t2s_f_st.get(x));
+          t2s_out_st.store(t2s_out_st.offset({y}), t2s_f_cr0);
         }
       }
     }

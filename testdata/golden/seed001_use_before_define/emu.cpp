@@ -24,12 +24,13 @@ t2s_rt::FuncStorage<int32_t> t2s_g_bf;
 // Kernel 'f' (host, spec 14:1).
 void t2s_f_kn() {
   auto& t2s_g_st = t2s_g_bf;
+  int32_t t2s_f_cr0{};  // forwarded along the innermost loop
   {
     t2s_rt::FuncStorage<int32_t> t2s_f_st("f", {0, 0}, {4, 3}, {0, 1});
     for (int32_t j = 0; j < 3; j++) {
       for (int32_t i = 0; i < 4; i++) {
-        t2s_f_st.put(i, i == 0 ? i : t2s_f_st.get(t2s_sub_i32(i, 1)));
-        t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_add_i32(t2s_add_i32(t2s_f_st.get(i), i), t2s_mul_i32(2, j)));
+        t2s_f_st.put(i, t2s_f_cr0 = i == 0 ? i : t2s_f_cr0);
+        t2s_g_st.store(t2s_g_st.offset({i, j}), t2s_add_i32(t2s_add_i32(t2s_f_cr0, i), t2s_mul_i32(2, j)));
       }
     }
   }

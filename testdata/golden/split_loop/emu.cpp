@@ -36,6 +36,8 @@ void t2s_xs_kn() {
 void t2s_W_kn() {
   auto& t2s_xs_st = t2s_xs_bf;
   auto& t2s_out_st = t2s_out_bf;
+  float t2s_W_cr0{};  // forwarded along the innermost loop
+  float t2s_Y_cr1{};  // forwarded along the innermost loop
   {
     t2s_rt::FuncStorage<float> t2s_W_st("W", {0, 0}, {3, 12});
     {
@@ -43,10 +45,10 @@ void t2s_W_kn() {
       for (int32_t no = 0; no < 3; no++) {
         for (int32_t t = 0; t < 3; t++) {
           for (int32_t ni = 0; ni < 4; ni++) {
-            t2s_W_st.store(t + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni), t2s_add_i32(t2s_mul_i32(no, 4), ni) == 0 ? t2s_w_in.get({t}) : t2s_W_st.read_at(t + 3 * t2s_sub_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), 1)));
-            t2s_Y_st.put(t + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni), (t == 0 ? 0.0f : t2s_Y_st.get(t2s_sub_i32(t, 1) + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni))) + t2s_W_st.get(t + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni)) * t2s_xs_st.read_at(t2s_xs_st.offset({t2s_add_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), t)})));
+            t2s_W_st.store(t + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni), t2s_W_cr0 = t2s_add_i32(t2s_mul_i32(no, 4), ni) == 0 ? t2s_w_in.get({t}) : t2s_W_st.read_at(t + 3 * t2s_sub_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), 1)));
+            t2s_Y_st.put(t + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni), t2s_Y_cr1 = (t == 0 ? 0.0f : t2s_Y_st.get(t2s_sub_i32(t, 1) + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni))) + t2s_W_cr0 * t2s_xs_st.read_at(t2s_xs_st.offset({t2s_add_i32(t2s_add_i32(t2s_mul_i32(no, 4), ni), t)})));
             if (t == 2) {
-              t2s_out_st.store(t2s_out_st.offset({t2s_add_i32(t2s_mul_i32(no, 4), ni)}), t2s_Y_st.get(t + 3 * t2s_add_i32(t2s_mul_i32(no, 4), ni)));
+              t2s_out_st.store(t2s_out_st.offset({t2s_add_i32(t2s_mul_i32(no, 4), ni)}), t2s_Y_cr1);
             }
           }
         }

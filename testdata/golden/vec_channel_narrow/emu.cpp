@@ -97,14 +97,15 @@ t2s_rt::FifoArray<t2s_rt::Vec<float, 4>> t2s_c_to_drain_ch("c_to_drain", {4}, 1)
 void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 8>> t2s_B_shreg_rg("B_shreg", {4}, 1);
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 8>> t2s_C_shreg_rg("C_shreg", {4}, 1);
+  t2s_rt::Vec<float, 8> t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t k = 0; k < 4; k++) {
     for (int32_t i = 0; i < 4; i++) {
       const float A_val_0 = t2s_a_in.get({k, i});
       const t2s_rt::Vec<float, 8> A_val = t2s_rt::Vec<float, 8>{{A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0, A_val_0}};
-      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = k; return t2s_rt::Vec<float, 8>{{t2s_b_in.get({t2s_0.lane[0], t2s_1}), t2s_b_in.get({t2s_0.lane[1], t2s_1}), t2s_b_in.get({t2s_0.lane[2], t2s_1}), t2s_b_in.get({t2s_0.lane[3], t2s_1}), t2s_b_in.get({t2s_0.lane[4], t2s_1}), t2s_b_in.get({t2s_0.lane[5], t2s_1}), t2s_b_in.get({t2s_0.lane[6], t2s_1}), t2s_b_in.get({t2s_0.lane[7], t2s_1})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1));
-      t2s_B_shreg_rg.store(i, B_val);
+      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = k; return t2s_rt::Vec<float, 8>{{t2s_b_in.get({t2s_0.lane[0], t2s_1}), t2s_b_in.get({t2s_0.lane[1], t2s_1}), t2s_b_in.get({t2s_0.lane[2], t2s_1}), t2s_b_in.get({t2s_0.lane[3], t2s_1}), t2s_b_in.get({t2s_0.lane[4], t2s_1}), t2s_b_in.get({t2s_0.lane[5], t2s_1}), t2s_b_in.get({t2s_0.lane[6], t2s_1}), t2s_b_in.get({t2s_0.lane[7], t2s_1})}}; }() : t2s_B_shreg_cr0;
+      t2s_B_shreg_rg.put(i, t2s_B_shreg_cr0 = B_val);
       const t2s_rt::Vec<float, 8> C_val = t2s_vadd_f32x8({k == 0 ? t2s_broadcast_f32x8(0.0f) : t2s_C_shreg_rg.get(i), t2s_vmul_f32x8({A_val, B_val})});
-      t2s_C_shreg_rg.store(i, C_val);
+      t2s_C_shreg_rg.put(i, C_val);
       if (k == 3) {
         const t2s_rt::Vec<float, 8> ch_value = C_val;
         t2s_c_to_drain_ch.at_linear(i).write(t2s_slice_f32x8_0_4(ch_value));

@@ -86,12 +86,13 @@ void t2s_A_kn() {
   auto& t2s_c_st = t2s_c_bf;
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 8>> t2s_A_shreg_rg("A_shreg", {4, 4}, 1);
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 8>> t2s_B_shreg_rg("B_shreg", {4, 4}, 1);
+  t2s_rt::Vec<float, 8> t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t j = 0; j < 4; j++) {
     for (int32_t i = 0; i < 4; i++) {
       const t2s_rt::Vec<float, 8> A_val = j == 0 ? t2s_concat_f32_4_4({t2s_loadA_to_A_ch.read(), t2s_loadA_to_A_ch.read()}) : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
-      t2s_A_shreg_rg.store(i + 4 * j, A_val);
-      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 8> t2s_1 = t2s_ramp_i32x8({0, 1}); return t2s_rt::Vec<float, 8>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]}), t2s_b_in.get({t2s_0, t2s_1.lane[4]}), t2s_b_in.get({t2s_0, t2s_1.lane[5]}), t2s_b_in.get({t2s_0, t2s_1.lane[6]}), t2s_b_in.get({t2s_0, t2s_1.lane[7]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
-      t2s_B_shreg_rg.store(i + 4 * j, B_val);
+      t2s_A_shreg_rg.put(i + 4 * j, A_val);
+      const t2s_rt::Vec<float, 8> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 8> t2s_1 = t2s_ramp_i32x8({0, 1}); return t2s_rt::Vec<float, 8>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]}), t2s_b_in.get({t2s_0, t2s_1.lane[4]}), t2s_b_in.get({t2s_0, t2s_1.lane[5]}), t2s_b_in.get({t2s_0, t2s_1.lane[6]}), t2s_b_in.get({t2s_0, t2s_1.lane[7]})}}; }() : t2s_B_shreg_cr0;
+      t2s_B_shreg_rg.put(i + 4 * j, t2s_B_shreg_cr0 = B_val);
       const t2s_rt::Vec<float, 8> C_val_v = t2s_vmul_f32x8({A_val, B_val});
       const float C_val_0 = 0.0f + C_val_v.lane[0];
       const float C_val_1 = C_val_0 + C_val_v.lane[1];

@@ -102,6 +102,7 @@ void t2s_A_kn() {
   auto& t2s_Out_st = t2s_Out_bf;
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 16>> t2s_B_shreg_rg("B_shreg", {3}, 1);
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 16>> t2s_C_shreg_rg("C_shreg", {3}, 4);
+  t2s_rt::Vec<float, 16> t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t kk = 0; kk < 2; kk++) {
     for (int32_t ii = 0; ii < 2; ii++) {
       for (int32_t jj = 0; jj < 2; jj++) {
@@ -111,8 +112,8 @@ void t2s_A_kn() {
           const float A_val_2 = t2s_a_in.get({t2s_add_i32(2, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const float A_val_3 = t2s_a_in.get({t2s_add_i32(3, t2s_mul_i32(4, kk)), t2s_add_i32(iii, t2s_mul_i32(3, ii))});
           const t2s_rt::Vec<float, 16> A_val = t2s_rt::Vec<float, 16>{{A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3, A_val_0, A_val_1, A_val_2, A_val_3}};
-          const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x4x4({t2s_broadcast_i32x4(t2s_mul_i32(4, jj)), t2s_broadcast_i32x4(1)}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_broadcast_i32x4x4(t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1})); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(iii, 1));
-          t2s_B_shreg_rg.store(iii, B_val);
+          const t2s_rt::Vec<float, 16> B_val = iii == 0 ? [&] { const t2s_rt::Vec<int32_t, 16> t2s_0 = t2s_ramp_i32x4x4({t2s_broadcast_i32x4(t2s_mul_i32(4, jj)), t2s_broadcast_i32x4(1)}); const t2s_rt::Vec<int32_t, 16> t2s_1 = t2s_broadcast_i32x4x4(t2s_ramp_i32x4({t2s_mul_i32(4, kk), 1})); return t2s_rt::Vec<float, 16>{{t2s_b_in.read({t2s_0.lane[0], t2s_1.lane[0]}), t2s_b_in.read({t2s_0.lane[1], t2s_1.lane[1]}), t2s_b_in.read({t2s_0.lane[2], t2s_1.lane[2]}), t2s_b_in.read({t2s_0.lane[3], t2s_1.lane[3]}), t2s_b_in.read({t2s_0.lane[4], t2s_1.lane[4]}), t2s_b_in.read({t2s_0.lane[5], t2s_1.lane[5]}), t2s_b_in.read({t2s_0.lane[6], t2s_1.lane[6]}), t2s_b_in.read({t2s_0.lane[7], t2s_1.lane[7]}), t2s_b_in.read({t2s_0.lane[8], t2s_1.lane[8]}), t2s_b_in.read({t2s_0.lane[9], t2s_1.lane[9]}), t2s_b_in.read({t2s_0.lane[10], t2s_1.lane[10]}), t2s_b_in.read({t2s_0.lane[11], t2s_1.lane[11]}), t2s_b_in.read({t2s_0.lane[12], t2s_1.lane[12]}), t2s_b_in.read({t2s_0.lane[13], t2s_1.lane[13]}), t2s_b_in.read({t2s_0.lane[14], t2s_1.lane[14]}), t2s_b_in.read({t2s_0.lane[15], t2s_1.lane[15]})}}; }() : t2s_B_shreg_cr0;
+          t2s_B_shreg_rg.put(iii, t2s_B_shreg_cr0 = B_val);
           const t2s_rt::Vec<float, 16> C_val_v = t2s_vmul_f32x4x4({A_val, B_val});
           const float C_val_0 = (kk == 0 ? 0.0f : t2s_C_shreg_rg.read_at(t2s_C_shreg_rg.at(iii, 3)).lane[3]) + C_val_v.lane[0];
           const float C_val_1 = C_val_0 + C_val_v.lane[1];

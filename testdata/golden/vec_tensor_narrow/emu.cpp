@@ -208,6 +208,7 @@ t2s_rt::Fifo<t2s_rt::Vec<float, 4>> t2s_c_to_drain_ch("c_to_drain", 1);
 // Kernel 'A' (device, spec 23:1).
 void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 32>> t2s_C_shreg_rg("C_shreg", {}, 1);
+  t2s_rt::Vec<float, 32> t2s_C_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t k = 0; k < 4; k++) {
     const float A_val_0 = t2s_a_in.get({k, 0});
     const float A_val_8 = t2s_a_in.get({k, 1});
@@ -223,8 +224,8 @@ void t2s_A_kn() {
     const float B_val_6 = t2s_b_in.get({6, k});
     const float B_val_7 = t2s_b_in.get({7, k});
     const t2s_rt::Vec<float, 32> B_val = t2s_rt::Vec<float, 32>{{B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7, B_val_0, B_val_1, B_val_2, B_val_3, B_val_4, B_val_5, B_val_6, B_val_7}};
-    const t2s_rt::Vec<float, 32> C_val = t2s_vadd_f32x8x4({k == 0 ? t2s_broadcast_f32x8x4(t2s_broadcast_f32x8(0.0f)) : t2s_C_shreg_rg.get(0), t2s_vmul_f32x8x4({A_val, B_val})});
-    t2s_C_shreg_rg.store(0, C_val);
+    const t2s_rt::Vec<float, 32> C_val = t2s_vadd_f32x8x4({k == 0 ? t2s_broadcast_f32x8x4(t2s_broadcast_f32x8(0.0f)) : t2s_C_shreg_cr0, t2s_vmul_f32x8x4({A_val, B_val})});
+    t2s_C_shreg_rg.put(0, t2s_C_shreg_cr0 = C_val);
     if (k == 3) {
       const t2s_rt::Vec<float, 32> ch_value = C_val;
       t2s_c_to_drain_ch.write(t2s_slice_f32x8x4_0_4(ch_value));

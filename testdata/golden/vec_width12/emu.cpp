@@ -104,12 +104,13 @@ t2s_rt::Fifo<t2s_rt::Vec<int32_t, 12>> t2s_y_to_drain_ch("y_to_drain", 1);
 // Kernel 'X' (device, spec 25:1).
 void t2s_X_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<int32_t, 12>> t2s_Y_shreg_rg("Y_shreg", {}, 1);
+  t2s_rt::Vec<int32_t, 12> t2s_Y_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t io = 0; io < 2; io++) {
     for (int32_t j = 0; j < 6; j++) {
       const int16_t X_val_0 = t2s_x_in.get({j});
       const t2s_rt::Vec<int16_t, 12> X_val = t2s_rt::Vec<int16_t, 12>{{X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0, X_val_0}};
-      const t2s_rt::Vec<int32_t, 12> Y_val = t2s_vadd_i32x12({j == 0 ? t2s_broadcast_i32x12(0) : t2s_Y_shreg_rg.get(0), t2s_vmul_i32x12({t2s_vcvt_i32x12_i16x12([&] { const t2s_rt::Vec<int32_t, 12> t2s_0 = t2s_ramp_i32x12({t2s_mul_i32(12, io), 1}); const int32_t t2s_1 = j; return t2s_rt::Vec<int16_t, 12>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1}), t2s_a_in.get({t2s_0.lane[4], t2s_1}), t2s_a_in.get({t2s_0.lane[5], t2s_1}), t2s_a_in.get({t2s_0.lane[6], t2s_1}), t2s_a_in.get({t2s_0.lane[7], t2s_1}), t2s_a_in.get({t2s_0.lane[8], t2s_1}), t2s_a_in.get({t2s_0.lane[9], t2s_1}), t2s_a_in.get({t2s_0.lane[10], t2s_1}), t2s_a_in.get({t2s_0.lane[11], t2s_1})}}; }()), t2s_vcvt_i32x12_i16x12(X_val)})});
-      t2s_Y_shreg_rg.store(0, Y_val);
+      const t2s_rt::Vec<int32_t, 12> Y_val = t2s_vadd_i32x12({j == 0 ? t2s_broadcast_i32x12(0) : t2s_Y_shreg_cr0, t2s_vmul_i32x12({t2s_vcvt_i32x12_i16x12([&] { const t2s_rt::Vec<int32_t, 12> t2s_0 = t2s_ramp_i32x12({t2s_mul_i32(12, io), 1}); const int32_t t2s_1 = j; return t2s_rt::Vec<int16_t, 12>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1}), t2s_a_in.get({t2s_0.lane[4], t2s_1}), t2s_a_in.get({t2s_0.lane[5], t2s_1}), t2s_a_in.get({t2s_0.lane[6], t2s_1}), t2s_a_in.get({t2s_0.lane[7], t2s_1}), t2s_a_in.get({t2s_0.lane[8], t2s_1}), t2s_a_in.get({t2s_0.lane[9], t2s_1}), t2s_a_in.get({t2s_0.lane[10], t2s_1}), t2s_a_in.get({t2s_0.lane[11], t2s_1})}}; }()), t2s_vcvt_i32x12_i16x12(X_val)})});
+      t2s_Y_shreg_rg.put(0, t2s_Y_shreg_cr0 = Y_val);
       if (j == 5) {
         t2s_y_to_drain_ch.write(Y_val);
       }

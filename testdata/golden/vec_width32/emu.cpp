@@ -110,11 +110,12 @@ void t2s_A_kn() {
   auto& t2s_y_st = t2s_y_bf;
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 32>> t2s_X_shreg_rg("X_shreg", {4}, 1);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {4}, 1);
+  t2s_rt::Vec<float, 32> t2s_X_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t ko = 0; ko < 2; ko++) {
     for (int32_t i = 0; i < 4; i++) {
       const t2s_rt::Vec<float, 32> A_val = t2s_feedA_to_A_ch.read();
-      const t2s_rt::Vec<float, 32> X_val = i == 0 ? [&] { const t2s_rt::Vec<int32_t, 32> t2s_0 = t2s_ramp_i32x32({t2s_mul_i32(32, ko), 1}); return t2s_rt::Vec<float, 32>{{t2s_x_in.get({t2s_0.lane[0]}), t2s_x_in.get({t2s_0.lane[1]}), t2s_x_in.get({t2s_0.lane[2]}), t2s_x_in.get({t2s_0.lane[3]}), t2s_x_in.get({t2s_0.lane[4]}), t2s_x_in.get({t2s_0.lane[5]}), t2s_x_in.get({t2s_0.lane[6]}), t2s_x_in.get({t2s_0.lane[7]}), t2s_x_in.get({t2s_0.lane[8]}), t2s_x_in.get({t2s_0.lane[9]}), t2s_x_in.get({t2s_0.lane[10]}), t2s_x_in.get({t2s_0.lane[11]}), t2s_x_in.get({t2s_0.lane[12]}), t2s_x_in.get({t2s_0.lane[13]}), t2s_x_in.get({t2s_0.lane[14]}), t2s_x_in.get({t2s_0.lane[15]}), t2s_x_in.get({t2s_0.lane[16]}), t2s_x_in.get({t2s_0.lane[17]}), t2s_x_in.get({t2s_0.lane[18]}), t2s_x_in.get({t2s_0.lane[19]}), t2s_x_in.get({t2s_0.lane[20]}), t2s_x_in.get({t2s_0.lane[21]}), t2s_x_in.get({t2s_0.lane[22]}), t2s_x_in.get({t2s_0.lane[23]}), t2s_x_in.get({t2s_0.lane[24]}), t2s_x_in.get({t2s_0.lane[25]}), t2s_x_in.get({t2s_0.lane[26]}), t2s_x_in.get({t2s_0.lane[27]}), t2s_x_in.get({t2s_0.lane[28]}), t2s_x_in.get({t2s_0.lane[29]}), t2s_x_in.get({t2s_0.lane[30]}), t2s_x_in.get({t2s_0.lane[31]})}}; }() : t2s_X_shreg_rg.get(t2s_sub_i32(i, 1));
-      t2s_X_shreg_rg.store(i, X_val);
+      const t2s_rt::Vec<float, 32> X_val = i == 0 ? [&] { const t2s_rt::Vec<int32_t, 32> t2s_0 = t2s_ramp_i32x32({t2s_mul_i32(32, ko), 1}); return t2s_rt::Vec<float, 32>{{t2s_x_in.get({t2s_0.lane[0]}), t2s_x_in.get({t2s_0.lane[1]}), t2s_x_in.get({t2s_0.lane[2]}), t2s_x_in.get({t2s_0.lane[3]}), t2s_x_in.get({t2s_0.lane[4]}), t2s_x_in.get({t2s_0.lane[5]}), t2s_x_in.get({t2s_0.lane[6]}), t2s_x_in.get({t2s_0.lane[7]}), t2s_x_in.get({t2s_0.lane[8]}), t2s_x_in.get({t2s_0.lane[9]}), t2s_x_in.get({t2s_0.lane[10]}), t2s_x_in.get({t2s_0.lane[11]}), t2s_x_in.get({t2s_0.lane[12]}), t2s_x_in.get({t2s_0.lane[13]}), t2s_x_in.get({t2s_0.lane[14]}), t2s_x_in.get({t2s_0.lane[15]}), t2s_x_in.get({t2s_0.lane[16]}), t2s_x_in.get({t2s_0.lane[17]}), t2s_x_in.get({t2s_0.lane[18]}), t2s_x_in.get({t2s_0.lane[19]}), t2s_x_in.get({t2s_0.lane[20]}), t2s_x_in.get({t2s_0.lane[21]}), t2s_x_in.get({t2s_0.lane[22]}), t2s_x_in.get({t2s_0.lane[23]}), t2s_x_in.get({t2s_0.lane[24]}), t2s_x_in.get({t2s_0.lane[25]}), t2s_x_in.get({t2s_0.lane[26]}), t2s_x_in.get({t2s_0.lane[27]}), t2s_x_in.get({t2s_0.lane[28]}), t2s_x_in.get({t2s_0.lane[29]}), t2s_x_in.get({t2s_0.lane[30]}), t2s_x_in.get({t2s_0.lane[31]})}}; }() : t2s_X_shreg_cr0;
+      t2s_X_shreg_rg.put(i, t2s_X_shreg_cr0 = X_val);
       const t2s_rt::Vec<float, 32> C_val_v = t2s_vmul_f32x32({A_val, X_val});
       const float C_val_0 = (ko == 0 ? 0.0f : t2s_C_shreg_rg.get(i)) + C_val_v.lane[0];
       const float C_val_1 = C_val_0 + C_val_v.lane[1];
@@ -148,7 +149,7 @@ void t2s_A_kn() {
       const float C_val_29 = C_val_28 + C_val_v.lane[29];
       const float C_val_30 = C_val_29 + C_val_v.lane[30];
       const float C_val_31 = C_val_30 + C_val_v.lane[31];
-      t2s_C_shreg_rg.store(i, C_val_31);
+      t2s_C_shreg_rg.put(i, C_val_31);
       if (ko == 1) {
         t2s_y_st.store(t2s_y_st.offset({i}), C_val_31);
       }

@@ -47,7 +47,7 @@ void t2s_W_kn() {
   for (int32_t no = 0; no < 3; no++) {
     for (int32_t nn = 0; nn < 4; nn++) {
       const t2s_rt::Vec<int32_t, 5> W_val = no == 0 ? [&] { const t2s_rt::Vec<int32_t, 5> t2s_0 = t2s_ramp_i32x5({0, 1}); return t2s_rt::Vec<int32_t, 5>{{t2s_w_in.get({t2s_0.lane[0]}), t2s_w_in.get({t2s_0.lane[1]}), t2s_w_in.get({t2s_0.lane[2]}), t2s_w_in.get({t2s_0.lane[3]}), t2s_w_in.get({t2s_0.lane[4]})}}; }() : t2s_W_shreg_rg.get(nn);
-      t2s_W_shreg_rg.store(nn, W_val);
+      t2s_W_shreg_rg.put(nn, W_val);
       const t2s_rt::Vec<int32_t, 5> X_val = [&] { const t2s_rt::Vec<int32_t, 5> t2s_0 = t2s_ramp_i32x5({t2s_add_i32(nn, t2s_mul_i32(4, no)), 1}); return t2s_rt::Vec<int32_t, 5>{{t2s_x_in.get({t2s_0.lane[0]}), t2s_x_in.get({t2s_0.lane[1]}), t2s_x_in.get({t2s_0.lane[2]}), t2s_x_in.get({t2s_0.lane[3]}), t2s_x_in.get({t2s_0.lane[4]})}}; }();
       const t2s_rt::Vec<int32_t, 5> S_val_v = t2s_vmul_i32x5({W_val, X_val});
       const int32_t S_val_0 = S_val_v.lane[0];

@@ -77,19 +77,20 @@ void t2s_A_kn() {
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 4>> t2s_A_shreg_rg("A_shreg", {4, 4}, 1);
   t2s_rt::ShiftRegister<t2s_rt::Vec<float, 4>> t2s_B_shreg_rg("B_shreg", {4, 4}, 1);
   t2s_rt::ShiftRegister<float> t2s_C_shreg_rg("C_shreg", {4, 4}, 1);
+  t2s_rt::Vec<float, 4> t2s_B_shreg_cr0{};  // forwarded along the innermost loop
   for (int32_t ko = 0; ko < 2; ko++) {
     for (int32_t j = 0; j < 4; j++) {
       for (int32_t i = 0; i < 4; i++) {
         const t2s_rt::Vec<float, 4> A_val = j == 0 ? [&] { const t2s_rt::Vec<int32_t, 4> t2s_0 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); const int32_t t2s_1 = i; return t2s_rt::Vec<float, 4>{{t2s_a_in.get({t2s_0.lane[0], t2s_1}), t2s_a_in.get({t2s_0.lane[1], t2s_1}), t2s_a_in.get({t2s_0.lane[2], t2s_1}), t2s_a_in.get({t2s_0.lane[3], t2s_1})}}; }() : t2s_A_shreg_rg.get(i + 4 * t2s_sub_i32(j, 1));
-        t2s_A_shreg_rg.store(i + 4 * j, A_val);
-        const t2s_rt::Vec<float, 4> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); return t2s_rt::Vec<float, 4>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_rg.get(t2s_sub_i32(i, 1) + 4 * j);
-        t2s_B_shreg_rg.store(i + 4 * j, B_val);
+        t2s_A_shreg_rg.put(i + 4 * j, A_val);
+        const t2s_rt::Vec<float, 4> B_val = i == 0 ? [&] { const int32_t t2s_0 = j; const t2s_rt::Vec<int32_t, 4> t2s_1 = t2s_ramp_i32x4({t2s_mul_i32(ko, 4), 1}); return t2s_rt::Vec<float, 4>{{t2s_b_in.get({t2s_0, t2s_1.lane[0]}), t2s_b_in.get({t2s_0, t2s_1.lane[1]}), t2s_b_in.get({t2s_0, t2s_1.lane[2]}), t2s_b_in.get({t2s_0, t2s_1.lane[3]})}}; }() : t2s_B_shreg_cr0;
+        t2s_B_shreg_rg.put(i + 4 * j, t2s_B_shreg_cr0 = B_val);
         const t2s_rt::Vec<float, 4> C_val_v = t2s_vmul_f32x4({A_val, B_val});
         const float C_val_0 = (t2s_mul_i32(ko, 4) == 0 ? 0.0f : t2s_C_shreg_rg.get(i + 4 * j)) + C_val_v.lane[0];
         const float C_val_1 = C_val_0 + C_val_v.lane[1];
         const float C_val_2 = C_val_1 + C_val_v.lane[2];
         const float C_val_3 = C_val_2 + C_val_v.lane[3];
-        t2s_C_shreg_rg.store(i + 4 * j, C_val_3);
+        t2s_C_shreg_rg.put(i + 4 * j, C_val_3);
         if (t2s_add_i32(t2s_mul_i32(ko, 4), 3) == 7) {
           t2s_c_to_drainer_ch.at_linear(j + 4 * i).write(C_val_3);
         }
