@@ -66,4 +66,4 @@ if ! cmp -s "$work/spec.npy" "$work/stt.npy"; then
 fi
 echo "(compile: emit C++, clang -O2, JIT link; run: the emulation's main, inputs to output;"
 echo " whole: the t2s-run process's wall time, target under 10 s for N = 1024. Measured"
-echo " 2026-11-24 on 2 cores: spec 2.0 + 2.4 = 4.4 s, design 2.0 + 2.3 s; same bits)"
+echo " 2026-11-24 on 2 cores: spec 1.8 + 0.8 = 2.7 s, design 1.8 + 0.9 s; same bits)"
