@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
                         : engine == "jit"  ? t2s::jit::EngineChoice::kJit
                                            : t2s::jit::EngineChoice::kAuto;
     const auto memory_limit = static_cast<int64_t>(std::min<uint64_t>(max_memory, INT64_MAX));
-    // Before the inputs are generated: they count too.
+    // Before the inputs are generated: they count too (run_with_engine checks again before
+    // each run, for the engine it runs).
     t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, program, options.max_steps),
                                   program, memory_limit);
     auto kind = fill == "random" ? t2s::FillKind::kRandom : t2s::FillKind::kSequential;
@@ -94,8 +95,6 @@ int main(int argc, char** argv) {
     auto run = [&](const t2s::Program& p, const char* what) {
       t2s::jit::EngineRun r;
       try {
-        t2s::jit::check_engine_memory(t2s::jit::resolve_engine(choice, p, options.max_steps), p,
-                                      memory_limit);
         r = t2s::jit::run_with_engine(choice, p, inputs, options, memory_limit);
       } catch (const t2s::jit::JitUnavailable& e) {
         throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1

@@ -78,6 +78,22 @@ constexpr int64_t kStoredBytes = 9;
 
 int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 
+// The interpreter's bytes for storage of `type` over `extents`, `folded[d]` elements in place of
+// extent d where given (the JIT's folded realizes); nullopt when an extent is not constant.
+std::optional<int64_t> storage_bytes(Type type, const std::vector<Expr>& extents,
+                                     const std::vector<int64_t>* folded = nullptr) {
+  int64_t n = kStoredBytes * std::max(1, type.lanes);
+  for (size_t d = 0; d < extents.size(); ++d) {
+    if (folded && d < folded->size())
+      n = saturating_mul(n, std::max<int64_t>((*folded)[d], 0));
+    else if (extents[d]->kind == ExprKind::kIntImm)
+      n = saturating_mul(n, std::max<int64_t>(extents[d]->int_value, 0));
+    else
+      return std::nullopt;
+  }
+  return n;
+}
+
 // The realizes of `list` live at once at its peak (the chain with the most storage: a realize
 // and the peak of its body; a statement list's peak is its largest statement's), appended to
 // `chain`; returns their bytes.
@@ -89,26 +105,14 @@ int64_t realize_peak(const StmtList& list, const RealizeExtents* folded,
     std::vector<Declared> here;
     int64_t bytes = 0;
     if (const Realize* realize = s->as<Realize>()) {
-      int64_t n = kStoredBytes * std::max(1, realize->type.lanes);
-      bool known = true;
       const std::vector<int64_t>* extents = nullptr;
       if (folded) {
         auto it = folded->find(realize);
         if (it != folded->end()) extents = &it->second;
       }
-      for (size_t d = 0; d < realize->extents.size(); ++d) {
-        const Expr& e = realize->extents[d];
-        if (extents && d < extents->size()) {
-          n = saturating_mul(n, std::max<int64_t>((*extents)[d], 0));
-        } else if (e->kind == ExprKind::kIntImm) {
-          n = saturating_mul(n, std::max<int64_t>(e->int_value, 0));
-        } else {
-          known = false;
-        }
-      }
-      if (known) {
-        here.push_back({"realize of '" + realize->func + "'", s->loc, n});
-        bytes = n;
+      if (auto n = storage_bytes(realize->type, realize->extents, extents)) {
+        here.push_back({"realize of '" + realize->func + "'", s->loc, *n});
+        bytes = *n;
       }
       bytes = saturating_add(bytes, realize_peak(realize->body, folded, &here));
     } else {
@@ -138,13 +142,8 @@ std::vector<Declared> declared_storage(const Program& program, const RealizeExte
     out.push_back({"input '" + in.name + "'", in.loc, n});
   }
   for (const Buffer& b : program.buffers) {
-    int64_t n = kStoredBytes * std::max(1, b.type.lanes);
-    bool known = true;
-    for (const Expr& e : b.extents) {
-      known = known && e->kind == ExprKind::kIntImm;
-      if (known) n = saturating_mul(n, std::max<int64_t>(e->int_value, 0));
-    }
-    if (known) out.push_back({"buffer '" + b.name + "'", b.loc, n});
+    if (auto n = storage_bytes(b.type, b.extents))
+      out.push_back({"buffer '" + b.name + "'", b.loc, *n});
   }
   for (const Register& r : program.registers) {
     if (r.kind != Register::kShift) continue;

@@ -497,8 +497,7 @@ class Prover {
       if (unfoldable_.count(realize)) continue;
       bool reads_written = true;
       for (const Access* a : accesses)
-        if (reads_written_candidates_.count(a->node) && !out_->written.count(a->node))
-          reads_written = false;
+        if (is_func_read(*a) && !out_->written.count(a->node)) reads_written = false;
       if (reads_written) out_->unflagged.insert(realize);
       if (auto folds = realize_folds(*realize, accesses)) out_->folds[realize] = *folds;
     }
@@ -509,7 +508,7 @@ class Prover {
     const size_t p = accesses.front()->loops_in_realize;
     bool has_write = false;
     for (const Access* a : accesses) {
-      const bool read = a->node && reads_written_candidates_.count(a->node);
+      const bool read = is_func_read(*a);
       if (!out_->in_bounds.count(a->node)) return std::nullopt;
       if (read && !out_->written.count(a->node)) return std::nullopt;
       if (!read) has_write = true;
@@ -517,9 +516,8 @@ class Prover {
     }
     if (!has_write) return std::nullopt;
     const std::string& loop_dim = accesses.front()->dims[p];
-    std::vector<int64_t> folds(realize.extents.size(), 0);
+    std::optional<std::vector<int64_t>> best;  // the folds saving the most storage
     double best_ratio = 1.0;
-    size_t best = folds.size();
     for (size_t d = 0; d < realize.extents.size(); ++d) {
       const Expr& extent_expr = realize.extents[d];
       if (extent_expr->kind != ExprKind::kIntImm) continue;
@@ -527,7 +525,7 @@ class Prover {
       std::optional<int64_t> c;
       bool ok = true;
       for (const Access* a : accesses) {  // writes: the constant c
-        if (reads_written_candidates_.count(a->node)) continue;
+        if (is_func_read(*a)) continue;
         auto offset = index_minus_loop(*a, d, loop_dim);
         if (!offset || offset->min != offset->max || (c && *c != offset->min)) {
           ok = false;
@@ -538,7 +536,7 @@ class Prover {
       if (!ok || !c) continue;
       int64_t max_delta = 0;
       for (const Access* a : accesses) {  // reads: delta = c - (index - L)
-        if (!reads_written_candidates_.count(a->node)) continue;
+        if (!is_func_read(*a)) continue;
         auto offset = index_minus_loop(*a, d, loop_dim);
         if (!offset || *c - offset->max < 0) {
           ok = false;
@@ -553,14 +551,15 @@ class Prover {
       const double ratio = static_cast<double>(fold) / static_cast<double>(extent);
       if (ratio < best_ratio) {
         best_ratio = ratio;
-        best = d;
-        folds.assign(folds.size(), 0);
-        folds[d] = fold;
+        best = std::vector<int64_t>(realize.extents.size(), 0);
+        (*best)[d] = fold;
       }
     }
-    if (best == folds.size()) return std::nullopt;
-    return folds;
+    return best;
   }
+
+  // Whether `a` is a read of Func storage (reads_ also holds register reads; writes_ none).
+  bool is_func_read(const Access& a) const { return reads_written_candidates_.count(a.node) > 0; }
 
   // The range of index[d] - L over the access's context (nullopt: not affine, or unbounded).
   static std::optional<poly::Interval> index_minus_loop(const Access& a, size_t d,

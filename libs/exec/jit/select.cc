@@ -39,6 +39,7 @@ EngineRun run_with_engine(EngineChoice choice, const Program& program,
   EngineRun run;
   const bool automatic = choice == EngineChoice::kAuto;
   choice = resolve_engine(choice, program, options.max_steps);
+  check_engine_memory(choice, program, max_memory);
   if (choice == EngineChoice::kJit) {
     run.used_jit = true;
     try {

@@ -29,8 +29,9 @@ struct EngineRun {
 //   auto    as resolve_engine decides (with `options.max_steps`), interp also when the JIT is
 //           unavailable here (JitUnavailable: its library, LLVM or the headers missing).
 // `options.max_steps` bounds the interpreter only. Throws what the engines throw.
-// `max_memory` bounds the interpreter's storage where run_with_engine falls back to it or runs
-// it to locate an error (check_run_memory); check_engine_memory is the check before a run.
+// `max_memory` bounds the storage of the engine that runs (check_engine_memory, before the
+// run) and the interpreter's where run_with_engine falls back to it or runs it to locate an
+// error (check_run_memory).
 EngineRun run_with_engine(EngineChoice choice, const Program& program,
                           const std::map<std::string, NdArray>& inputs, const RunOptions& options,
                           int64_t max_memory = INT64_MAX);
