@@ -7,6 +7,7 @@
 #include "libs/backends/runtime/options.h"
 #include "libs/exec/compare.h"
 #include "libs/ir/diagnostic.h"
+#include "libs/ir/saturating.h"
 
 namespace t2s {
 
@@ -67,16 +68,8 @@ struct Declared {
   int64_t bytes = 0;
 };
 
-// a * b, saturating at INT64_MAX (both non-negative).
-int64_t saturating_mul(int64_t a, int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > INT64_MAX / b ? INT64_MAX : a * b;
-}
-
 // The interpreter's storage: an 8-byte value and a 1-byte written flag per element.
 constexpr int64_t kStoredBytes = 9;
-
-int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 
 // The interpreter's bytes for storage of `type` over `extents`, `folded[d]` elements in place of
 // extent d where given (the JIT's folded realizes); nullopt when an extent is not constant.

@@ -267,6 +267,9 @@ class Verifier {
     return false;
   }
 
+  // A channel's or register's depth: an OpenCL int (an attribute, an array size).
+  static constexpr int64_t kMaxDepth = INT32_MAX;
+
   void channel(size_t i) {
     const Channel& c = p_.channels[i];
     const std::string where = "channels[" + std::to_string(i) + "]";
@@ -293,6 +296,11 @@ class Verifier {
              c.loc);
       fifos *= e;
     }
+    // Its depth: an int in OpenCL's depth attribute, a capacity in the emulations.
+    if (c.depth < 0 || c.depth > kMaxDepth)
+      fail(where,
+           "channel '" + c.name + "' has depth " + std::to_string(c.depth) + " (0 to 2^31 - 1)",
+           "ir-channel", c.loc);
   }
 
   // The kernels and the channels between them form a DAG (a T2S design); only a kernel's own
@@ -391,6 +399,10 @@ class Verifier {
     if (!positive)
       fail(where, "register '" + r.name + "' has a depth or PE extent below 1", "ir-register",
            r.loc);
+    if (r.depth > kMaxDepth)
+      fail(where,
+           "register '" + r.name + "' has depth " + std::to_string(r.depth) + " (at most 2^31 - 1)",
+           "ir-register", r.loc);
     // The PE array's limits (docs/limits.md): every backend and the interpreter index it.
     if (r.shape.size() > 32)
       fail(where,

@@ -283,6 +283,11 @@ TEST(Verify, Channel) {
                 }),
          "ir-channel", "channels[0]: channel 'c_to_drainer' is an array of more than 2^24 channels",
          "38:3");
+  // A depth past an OpenCL int (issue 16: the report's bit counts overflowed).
+  expect(broken("isolate_consumer", "merged",
+                [](Json& d) { d["channels"][0]["depth"] = int64_t{1} << 31; }),
+         "ir-channel", "channels[0]: channel 'c_to_drainer' has depth 2147483648 (0 to 2^31 - 1)",
+         "38:3");
   // Producer and consumer swapped (issue 16: t2s-stt stopped with an internal error).
   expect(broken("isolate_consumer", "merged",
                 [](Json& d) {
@@ -403,6 +408,11 @@ TEST(Verify, Register) {
                p.registers[0].shape = {1 << 13, 1 << 13};
              }),
          "ir-register", "registers[0]: register 'A_shreg' has more than 2^24 PEs", "13:1");
+  expect(broken(
+             "gemm", "stt", [](Json&) {}, [](Program& p) { p.registers[0].depth = INT64_MAX; }),
+         "ir-register",
+         "registers[0]: register 'A_shreg' has depth 9223372036854775807 (at most 2^31 - 1)",
+         "13:1");
   expect(broken(
              "gemm", "stt", [](Json&) {},
              [](Program& p) { p.registers[0].shape = std::vector<int64_t>(33, 1); }),

@@ -9,6 +9,7 @@
 #include "libs/backends/text/text.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/saturating.h"
 #include "libs/ir/visitor.h"
 #include "libs/poly/poly.h"
 
@@ -51,17 +52,17 @@ struct M20kShape {
 constexpr M20kShape kM20kShapes[] = {{512, 40}, {1024, 20}, {2048, 10}};
 constexpr int64_t kMlabBits = 640;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 // M20K blocks for `count` memories of `depth` words of `width` bits each.
 int64_t m20k_blocks(int64_t count, int64_t depth, int64_t width) {
-  if (depth * width <= kMlabBits) return 0;
+  if (saturating_mul(depth, width) <= kMlabBits) return 0;
   int64_t best = -1;
   for (const M20kShape& s : kM20kShapes) {
-    const int64_t n = ceil_div(width, s.width) * ceil_div(depth, s.depth);
+    const int64_t n = saturating_mul(ceil_div(width, s.width), ceil_div(depth, s.depth));
     if (best < 0 || n < best) best = n;
   }
-  return count * best;
+  return saturating_mul(count, best);
 }
 
 int64_t type_bits(const Type& t) { return int64_t{t.bits} * t.lanes; }
@@ -100,7 +101,7 @@ class KernelWalk {
       auto found = pe_range_.find(v);
       if (found == pe_range_.end()) continue;
       const auto& r = found->second;
-      out_->pes *= r.second - r.first + 1;
+      out_->pes = saturating_mul(out_->pes, r.second - r.first + 1);
       out_->pe_loops +=
           (out_->pe_loops.empty() ? "" : " x ") + v + " " + std::to_string(r.second - r.first + 1);
     }
@@ -112,7 +113,7 @@ class KernelWalk {
       for (const poly::Image& image : images) {
         const std::optional<int64_t> n = poly::count_union_of_images({image}, kBudget);
         if (!n) counted = false;
-        steps += n.value_or(0);
+        steps = saturating_add(steps, n.value_or(0));
       }
     }
     if (!has_serial_) steps = 1;
@@ -127,7 +128,7 @@ class KernelWalk {
           out_->why = "the useful PE-steps are too far from boxes to count";
           break;
         }
-        useful += *n;
+        useful = saturating_add(useful, *n);
       }
       if (out_->why.empty()) out_->useful_pe_steps = useful;
     }
@@ -177,7 +178,7 @@ class KernelWalk {
   int64_t multiplicity() const {
     int64_t m = 1;
     for (const Loop& l : loops_)
-      if (l.loop->loop_kind != LoopKind::kSerial) m *= l.hi - l.lo + 1;
+      if (l.loop->loop_kind != LoopKind::kSerial) m = saturating_mul(m, l.hi - l.lo + 1);
     return m;
   }
 
@@ -247,7 +248,8 @@ class KernelWalk {
           }
         }
         if (f->loop_kind == LoopKind::kVectorized)
-          vector_lanes_ = std::max(vector_lanes_, multiplicity_of_vectors() * (l.hi - l.lo + 1));
+          vector_lanes_ =
+              std::max(vector_lanes_, saturating_mul(multiplicity_of_vectors(), l.hi - l.lo + 1));
         loops_.push_back(l);
         dims_[f->var] = f->var;
         if (f->loop_kind == LoopKind::kSerial && !contains_serial(f->body)) {
@@ -290,11 +292,12 @@ class KernelWalk {
         conds_.erase(conds_.begin() + n, conds_.end());
       } else if (const Provide* pr = s.as<Provide>()) {
         count_value(pr->value);
-        if (!p_.find_register(pr->func)) out_->ops.stores += multiplicity();
+        if (!p_.find_register(pr->func))
+          out_->ops.stores = saturating_add(out_->ops.stores, multiplicity());
         work();
       } else if (const WriteChannel* w = s.as<WriteChannel>()) {
         count_value(w->value);
-        out_->ops.channel_writes += multiplicity();
+        out_->ops.channel_writes = saturating_add(out_->ops.channel_writes, multiplicity());
         work();
       } else if (const Push* push = s.as<Push>()) {
         count_value(push->value);
@@ -304,10 +307,13 @@ class KernelWalk {
         for (const Expr& e : r->extents) {
           if (e->kind != ExprKind::kIntImm)
             throw model_error("a realize whose extents are not constants", s.loc);
-          elements *= e->int_value;
+          elements = saturating_mul(elements, std::max<int64_t>(e->int_value, 0));
         }
-        out_->local_bits += multiplicity() * elements * type_bits(r->type);
-        out_->m20k_blocks += m20k_blocks(multiplicity(), elements, type_bits(r->type));
+        out_->local_bits = saturating_add(
+            out_->local_bits,
+            saturating_mul(saturating_mul(multiplicity(), elements), type_bits(r->type)));
+        out_->m20k_blocks = saturating_add(
+            out_->m20k_blocks, m20k_blocks(multiplicity(), elements, type_bits(r->type)));
         walk(r->body);
       }
       // Shifts and allocs move or hold values: no work of their own.
@@ -317,7 +323,7 @@ class KernelWalk {
   int64_t multiplicity_of_vectors() const {
     int64_t m = 1;
     for (const Loop& l : loops_)
-      if (l.loop->loop_kind == LoopKind::kVectorized) m *= l.hi - l.lo + 1;
+      if (l.loop->loop_kind == LoopKind::kVectorized) m = saturating_mul(m, l.hi - l.lo + 1);
     return m;
   }
 
@@ -390,8 +396,10 @@ class KernelWalk {
     const int64_t lanes = e->type.lanes;
     switch (e->kind) {
       case ExprKind::kCall:
-        if (e->call_kind == CallKind::kImage || e->call_kind == CallKind::kFunc) ops.loads += mult;
-        if (e->call_kind == CallKind::kChannel) ops.channel_reads += mult;
+        if (e->call_kind == CallKind::kImage || e->call_kind == CallKind::kFunc)
+          ops.loads = saturating_add(ops.loads, mult);
+        if (e->call_kind == CallKind::kChannel)
+          ops.channel_reads = saturating_add(ops.channel_reads, mult);
         if (e->call_kind == CallKind::kIntrinsic)
           for (const Expr& o : e->operands) count(o, mult);
         return;  // arguments of other calls are indices
@@ -404,13 +412,15 @@ class KernelWalk {
         if ((add || mul) && is_data(e)) {
           note_type(e->type);
           if (mul) {
-            ops.muls += mult * lanes;
-            out_->dsp_blocks += mult * lanes * dsp_per_product(e->type);
+            ops.muls = saturating_add(ops.muls, saturating_mul(mult, lanes));
+            out_->dsp_blocks += static_cast<double>(mult) * lanes * dsp_per_product(e->type);
           } else if (is_product(e->operands[0]) || is_product(e->operands[1])) {
-            ops.multiply_adds += mult * lanes;  // the product's block adds
+            // The product's block adds.
+            ops.multiply_adds = saturating_add(ops.multiply_adds, saturating_mul(mult, lanes));
           } else {
-            ops.adds += mult * lanes;
-            if (e->type.is_float()) out_->dsp_blocks += mult * lanes * kDspPerFloat32Op;
+            ops.adds = saturating_add(ops.adds, saturating_mul(mult, lanes));
+            if (e->type.is_float())
+              out_->dsp_blocks += static_cast<double>(mult) * lanes * kDspPerFloat32Op;
           }
         }
         break;
@@ -464,18 +474,30 @@ KernelModel model_kernel(const Program& p, const Kernel& k) {
   for (const Register& r : p.registers) {
     if (r.kernel != k.name) continue;
     int64_t pes = 1;
-    for (int64_t e : r.shape) pes *= e;
-    m.register_bits += pes * r.depth * type_bits(r.type);
-    m.m20k_blocks += m20k_blocks(pes, r.depth, type_bits(r.type));
+    for (int64_t e : r.shape) pes = saturating_mul(pes, e);
+    m.register_bits = saturating_add(
+        m.register_bits, saturating_mul(saturating_mul(pes, r.depth), type_bits(r.type)));
+    m.m20k_blocks = saturating_add(m.m20k_blocks, m20k_blocks(pes, r.depth, type_bits(r.type)));
   }
   for (const Channel& c : p.channels) {
     if (c.producer != k.name) continue;
     int64_t count = 1;
-    for (int64_t d : c.dims) count *= d;
+    for (int64_t d : c.dims) count = saturating_mul(count, d);
     const int64_t depth = std::max<int64_t>(c.depth, 1);
-    m.channel_bits += count * depth * type_bits(c.type);
-    m.m20k_blocks += m20k_blocks(count, depth, type_bits(c.type));
+    m.channel_bits = saturating_add(
+        m.channel_bits, saturating_mul(saturating_mul(count, depth), type_bits(c.type)));
+    m.m20k_blocks = saturating_add(m.m20k_blocks, m20k_blocks(count, depth, type_bits(c.type)));
   }
+  // Counts saturate at INT64_MAX (saturating.h) rather than wrap: sizes that large (hand-edited
+  // IR: a channel's depth, a register's, a loop's extent) are refused, not reported.
+  for (int64_t count : {m.pes, m.lanes, m.steps, m.useful_pe_steps.value_or(0), m.register_bits,
+                        m.channel_bits, m.local_bits, m.m20k_blocks, m.ops.arithmetic(),
+                        m.ops.loads, m.ops.stores, m.ops.channel_reads, m.ops.channel_writes})
+    if (count == INT64_MAX)
+      throw model_error("kernel " + k.name +
+                            ": its sizes exceed what the model counts (2^63 - 1 PEs, steps, "
+                            "operations or bits)",
+                        k.loc);
   return m;
 }
 
@@ -497,15 +519,19 @@ DesignModel model_design(const Program& program, const ReportOptions& options) {
   bool exact = true;
   for (size_t i : d.design) {
     const KernelModel& k = d.kernels[i];
-    d.multiply_adds_per_cycle += k.ops.multiply_adds;
+    d.multiply_adds_per_cycle = saturating_add(d.multiply_adds_per_cycle, k.ops.multiply_adds);
     d.dsp_blocks += k.dsp_blocks;
-    d.m20k_blocks += k.m20k_blocks;
+    d.m20k_blocks = saturating_add(d.m20k_blocks, k.m20k_blocks);
     if (!d.bottleneck || k.steps > d.kernels[*d.bottleneck].steps) d.bottleneck = i;
     if (k.ops.arithmetic() > 0 &&
         (!d.compute || k.ops.arithmetic() > d.kernels[*d.compute].ops.arithmetic()))
       d.compute = i;
     exact = exact && k.useful_pe_steps.has_value();
   }
+  if (d.multiply_adds_per_cycle == INT64_MAX || d.m20k_blocks == INT64_MAX)
+    throw model_error(
+        "the design's sizes exceed what the model counts (2^63 - 1 operations or "
+        "blocks)");
   if (d.bottleneck) d.cycles = d.kernels[*d.bottleneck].steps;
   if (d.compute && d.cycles > 0) {
     const KernelModel& c = d.kernels[*d.compute];

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "libs/ir/program.h"
+#include "libs/ir/saturating.h"
 
 namespace t2s {
 
@@ -43,7 +44,9 @@ struct OpCounts {
   int64_t channel_reads = 0;
   int64_t channel_writes = 0;
   // Arithmetic operations, a multiply-add counting two.
-  int64_t arithmetic() const { return 2 * multiply_adds + adds + muls; }
+  int64_t arithmetic() const {
+    return saturating_add(saturating_add(saturating_mul(2, multiply_adds), adds), muls);
+  }
 };
 
 struct KernelModel {

@@ -128,6 +128,30 @@ TEST(ReportTest, GemmCountsOperationsAndStorage) {
   EXPECT_TRUE(a.float_arithmetic);
 }
 
+// Counts past int64 saturate and are refused (hand-edited IR: three unrolled loops of 2^31 - 1
+// iterations make 2^93 PEs), never wrap.
+TEST(ReportTest, CountsPastInt64AreRefused) {
+  Program p = testing::load_golden_ir("gemm", "gathered");
+  For& k = *p.kernels[0].body[0]->as<For>();
+  For& j = *k.body[0]->as<For>();
+  For& i = *j.body[0]->as<For>();
+  const Expr big = make_int(Type::Int(32), INT32_MAX);
+  j.extent = big;
+  i.extent = big;
+  For extra = i;
+  extra.var = "l";
+  i.body = {std::make_shared<Stmt>(Stmt{extra, {}})};
+  try {
+    model_design(p, ReportOptions{});
+    ADD_FAILURE() << "no diagnostic";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "emit-report");
+    EXPECT_NE(d.message().find("kernel A: its sizes exceed what the model counts"),
+              std::string::npos)
+        << d.message();
+  }
+}
+
 TEST(ReportTest, JsonHasTheTextsNumbersAndTheDeviceChangesTheCapacity) {
   ReportOptions s10;
   s10.device = "stratix10";

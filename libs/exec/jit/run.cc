@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <limits>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "libs/exec/jit/plugin_abi.h"
 #include "libs/exec/jit/unavailable.h"
 #include "libs/ir/diagnostic.h"
+#include "libs/ir/saturating.h"
 
 namespace t2s::jit {
 namespace {
@@ -153,16 +153,6 @@ std::string read_file(const std::string& path) {
   return bytes.str();
 }
 
-int64_t saturating_multiply(int64_t a, int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  if (a > std::numeric_limits<int64_t>::max() / b) return std::numeric_limits<int64_t>::max();
-  return a * b;
-}
-
-int64_t saturating_add(int64_t a, int64_t b) {
-  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
-}
-
 // Innermost iterations of a statement list: 1 for a list of plain statements.
 int64_t list_iterations(const StmtList& list) {
   int64_t total = 0;
@@ -172,7 +162,7 @@ int64_t list_iterations(const StmtList& list) {
       int64_t extent = 1;
       if (loop->extent && loop->extent->kind == ExprKind::kIntImm)
         extent = std::max<int64_t>(loop->extent->int_value, 0);
-      total = saturating_add(total, saturating_multiply(extent, list_iterations(loop->body)));
+      total = saturating_add(total, saturating_mul(extent, list_iterations(loop->body)));
       continue;
     }
     const Stmt& stmt = *s;
