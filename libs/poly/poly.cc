@@ -631,6 +631,8 @@ std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, i
       all = all ? all->unite(image) : image;
     }
     return count_points(all->coalesce(), &budget);
+  } catch (const isl::exception_quota&) {
+    return std::nullopt;  // the bindings reset the context's error before throwing this
   } catch (const isl::exception& e) {
     if (isl_ctx_last_error(ctx.get().get()) == isl_error_quota) return std::nullopt;
     throw InternalError("poly: isl failed on " + texts + ": " + e.what());

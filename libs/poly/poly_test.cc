@@ -320,6 +320,9 @@ TEST_P(BothWays, CountUnionOfImagesMatchesBruteForce) {
   // Out of budget (isl's splits; an enumerated set needs none), or unbounded: no count.
   if (GetParam() == 0) EXPECT_EQ(count_union_of_images({{skew, {t, i}}}, 1), std::nullopt);
   EXPECT_EQ(count_union_of_images({{Set({"t"}).where(t >= 0), {t}}}, 100), std::nullopt);
+  // Long loops (a box: counted at once).
+  const Set long_loop = Set({"t"}).where(Cond::range(64, t, 2147483000));
+  EXPECT_EQ(count_union_of_images({{long_loop, {t}}}, 1), 2147483000 - 64);
 }
 
 // The offsets isl enumerates (t2s-stt's measure of its work): |E|, or the limit + 1 beyond it;

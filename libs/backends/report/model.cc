@@ -88,7 +88,8 @@ struct Loop {
 // Walks one kernel: the operations, the steps and the useful PE-steps.
 class KernelWalk {
  public:
-  KernelWalk(const Program& p, const Kernel& k, KernelModel* out) : p_(p), out_(out) {
+  KernelWalk(const Program& p, const Kernel& k, KernelModel* out)
+      : p_(p), out_(out), kernel_loc_(k.loc) {
     collect_pe_vars(k.body);
     walk(k.body);
   }
@@ -117,7 +118,8 @@ class KernelWalk {
       }
     }
     if (!has_serial_) steps = 1;
-    if (!counted) throw model_error("kernel " + out_->name + ": its time steps cannot be counted");
+    if (!counted)
+      throw model_error("kernel " + out_->name + ": its time steps cannot be counted", kernel_loc_);
     out_->steps = steps;
     // Useful PE-steps: per group of steps, the union of the points where a PE works.
     if (out_->why.empty()) {
@@ -447,6 +449,7 @@ class KernelWalk {
   KernelModel* out_;
   std::vector<std::string> pe_vars_;
   std::map<std::string, std::pair<int64_t, int64_t>> pe_range_;
+  SourceLoc kernel_loc_;
   std::map<std::string, int64_t> pe_low_;
   bool has_serial_ = false;
   std::vector<Loop> loops_;
