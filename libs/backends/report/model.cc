@@ -80,7 +80,7 @@ Diagnostic model_error(const std::string& message, const SourceLoc& loc = {}) {
 
 // One loop around a statement.
 struct Loop {
-  const For* loop;
+  const For* loop = nullptr;
   int64_t lo = 0, hi = -1;       // its variable's range over its domain (inclusive)
   Expr bound_min, bound_extent;  // its bounds, index lets replaced by their values
 };
@@ -227,7 +227,8 @@ class KernelWalk {
     for (const StmtPtr& sp : list) {
       const Stmt& s = *sp;
       if (const For* f = s.as<For>()) {
-        Loop l{f};
+        Loop l;
+        l.loop = f;
         l.bound_min = substitute(f->min);
         l.bound_extent = substitute(f->extent);
         poly::Set set = domain();
