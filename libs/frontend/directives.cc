@@ -6,6 +6,7 @@
 
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/expr_parser.h"
+#include "libs/ir/strings.h"
 
 namespace t2s::frontend_internal {
 
@@ -42,12 +43,6 @@ const char* const kDirectiveNames[] = {
 
 std::string count(size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
-  return s;
 }
 
 // Checks one directive against the symbols and the per-Func facts of `scope`.
@@ -133,6 +128,26 @@ class DirectiveNormalizer {
       throw diag;
     }
     state.defined_by_isolation = loc;
+  }
+
+  // Records that isolated Func `to` (at `loc`) copies `from`, refusing a chain of isolations
+  // that leads back to `to`: every consumer chain starts from a Func with a definition.
+  void consumer_of(const std::string& from, const std::string& to, const SourceLoc& loc,
+                   const std::string& d) {
+    std::vector<std::string> chain{to, from};
+    for (std::string s = states_[from].isolated_from; !s.empty(); s = states_[s].isolated_from) {
+      chain.push_back(s);
+      if (s == to) {
+        std::reverse(chain.begin(), chain.end());
+        throw_with_note(
+            Diagnostic(loc,
+                       d + ": the isolations would form a cycle (" + join(chain, " -> ") +
+                           "): a consumer chain starts from a Func with a definition",
+                       "isolate-cycle"),
+            states_[from].defined_by_isolation, "'" + from + "' is isolated here");
+      }
+    }
+    states_[to].isolated_from = from;
   }
 
  public:
@@ -245,10 +260,13 @@ class DirectiveNormalizer {
         bad_args(
             name_loc, d,
             d == "isolate_consumer" ? "expected exactly one Func" : "expected at least one Func");
+      std::string from = f;
       for (size_t i = 0; i < args.size(); ++i) {
         if (args[i].kind == DirectiveArg::kExpr && args[i].text == f)
           bad_args(loc_of(i), d, "Func '" + f + "' cannot be its own consumer");
         isolation_target(args[i], loc_of(i), d);
+        consumer_of(from, args[i].text, loc_of(i), d);
+        from = args[i].text;
       }
       out.args = args;
     } else if (d == "scatter" || d == "buffer") {
@@ -381,11 +399,11 @@ class DirectiveNormalizer {
         if (std::find(prev.begin(), prev.end(), v) == prev.end()) subset = false;
       if (!subset)
         throw Diagnostic(at,
-                         "the space loops (" + join(space) +
+                         "the space loops (" + join(space, ", ") +
                              ") of a chained "
                              "space_time_transform must be a proper subset of the previous "
                              "transform's (" +
-                             join(prev) + ")",
+                             join(prev, ", ") + ")",
                          "stt-chain");
     }
     chain.push_back(space);

@@ -30,7 +30,8 @@ const char* describe_kind(SymbolKind k);
 
 // Per-Func facts the parse-level checks need beyond what the IR records.
 struct FuncState {
-  SourceLoc defined_by_isolation;                         // set by isolate_* directives
+  SourceLoc defined_by_isolation;  // set by isolate_* directives
+  std::string isolated_from;       // the Func an isolate_consumer* directive copies it from
   std::vector<std::vector<std::string>> stt_space_loops;  // space loops of each transform
   SourceLoc gather_loc;
 };

@@ -30,6 +30,7 @@ class Verifier {
              "ir-unknown-func", d.loc);
       directive_funcs(i);
     }
+    isolations();
     for (size_t i = 0; i < p_.buffers.size(); ++i) buffer(i);
     for (size_t i = 0; i < p_.channels.size(); ++i) channel(i);
     for (size_t i = 0; i < p_.registers.size(); ++i) reg(i);
@@ -115,6 +116,50 @@ class Verifier {
                  (arg.kind == DirectiveArg::kExpr ? "'" + arg.text + "'" : "a list") +
                  ") names no Func of the program",
              "ir-unknown-func", d.loc);
+    }
+  }
+
+  // A Func an isolation directive defines is defined once: it has no definition and no other
+  // isolation directive defines it. And no chain of isolations leads from a Func back to
+  // itself: t2s-merge walks each chain back to the Func it starts from.
+  void isolations() {
+    struct Source {
+      std::string func;  // the Func it copies; empty for the first of a producer chain
+      size_t directive;
+    };
+    std::map<std::string, Source> source;  // isolated Func -> where its values come from
+    for (size_t i = 0; i < p_.directives.size(); ++i) {
+      const Directive& d = p_.directives[i];
+      const std::string where = "directives[" + std::to_string(i) + "]";
+      std::string from = d.name == "isolate_producer_chain" ? "" : d.func;
+      for (const std::string& f : d.defined_funcs()) {
+        if (p_.find_func(f)->definition)  // directive_funcs checked that it is a Func
+          fail(where, d.name + " of '" + d.func + "' defines '" + f + "', which has a definition",
+               "ir-isolation", d.loc);
+        auto [it, fresh] = source.emplace(f, Source{from, i});
+        if (!fresh)
+          fail(where,
+               d.name + " of '" + d.func + "' defines '" + f + "', which directives[" +
+                   std::to_string(it->second.directive) + "] defines already",
+               "ir-isolation", d.loc);
+        from = f;
+      }
+    }
+    // Each Func has at most one source, so the sources from a Func either end or come back.
+    for (const auto& [f, first] : source) {
+      std::vector<std::string> chain{f};
+      for (std::string s = first.func; !s.empty() && chain.size() <= source.size();) {
+        chain.push_back(s);
+        if (s == f) {
+          std::reverse(chain.begin(), chain.end());
+          fail("directives[" + std::to_string(first.directive) + "]",
+               "the isolations form a cycle (" + join(chain, " -> ") +
+                   "): a consumer chain starts from a Func with a definition",
+               "ir-isolation", p_.directives[first.directive].loc);
+        }
+        auto it = source.find(s);
+        s = it == source.end() ? "" : it->second.func;
+      }
     }
   }
 

@@ -389,6 +389,33 @@ TEST(Verify, KernelCycle) {
          "38:3");
 }
 
+TEST(Verify, Isolation) {
+  // isolate_consumer_chain(drainer, collector) on collector: collector copies drainer, which
+  // copies collector (issue 16: t2s-merge looked for the chain's start forever).
+  for (const char* stage : {"parsed", "merged", "gathered"}) {
+    expect(broken("isolate_consumer", stage,
+                  [](Json& d) { d["directives"][4]["func"] = "collector"; }),
+           "ir-isolation",
+           "directives[4]: the isolations form a cycle (collector -> drainer -> collector): a "
+           "consumer chain starts from a Func with a definition",
+           "38:3");
+  }
+  expect(broken("isolate_consumer", "parsed",
+                [](Json& d) {
+                  Json again = d["directives"][4];
+                  again["args"] = Json::array({"drainer"});
+                  d["directives"].push_back(again);
+                }),
+         "ir-isolation",
+         "directives[6]: isolate_consumer_chain of 'c' defines 'drainer', which directives[4] "
+         "defines already",
+         "38:3");
+  expect(broken("isolate_consumer", "parsed", [](Json& d) { d["directives"][4]["args"][0] = "C"; }),
+         "ir-isolation",
+         "directives[4]: isolate_consumer_chain of 'c' defines 'C', which has a definition",
+         "38:3");
+}
+
 TEST(Verify, Register) {
   // The reader checks how registers are read, so the kind is changed after reading.
   expect(

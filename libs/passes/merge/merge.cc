@@ -243,11 +243,14 @@ class Merger {
     }
     // A realized isolated consumer copies the loops of the Func its chain starts from, so the
     // realize extents bound that Func's loops (over its arguments).
+    // (The verifier refuses cycles of isolations; the walk stops after one step per isolation
+    // all the same.)
     std::string source = in_.output.func;
-    for (bool found = true; found;) {
-      found = false;
-      for (const Isolation& iso : plan_.isolations)
-        if (iso.to == source && !found) source = iso.from, found = true;
+    for (size_t steps = 0; steps < plan_.isolations.size(); ++steps) {
+      auto iso = std::find_if(plan_.isolations.begin(), plan_.isolations.end(),
+                              [&](const Isolation& i) { return i.to == source; });
+      if (iso == plan_.isolations.end()) break;
+      source = iso->from;
     }
     const Func* output = out_.find_func(source);
     for (Group& g : plan_.groups) {
