@@ -59,6 +59,13 @@ int64_t to_int64(const isl::val& v, const std::string& what) {
   return v.get_num_si();
 }
 
+// `v` if it is an integer int64 holds.
+std::optional<int64_t> int64_of(const isl::val& v) {
+  if (!v.is_int() || v.lt(isl::val(v.ctx(), INT64_MIN)) || v.gt(isl::val(v.ctx(), INT64_MAX)))
+    return std::nullopt;
+  return v.get_num_si();
+}
+
 }  // namespace
 
 // Sets of at most this many points (in their bounding box) are enumerated; isl answers for the
@@ -567,22 +574,29 @@ std::optional<int64_t> count_points(const isl::set& s, int64_t* budget) {
   int split = -1;
   for (int d = 0; d < dims; ++d) {
     const isl::val l = s.dim_min_val(d), h = s.dim_max_val(d);
-    if (!l.is_int() || !h.is_int()) return std::nullopt;
-    lo[d] = l.get_num_si();
-    hi[d] = h.get_num_si();
-    box = isl::manage(isl_set_lower_bound_si(box.release(), isl_dim_set, d, lo[d]));
-    box = isl::manage(isl_set_upper_bound_si(box.release(), isl_dim_set, d, hi[d]));
-    product *= hi[d] - lo[d] + 1;
+    const std::optional<int64_t> l64 = int64_of(l), h64 = int64_of(h);
+    if (!l64 || !h64) return std::nullopt;
+    lo[d] = *l64;
+    hi[d] = *h64;
+    // (The _si variants take an int.)
+    box = isl::manage(isl_set_lower_bound_val(box.release(), isl_dim_set, d, l.copy()));
+    box = isl::manage(isl_set_upper_bound_val(box.release(), isl_dim_set, d, h.copy()));
+    // A count past int64 is no count (the caller's "cannot be counted").
+    int64_t extent = 0;
+    if (__builtin_sub_overflow(hi[d], lo[d], &extent) || extent == INT64_MAX ||
+        __builtin_mul_overflow(product, extent + 1, &product))
+      return std::nullopt;
     if (hi[d] > lo[d] && (split < 0 || hi[d] - lo[d] < hi[split] - lo[split])) split = d;
   }
   if (box.is_equal(s)) return product;
   if (split < 0) return std::nullopt;  // one point equals its box: unreachable
   int64_t total = 0;
   for (int64_t v = lo[split]; v <= hi[split]; ++v) {
-    isl::set part = isl::manage(isl_set_fix_si(s.copy(), isl_dim_set, split, v)).coalesce();
+    isl::set part =
+        isl::manage(isl_set_fix_val(s.copy(), isl_dim_set, split, isl::val(s.ctx(), v).release()))
+            .coalesce();
     const std::optional<int64_t> n = count_points(part, budget);
-    if (!n) return std::nullopt;
-    total += *n;
+    if (!n || __builtin_add_overflow(total, *n, &total)) return std::nullopt;
   }
   return total;
 }

@@ -323,6 +323,17 @@ TEST_P(BothWays, CountUnionOfImagesMatchesBruteForce) {
   // Long loops (a box: counted at once).
   const Set long_loop = Set({"t"}).where(Cond::range(64, t, 2147483000));
   EXPECT_EQ(count_union_of_images({{long_loop, {t}}}, 1), 2147483000 - 64);
+  // Bounds past 2^31 (isl's _si bounds take an int) and a triangle among them: exact.
+  const int64_t far = int64_t{1} << 40;
+  const Set far_triangle = Set({"i", "k"})
+                               .where(Cond::range(Aff(far), i, Aff(far + 4)))
+                               .where(Cond::range(Aff(far), k, i + 1));
+  EXPECT_EQ(count_union_of_images({{far_triangle, {i, k}}}, 100), 1 + 2 + 3 + 4);
+  // A product past int64 (2^40 x 2^40 points; UBSan's overflow in CI): no count.
+  const Set huge = Set({"i", "k"})
+                       .where(Cond::range(Aff(0), i, Aff(far)))
+                       .where(Cond::range(Aff(0), k, Aff(far)));
+  EXPECT_EQ(count_union_of_images({{huge, {i, k}}}, 1), std::nullopt);
 }
 
 // The offsets isl enumerates (t2s-stt's measure of its work): |E|, or the limit + 1 beyond it;
