@@ -329,6 +329,18 @@ TEST_P(BothWays, CountUnionOfImagesMatchesBruteForce) {
                                .where(Cond::range(Aff(far), i, Aff(far + 4)))
                                .where(Cond::range(Aff(far), k, i + 1));
   EXPECT_EQ(count_union_of_images({{far_triangle, {i, k}}}, 100), 1 + 2 + 3 + 4);
+  // Every other time step on a long loop (a hand-edited extent; ir_mutation_fuzzer timed out
+  // splitting it a value at a time): the lattice is compressed, then counted as a box; a
+  // triangle on a lattice: compressed, then split.
+  const Aff s = Aff::dim("s");
+  Set every_other = Set({"s", "t"});
+  every_other.where(Cond::range(0, s, 4)).where(Cond::range(Aff(0), t, Aff(2147483643)));
+  every_other.where(t.mod(2) == Aff(0));
+  EXPECT_EQ(count_union_of_images({{every_other, {s, t}}}, 10), int64_t{4} * 1073741822);
+  Set even_triangle =
+      Set({"t", "i"}).where(Cond::range(0, t, 2000)).where(Cond::range(0, i, t + 1));
+  even_triangle.where(t.mod(2) == Aff(0));
+  EXPECT_EQ(count_union_of_images({{even_triangle, {t, i}}}, 2000), 1000 * 1000);
   // A product past int64 (2^40 x 2^40 points; UBSan's overflow in CI): no count.
   const Set huge = Set({"i", "k"})
                        .where(Cond::range(Aff(0), i, Aff(far)))
