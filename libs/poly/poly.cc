@@ -23,7 +23,7 @@ namespace t2s::poly {
 
 namespace {
 
-// isl operations one count_union_of_images may take (isl_ctx_set_max_operations): the counts
+// isl operations one PointCounter's counts may take (isl_ctx_set_max_operations): the counts
 // of every testdata design take under 10^5, T2SP's GEMM at KK = 1024 (report_test) under 10^6;
 // a hand-edited IR's set that reached minutes (ir_mutation_fuzzer) stops after 1.5 s.
 constexpr unsigned long kCountMaxIslOperations = 20000000;
@@ -623,7 +623,19 @@ std::optional<int64_t> count_points(const isl::set& s, int64_t* budget) {
 
 }  // namespace
 
+struct PointCounter::State {
+  int64_t budget;
+  std::unique_ptr<Context> ctx;  // made by the first count isl answers
+};
+
+PointCounter::PointCounter(int64_t budget) : state_(new State{budget, nullptr}) {}
+PointCounter::~PointCounter() = default;
+
 std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, int64_t budget) {
+  return PointCounter(budget).count_union_of_images(pieces);
+}
+
+std::optional<int64_t> PointCounter::count_union_of_images(const std::vector<Image>& pieces) {
   if (pieces.empty()) return 0;
   // Small pieces: their images' points, sorted, counted once each.
   {
@@ -652,10 +664,14 @@ std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, i
       return static_cast<int64_t>(std::unique(points.begin(), points.end()) - points.begin());
     }
   }
-  Context ctx;
   // isl's own work is bounded too: a set with large coefficients (hand-edited IR) can make a
   // single isl operation run for minutes; past the quota the count is unknown, as past `budget`.
-  isl_ctx_set_max_operations(ctx.get().get(), kCountMaxIslOperations);
+  // One context for every count: the quota, like the budget, holds for all of them together.
+  if (!state_->ctx) {
+    state_->ctx = std::make_unique<Context>();
+    isl_ctx_set_max_operations(state_->ctx->get().get(), kCountMaxIslOperations);
+  }
+  const Context& ctx = *state_->ctx;
   std::string texts;
   try {
     std::optional<isl::set> all;
@@ -664,7 +680,7 @@ std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, i
       isl::set image = Builder(ctx.get(), piece.set.dims()).values(piece.set, piece.exprs).range();
       all = all ? all->unite(image) : image;
     }
-    return count_points(all->coalesce(), &budget);
+    return count_points(all->coalesce(), &state_->budget);
   } catch (const isl::exception_quota&) {
     return std::nullopt;  // the bindings reset the context's error before throwing this
   } catch (const isl::exception& e) {

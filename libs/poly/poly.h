@@ -171,4 +171,21 @@ struct Image {
 // splits (sets far from boxes, such as a skew over two long time loops).
 std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces, int64_t budget);
 
+// Counts (count_union_of_images) that share one budget of splits and one quota of isl
+// operations: a client making many counts (the report: every kernel's steps and work) stays
+// bounded as a whole. Once either runs out, every later count that needs isl is nullopt.
+class PointCounter {
+ public:
+  explicit PointCounter(int64_t budget);
+  ~PointCounter();
+  PointCounter(const PointCounter&) = delete;
+  PointCounter& operator=(const PointCounter&) = delete;
+
+  std::optional<int64_t> count_union_of_images(const std::vector<Image>& pieces);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace t2s::poly

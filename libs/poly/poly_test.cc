@@ -341,11 +341,33 @@ TEST_P(BothWays, CountUnionOfImagesMatchesBruteForce) {
       Set({"t", "i"}).where(Cond::range(0, t, 2000)).where(Cond::range(0, i, t + 1));
   even_triangle.where(t.mod(2) == Aff(0));
   EXPECT_EQ(count_union_of_images({{even_triangle, {t, i}}}, 2000), 1000 * 1000);
+  // Two steps of every three on a long loop: no lattice, a value at a time, out of budget.
+  Set two_of_three = Set({"s", "t"});
+  two_of_three.where(Cond::range(0, s, 4)).where(Cond::range(Aff(0), t, Aff(2147483643)));
+  two_of_three.where(t.mod(3) < Aff(2));
+  EXPECT_EQ(count_union_of_images({{two_of_three, {s, t}}}, 20000), std::nullopt);
   // A product past int64 (2^40 x 2^40 points; UBSan's overflow in CI): no count.
   const Set huge = Set({"i", "k"})
                        .where(Cond::range(Aff(0), i, Aff(far)))
                        .where(Cond::range(Aff(0), k, Aff(far)));
   EXPECT_EQ(count_union_of_images({{huge, {i, k}}}, 1), std::nullopt);
+}
+
+// A PointCounter's budget holds for its counts together: the second triangle needs as many
+// splits as the first, and only what the first left is there for it.
+TEST(PolyTest, PointCounterSharesItsBudget) {
+  const Aff i = Aff::dim("i"), k = Aff::dim("k");
+  Set triangle = Set({"i", "k"}).where(Cond::range(0, i, 1000)).where(Cond::range(0, k, i + 1));
+  const int64_t points = 1000 * 1001 / 2;
+  EXPECT_EQ(count_union_of_images({{triangle, {i, k}}}, 1500), points);
+  PointCounter counter(1500);
+  EXPECT_EQ(counter.count_union_of_images({{triangle, {i, k}}}), points);
+  EXPECT_EQ(counter.count_union_of_images({{triangle, {i, k}}}), std::nullopt);
+  // Spent: whatever isl would count is unknown; a set small enough to enumerate is counted.
+  const Set box = Set({"i"}).where(Cond::range(0, i, 1000000));
+  EXPECT_EQ(counter.count_union_of_images({{box, {i}}}), std::nullopt);
+  const Set small = Set({"i"}).where(Cond::range(0, i, 10));
+  EXPECT_EQ(counter.count_union_of_images({{small, {i}}}), 10);
 }
 
 // The offsets isl enumerates (t2s-stt's measure of its work): |E|, or the limit + 1 beyond it;
