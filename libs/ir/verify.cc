@@ -1,6 +1,7 @@
 #include "libs/ir/verify.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -28,6 +29,7 @@ class Verifier {
         fail("directives[" + std::to_string(i) + "]",
              d.name + " names Func '" + d.func + "', which the program does not have",
              "ir-unknown-func", d.loc);
+      directive_shape(i);
       directive_funcs(i);
     }
     isolations();
@@ -101,6 +103,45 @@ class Verifier {
            std::string("a ") + stage_name(p_.stage) +
                "-stage program has no registers (t2s-stt makes them)",
            "ir-stage", {});
+  }
+
+  // A directive has as many arguments as its normal form (what t2s-parse writes): the passes
+  // read them by position. (Names not listed are refused by the stage that would apply them.)
+  void directive_shape(size_t i) {
+    const Directive& d = p_.directives[i];
+    struct Shape {
+      const char* name;
+      size_t min, max;
+      const char* expected;
+    };
+    constexpr size_t kAny = SIZE_MAX;
+    static const Shape kShapes[] = {
+        {"merge_ures", 1, kAny, "at least one Func"},
+        {"set_bounds", 3, kAny, "(Var, min, extent) triples"},
+        {"reorder", 1, kAny, "at least one loop"},
+        {"space_time_transform", 1, kAny, "the loops and the schedule"},
+        {"vectorize", 1, 1, "one loop (a factor is a split before it)"},
+        {"unroll", 1, 1, "one loop (a factor is a split before it)"},
+        {"split", 4, 4, "(v, vo, vi, factor)"},
+        {"compute_root", 0, 0, "no argument"},
+        {"gather", 2, 3, "(Func, Var [, strategy])"},
+        {"scatter", 2, 3, "(Func, Var [, strategy])"},
+        {"buffer", 2, 3, "(Func, Var [, strategy])"},
+        {"isolate_consumer", 1, 1, "one Func"},
+        {"isolate_consumer_chain", 1, kAny, "at least one Func"},
+        {"isolate_producer_chain", 2, kAny, "the value to isolate and at least one producer Func"},
+        {"remove", 1, kAny, "at least one loop"},
+        {"min_depth", 1, 1, "one channel depth"},
+    };
+    for (const Shape& shape : kShapes) {
+      if (d.name != shape.name) continue;
+      const size_t n = d.args.size();
+      if (n < shape.min || n > shape.max || (d.name == "set_bounds" && n % 3 != 0))
+        fail("directives[" + std::to_string(i) + "]",
+             d.name + " of '" + d.func + "' has " + std::to_string(n) + " argument" +
+                 (n == 1 ? "" : "s") + "; it takes " + shape.expected,
+             "ir-directive", d.loc);
+    }
   }
 
   // The arguments of a directive that name Funcs (merged, isolated, gathered) name Funcs of the

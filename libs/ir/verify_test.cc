@@ -416,6 +416,38 @@ TEST(Verify, Isolation) {
          "38:3");
 }
 
+TEST(Verify, DirectiveShape) {
+  // The passes read a directive's arguments by position (issue 16: t2s-merge crashed on an
+  // isolate_producer_chain or min_depth without arguments; one with only the value to isolate
+  // was an internal error, found by ir_mutation_fuzzer).
+  expect(broken("isolate_consumer", "parsed",
+                [](Json& d) { d["directives"][3]["args"] = Json::array({"a"}); }),
+         "ir-directive",
+         "directives[3]: isolate_producer_chain of 'A' has 1 argument; it takes the value to "
+         "isolate and at least one producer Func",
+         "34:3");
+  expect(broken("isolate_consumer", "merged",
+                [](Json& d) { d["directives"][5]["args"] = Json::array(); }),
+         "ir-directive",
+         "directives[5]: min_depth of 'collector' has 0 arguments; it takes one "
+         "channel depth",
+         "40:11");
+  expect(broken("isolate_consumer", "gathered",
+                [](Json& d) { d["directives"][1]["args"].push_back("l"); }),
+         "ir-directive",
+         "directives[1]: set_bounds of 'A' has 10 arguments; it takes (Var, min, extent) triples",
+         "29:6");
+  expect(broken("gemm", "parsed",
+                [](Json& d) {
+                  d["directives"].push_back(
+                      {{"func", "A"}, {"name", "unroll"}, {"args", {"i", "2"}}, {"loc", "9:9"}});
+                }),
+         "ir-directive",
+         "directives[3]: unroll of 'A' has 2 arguments; it takes one loop (a factor is a split "
+         "before it)",
+         "9:9");
+}
+
 TEST(Verify, Register) {
   // The reader checks how registers are read, so the kind is changed after reading.
   expect(

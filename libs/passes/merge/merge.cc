@@ -1,6 +1,7 @@
 #include "libs/passes/merge/merge.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -116,7 +117,14 @@ class Merger {
       } else if (d.name == "isolate_producer_chain") {
         producer_directives_.push_back(&d);
       } else if (d.name == "min_depth") {
-        plan_.min_depth[d.func] = arg_int(d.args[0], d.loc);
+        const int64_t depth = arg_int(d.args[0], d.loc);
+        // (t2s-parse refuses these; hand-edited IR may carry them.)
+        if (depth < 1 || depth > INT32_MAX)
+          throw Diagnostic(
+              d.loc,
+              "min_depth: the depth must be from 1 to 2^31 - 1, not " + std::to_string(depth),
+              "directive-args");
+        plan_.min_depth[d.func] = depth;
         min_depth_loc_[d.func] = d.loc;
       } else if (d.name == "remove") {
         throw Diagnostic(d.loc, "'remove' is not supported yet", "unsupported-directive");

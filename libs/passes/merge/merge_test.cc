@@ -419,6 +419,27 @@ TEST(MergeTest, SplitAndVectorizeOnAnIsolatedProducer) {
   EXPECT_EQ(find_loop(u, "load", "ki")->loop_kind, LoopKind::kUnrolled);
 }
 
+TEST(MergeTest, MinDepthOutOfRangeInHandEditedIr) {
+  // t2s-parse refuses these depths; an IR document may carry them (issue 16: the merged IR was
+  // ill-formed, an internal error).
+  SourceManager sources;
+  sources.add("", "test.t2s", isolated_gemm("load.min_depth(4);\n"));
+  const Program parsed = parse_spec(sources, FrontendOptions{});
+  for (const char* depth : {"0", "-1", "2147483648"}) {
+    Program p = parsed;
+    for (Directive& d : p.directives)
+      if (d.name == "min_depth") d.args[0] = DirectiveArg::expr(depth);
+    try {
+      merge_pass(p);
+      ADD_FAILURE() << "min_depth(" << depth << ") merged";
+    } catch (const Diagnostic& d) {
+      EXPECT_EQ(d.rule(), "directive-args");
+      EXPECT_EQ(d.message(),
+                std::string("min_depth: the depth must be from 1 to 2^31 - 1, not ") + depth);
+    }
+  }
+}
+
 TEST(MergeTest, ReorderOfAnIsolatedProducerThatKeepsTheChannelOrder) {
   // The loader sends only where j == 0: moving j inside i sends the same values in the same
   // order (i, then k).
