@@ -497,7 +497,9 @@ TEST(MergeTest, IsolatedConsumerInheritsTheTransform) {
   for (const Kernel& k : p.kernels)
     if (k.name == "drain") {
       for (const Directive& d : p.directives)
-        if (d.name == "isolate_consumer") EXPECT_EQ(k.inherited_transforms[0].loc, d.loc);
+        if (d.name == "isolate_consumer") {
+          EXPECT_EQ(k.inherited_transforms[0].loc, d.loc);
+        }
     }
   // No loop of the drainer is left for time: the scheduling vector goes too.
   EXPECT_EQ(inherited(merged_program(isolated_gemm(
