@@ -165,9 +165,15 @@ void KernelTransformer::check_form(const Directive& d) {
   auto is_list = [](const DirectiveArg& a) { return a.kind == DirectiveArg::kList; };
   auto names = [&](const DirectiveArg& a, const char* what) {
     if (!is_list(a) || a.items.empty()) bad(std::string(what) + " must be a non-empty list");
-    for (const DirectiveArg& v : a.items)
+    for (size_t i = 0; i < a.items.size(); ++i) {
+      const DirectiveArg& v = a.items[i];
       if (v.kind != DirectiveArg::kExpr || !is_identifier(v.text))
         bad(std::string(what) + " must name loops");
+      // (A loop named twice made more space loops than the kernel has: a write past its loops.)
+      for (size_t j = 0; j < i; ++j)
+        if (a.items[j].text == v.text)
+          bad(std::string(what) + " must name distinct loops ('" + v.text + "' twice)");
+    }
   };
   auto integers = [&](const DirectiveArg& a, size_t n, const char* what) {
     if (!is_list(a) || a.items.size() != n)

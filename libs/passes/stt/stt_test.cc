@@ -365,8 +365,9 @@ TEST(SttTest, RefusesAStageOtherThanMerged) {
 TEST(SttTest, RefusesADirectiveOutOfItsNormalForm) {
   // Hand-written IR: t2s-stt trusted these forms and stopped with an internal error (stoll) or
   // read past a matrix row.
-  auto refusal = [](const std::function<void(Directive&)>& edit) {
-    Program merged = merged_of({"testdata/specs/gemm_projection.t2s", {}});
+  auto refusal = [](const std::function<void(Directive&)>& edit,
+                    const char* spec = "testdata/specs/gemm_projection.t2s") {
+    Program merged = merged_of({spec, {}});
     for (Directive& d : merged.directives)
       if (d.name == "space_time_transform") edit(d);
     try {
@@ -387,6 +388,17 @@ TEST(SttTest, RefusesADirectiveOutOfItsNormalForm) {
             prefix + "the last argument must be SpaceTimeTransform::CheckTime or ::NoCheckTime");
   EXPECT_EQ(refusal([](Directive& d) { d.args[3].items[0].items.pop_back(); }),
             prefix + "the reverse mapping must be a list of {var, expression} pairs");
+  // A loop named twice (the simple form on an isolated consumer that inherits it wrote past
+  // the kernel's loops: ASan, found by ir_mutation_fuzzer).
+  EXPECT_EQ(refusal([](Directive& d) { d.args[0].items[1] = d.args[0].items[0]; }),
+            prefix + "the source loops must name distinct loops ('i' twice)");
+  EXPECT_EQ(refusal([](Directive& d) { d.args[1].items[1] = d.args[1].items[0]; }),
+            prefix + "the destination loops must name distinct loops ('s' twice)");
+  EXPECT_EQ(
+      refusal(
+          [](Directive& d) { d.args[0].items.insert(d.args[0].items.begin(), d.args[0].items[0]); },
+          "testdata/specs/gemm_inherit_collector.t2s"),
+      prefix + "the space loops must name distinct loops ('jjj' twice)");
 }
 
 // gemm_tiled with a III x JJJ = 200 x 200 tile per PE, and a second accumulator D like C: each
