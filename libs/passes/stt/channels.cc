@@ -478,9 +478,12 @@ std::optional<KernelView> untransformed_view(const Kernel& k) {
     v.mins.push_back(l.min->int_value);
     v.extents.push_back(l.extent->int_value);
     v.input_order.push_back(i);
+    // The same bound as a transformed kernel's (hand-edited IR may nest loops past it).
+    const int64_t extent = std::max<int64_t>(l.extent->int_value, 1);
+    if (extent > kMaxPositions / stride) throw PositionOverflow();
     v.position.coeff[i] = stride;
-    v.position.constant -= stride * l.min->int_value;
-    stride *= std::max<int64_t>(l.extent->int_value, 1);
+    v.position.constant = checked_add(v.position.constant, checked_mul(-stride, l.min->int_value));
+    stride *= extent;
   }
   v.body = *body;
   return v;

@@ -44,7 +44,7 @@ void KernelTransformer::injective(const std::vector<std::string>& dst,
 
 int64_t KernelTransformer::evaluate(const Aff& a, const std::vector<int64_t>& x) {
   int64_t s = a.constant;
-  for (size_t i = 0; i < a.coeff.size(); ++i) s += a.coeff[i] * x[i];
+  for (size_t i = 0; i < a.coeff.size(); ++i) s = checked_add(s, checked_mul(a.coeff[i], x[i]));
   return s;
 }
 
@@ -195,8 +195,9 @@ void KernelTransformer::collect_ures() {
   for (const Read& r : reads_) {
     const Ure& u = ures_.at(r.func);
     const int64_t dt = time_.dot(r.distance);
-    const int64_t delta = quantum_ * dt + 2 * stmts_ * order_.dot(r.distance) +
-                          2 * (static_cast<int64_t>(r.stmt) - static_cast<int64_t>(u.stmt)) - 1;
+    const int64_t delta = checked_add(
+        checked_add(checked_mul(quantum_, dt), checked_mul(2 * stmts_, order_.dot(r.distance))),
+        2 * (static_cast<int64_t>(r.stmt) - static_cast<int64_t>(u.stmt)) - 1);
     if (delta > 0) continue;
     std::string reader;
     for (size_t p = 0; p < u.arg_var.size(); ++p) {

@@ -11,8 +11,9 @@ namespace t2s::stt_internal {
 // (statement `reader`): time steps, then PEs, then statements, a read before a write.
 int64_t KernelTransformer::delta(const std::vector<int64_t>& d, size_t reader,
                                  size_t writer) const {
-  return quantum_ * time_.dot(d) + 2 * stmts_ * order_.dot(d) +
-         2 * (static_cast<int64_t>(reader) - static_cast<int64_t>(writer)) - 1;
+  return checked_add(
+      checked_add(checked_mul(quantum_, time_.dot(d)), checked_mul(2 * stmts_, order_.dot(d))),
+      2 * (static_cast<int64_t>(reader) - static_cast<int64_t>(writer)) - 1);
 }
 
 void KernelTransformer::allocate() {

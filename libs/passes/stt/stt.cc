@@ -52,8 +52,8 @@ KernelView KernelTransformer::view() const {
   v.input_order = input_order_;
   // time steps, then PEs in unrolled order (finish_loops): T * PEs + PE
   v.position = time_;
-  for (int64_t& c : v.position.coeff) c *= pes_;
-  v.position.constant *= pes_;
+  for (int64_t& c : v.position.coeff) c = checked_mul(c, pes_);
+  v.position.constant = checked_mul(v.position.constant, pes_);
   v.position.add(order_, 1);
   for (size_t i = 0; i < space_; ++i)
     if (!vectorized_.count(loops_[i].name))
@@ -119,19 +119,33 @@ Program stt_pass(const Program& merged) {
       for (const Directive& d : k.inherited_transforms) transforms[k.name].push_back(&d);
     }
   std::map<std::string, stt_internal::KernelView> views;
-  for (const std::string& f : order)
-    for (Kernel& k : out.kernels)
-      if (k.name == f) {
-        stt_internal::KernelTransformer transformer(out, k, transforms[f], used);
-        transformer.run();
-        views[k.name] = transformer.view();
-      }
-  for (Kernel& k : out.kernels) {
-    k.inherited_transforms.clear();
-    if (!views.count(k.name))
-      if (auto v = stt_internal::untransformed_view(k)) views[k.name] = *v;
+  // The kernel whose positions are being computed, for a PositionOverflow.
+  const Kernel* current = nullptr;
+  try {
+    for (const std::string& f : order)
+      for (Kernel& k : out.kernels)
+        if (k.name == f) {
+          current = &k;
+          stt_internal::KernelTransformer transformer(out, k, transforms[f], used);
+          transformer.run();
+          views[k.name] = transformer.view();
+        }
+    for (Kernel& k : out.kernels) {
+      current = &k;
+      k.inherited_transforms.clear();
+      if (!views.count(k.name))
+        if (auto v = stt_internal::untransformed_view(k)) views[k.name] = *v;
+    }
+    current = nullptr;
+    stt_internal::arrange_channels(out, views);
+  } catch (const stt_internal::PositionOverflow&) {
+    const std::string what = current ? "kernel '" + current->name + "'" : "a channel";
+    throw Diagnostic(current ? current->loc : SourceLoc{},
+                     what +
+                         ": the execution-order positions of its iterations overflow 64 bits "
+                         "(loop bounds or dependence distances too large; docs/limits.md)",
+                     "loop-too-large");
   }
-  stt_internal::arrange_channels(out, views);
   for (const Kernel& k : out.kernels)
     if (!k.pending_order.empty())
       throw Diagnostic(k.loc,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,7 +28,25 @@ constexpr int64_t kMaxEnumeratedOffsets = 250000;
 // 64 bits with room to spare.
 constexpr int64_t kMaxPositions = int64_t{1} << 52;
 
+// Arithmetic on execution-order positions past 64 bits: hand-edited IR (loop bounds near 2^31
+// under large strides, distances far outside the loops) can reach it where no spec does;
+// stt_pass reports it as loop-too-large at the kernel.
+struct PositionOverflow : std::exception {
+  const char* what() const noexcept override { return "position arithmetic overflows"; }
+};
+inline int64_t checked_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw PositionOverflow();
+  return r;
+}
+inline int64_t checked_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw PositionOverflow();
+  return r;
+}
+
 // An affine function of the original loop variables: sum(coeff[v] * x_v) + constant.
+// (Checked arithmetic: PositionOverflow.)
 struct Aff {
   std::vector<int64_t> coeff;
   int64_t constant = 0;
@@ -39,12 +58,13 @@ struct Aff {
   }
   static Aff zero(size_t n) { return Aff{std::vector<int64_t>(n, 0), 0}; }
   void add(const Aff& o, int64_t scale) {
-    for (size_t i = 0; i < coeff.size(); ++i) coeff[i] += scale * o.coeff[i];
-    constant += scale * o.constant;
+    for (size_t i = 0; i < coeff.size(); ++i)
+      coeff[i] = checked_add(coeff[i], checked_mul(scale, o.coeff[i]));
+    constant = checked_add(constant, checked_mul(scale, o.constant));
   }
   int64_t dot(const std::vector<int64_t>& d) const {
     int64_t s = 0;
-    for (size_t i = 0; i < coeff.size(); ++i) s += coeff[i] * d[i];
+    for (size_t i = 0; i < coeff.size(); ++i) s = checked_add(s, checked_mul(coeff[i], d[i]));
     return s;
   }
 };

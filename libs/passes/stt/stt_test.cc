@@ -401,6 +401,37 @@ TEST(SttTest, RefusesADirectiveOutOfItsNormalForm) {
       prefix + "the space loops must name distinct loops ('jjj' twice)");
 }
 
+TEST(SttTest, RefusesPositionsPastSixtyFourBits) {
+  // Hand-edited merged IR: a loader's outer loop starting near 2^31 above 2^35 inner
+  // iterations; its positions' constant (-stride x min) overflowed (UBSan, found by
+  // ir_mutation_fuzzer). Now a located loop-too-large at the kernel.
+  Program merged = merged_of({"testdata/specs/gemm_isolate_inputs.t2s", {}});
+  Kernel* loader = nullptr;
+  for (Kernel& k : merged.kernels)
+    if (k.name != "A" && !loader) loader = &k;
+  ASSERT_NE(loader, nullptr);
+  StmtList* body = &loader->body;
+  while (body->size() == 1 && (*body)[0]->as<Realize>()) body = &(*body)[0]->as<Realize>()->body;
+  ASSERT_EQ(body->size(), 1u);
+  For* outer = (*body)[0]->as<For>();
+  ASSERT_NE(outer, nullptr);
+  ASSERT_EQ(outer->body.size(), 1u);
+  For* inner = outer->body[0]->as<For>();
+  ASSERT_NE(inner, nullptr);
+  outer->min = make_int(Type::Int(32), 2147483000);
+  inner->extent = make_int(Type::Int(32), int64_t{1} << 35);
+  try {
+    stt_pass(merged);
+    ADD_FAILURE() << "accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "loop-too-large");
+    EXPECT_EQ(d.message(), "kernel '" + loader->name +
+                               "': the execution-order positions of its iterations overflow 64 "
+                               "bits (loop bounds or dependence distances too large; "
+                               "docs/limits.md)");
+  }
+}
+
 // gemm_tiled with a III x JJJ = 200 x 200 tile per PE, and a second accumulator D like C: each
 // of C's and D's two large windows has 79,601 offsets for t2s-stt to enumerate (40,000 live
 // values each, below the 100,000 of one register), over 250,000 in all.
