@@ -46,6 +46,7 @@ class VecPass {
       kernel_ = &k;
       k.body = stmts(k.body);
     }
+    check_vector_register_accesses();
     drop_unread_registers();
     for (Register& r : out_.registers) {
       auto it = vector_regs_.find(r.name);
@@ -71,6 +72,38 @@ class VecPass {
   }
 
  private:
+  // A register a vectorized nest made a vector register loses its lanes' dimensions; an access
+  // left with all of them (hand-edited IR: the register also used outside the nest, or in a
+  // nest with other lanes) cannot stay. t2s-stt never makes one.
+  void check_vector_register_accesses() const {
+    std::map<std::string, size_t> full;  // PE indices of an access the rewrite did not reach
+    for (const Register& r : out_.registers)
+      if (vector_regs_.count(r.name)) full[r.name] = r.shape.size();
+    if (full.empty()) return;
+    for (const Kernel& k : out_.kernels) {
+      auto refuse = [&](const std::string& reg, size_t pe_indices) {
+        auto it = full.find(reg);
+        if (it == full.end() || pe_indices != it->second) return;
+        throw Diagnostic(directive_loc(k.name, "", k.loc),
+                         "vectorize: register '" + reg +
+                             "' is a vector register of a vectorized nest of kernel '" + k.name +
+                             "', but is also accessed lane by lane outside it (or in a nest with "
+                             "other lanes)",
+                         "vec-lanes");
+      };
+      for_each_stmt(k.body, [&](const Stmt& s) {
+        if (const Provide* p = s.as<Provide>()) refuse(p->func, p->args.size() - 1);
+        if (const Shift* sh = s.as<Shift>()) refuse(sh->reg, sh->pe.size());
+        if (const Push* pu = s.as<Push>()) refuse(pu->fifo, pu->pe.size());
+      });
+      for_each_stmt_expr(k.body, [&](const Expr& x) {
+        if (x->kind != ExprKind::kCall || x->operands.empty()) return;
+        if (x->call_kind == CallKind::kRegister) refuse(x->name, x->operands.size() - 1);
+        if (x->call_kind == CallKind::kFifo) refuse(x->operands[0]->name, x->operands.size() - 1);
+      });
+    }
+  }
+
   // A register whose every read became a lane of a chain (the same step's value of another
   // lane, now a let) is written but never read: its writes, shifts and storage go.
   void drop_unread_registers() {

@@ -95,6 +95,43 @@ c.realize({3});
   expect_equivalent(v);
 }
 
+// Hand-edited stt IR: a second copy of the vectorized nest with fewer lanes. Its accesses keep
+// the register's lane dimensions, which the first nest removes (ill-formed IR, an internal error;
+// found by ir_mutation_fuzzer): refused.
+TEST(VecRegisters, RegisterOfAVectorizedNestAccessedLaneByLaneElsewhereIsRefused) {
+  SourceManager sources;
+  sources.add("", "test.t2s", R"(
+ImageParam a(Float(32), 2, "a");
+Var kk, ko, i;
+Func S(Float(32), {kk, i, ko}), c(Place::Device);
+S(kk, i, ko) = select(ko == 0, 0.0f, S(kk, i, ko - 1)) + a(kk + 4 * ko, i);
+c(kk, i) = select(ko == 2, S(kk, i, ko));
+S.merge_ures(c).set_bounds(kk, 0, 4, i, 0, 3, ko, 0, 3).space_time_transform(kk, i).vectorize(kk);
+c.realize({4, 3});
+)");
+  Program stt = lower_to(parse_spec(sources, FrontendOptions{}), Stage::kStt);
+  // The time loop ko, then the PE loops: i (unrolled), kk (vectorized) innermost.
+  For* time = stt.kernels[0].body[0]->as<For>();
+  ASSERT_NE(time, nullptr);
+  ASSERT_EQ(time->body.size(), 1u);
+  For copy = *time->body[0]->as<For>();
+  ASSERT_EQ(copy.body.size(), 1u);
+  For inner = *copy.body[0]->as<For>();
+  ASSERT_EQ(inner.loop_kind, LoopKind::kVectorized);
+  inner.extent = make_int(Type::Int(32), 2);
+  copy.body = {std::make_shared<Stmt>(Stmt{inner, copy.body[0]->loc})};
+  time->body.push_back(std::make_shared<Stmt>(Stmt{copy, time->body[0]->loc}));
+  try {
+    vec_pass(stt);
+    ADD_FAILURE() << "vectorized";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "vec-lanes");
+    EXPECT_EQ(d.message(),
+              "vectorize: register 'S_shreg' is a vector register of a vectorized nest of kernel "
+              "'S', but is also accessed lane by lane outside it (or in a nest with other lanes)");
+  }
+}
+
 // Each lane reads its own lane of the previous step: the register keeps every lane.
 TEST(VecRegisters, ReadOfEveryLaneKeepsTheVector) {
   Vectorized v = vectorize(R"(
