@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libs/ir/strings.h"
+#include "libs/ir/verify_internal.h"
 
 namespace t2s {
 
@@ -29,10 +30,10 @@ class Verifier {
         fail("directives[" + std::to_string(i) + "]",
              d.name + " names Func '" + d.func + "', which the program does not have",
              "ir-unknown-func", d.loc);
-      directive_shape(i);
-      directive_funcs(i);
+      verify_internal::directive_shape(p_, i, file_);
+      verify_internal::directive_funcs(p_, i, file_);
     }
-    isolations();
+    verify_internal::isolations(p_, file_);
     for (size_t i = 0; i < p_.buffers.size(); ++i) buffer(i);
     for (size_t i = 0; i < p_.channels.size(); ++i) channel(i);
     for (size_t i = 0; i < p_.registers.size(); ++i) reg(i);
@@ -51,9 +52,7 @@ class Verifier {
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& message,
                          const std::string& rule, const SourceLoc& entity) const {
-    Diagnostic d(SourceLoc{file_, 0, 0}, where + ": " + message, rule);
-    if (entity.valid()) d.add_note(entity, "the IR entity comes from here");
-    throw d;
+    verify_internal::fail(file_, where, message, rule, entity);
   }
 
   // ---- program-level entities ----------------------------------------------------------------
@@ -105,112 +104,6 @@ class Verifier {
            "ir-stage", {});
   }
 
-  // A directive has as many arguments as its normal form (what t2s-parse writes): the passes
-  // read them by position. (Names not listed are refused by the stage that would apply them.)
-  void directive_shape(size_t i) {
-    const Directive& d = p_.directives[i];
-    struct Shape {
-      const char* name;
-      size_t min, max;
-      const char* expected;
-    };
-    constexpr size_t kAny = SIZE_MAX;
-    static const Shape kShapes[] = {
-        {"merge_ures", 1, kAny, "at least one Func"},
-        {"set_bounds", 3, kAny, "(Var, min, extent) triples"},
-        {"reorder", 1, kAny, "at least one loop"},
-        {"space_time_transform", 1, kAny, "the loops and the schedule"},
-        {"vectorize", 1, 1, "one loop (a factor is a split before it)"},
-        {"unroll", 1, 1, "one loop (a factor is a split before it)"},
-        {"split", 4, 4, "(v, vo, vi, factor)"},
-        {"compute_root", 0, 0, "no argument"},
-        {"gather", 2, 3, "(Func, Var [, strategy])"},
-        {"scatter", 2, 3, "(Func, Var [, strategy])"},
-        {"buffer", 2, 3, "(Func, Var [, strategy])"},
-        {"isolate_consumer", 1, 1, "one Func"},
-        {"isolate_consumer_chain", 1, kAny, "at least one Func"},
-        {"isolate_producer_chain", 2, kAny, "the value to isolate and at least one producer Func"},
-        {"remove", 1, kAny, "at least one loop"},
-        {"min_depth", 1, 1, "one channel depth"},
-    };
-    for (const Shape& shape : kShapes) {
-      if (d.name != shape.name) continue;
-      const size_t n = d.args.size();
-      if (n < shape.min || n > shape.max || (d.name == "set_bounds" && n % 3 != 0))
-        fail("directives[" + std::to_string(i) + "]",
-             d.name + " of '" + d.func + "' has " + std::to_string(n) + " argument" +
-                 (n == 1 ? "" : "s") + "; it takes " + shape.expected,
-             "ir-directive", d.loc);
-    }
-  }
-
-  // The arguments of a directive that name Funcs (merged, isolated, gathered) name Funcs of the
-  // program: the passes look them up.
-  void directive_funcs(size_t i) {
-    const Directive& d = p_.directives[i];
-    const auto [first, last] = d.func_args();
-    for (size_t a = first; a < last; ++a) {
-      const DirectiveArg& arg = d.args[a];
-      if (arg.kind != DirectiveArg::kExpr || !p_.find_func(arg.text))
-        fail("directives[" + std::to_string(i) + "]",
-             d.name + " of '" + d.func + "': argument " + std::to_string(a + 1) + " (" +
-                 (arg.kind == DirectiveArg::kExpr ? "'" + arg.text + "'" : "a list") +
-                 ") names no Func of the program",
-             "ir-unknown-func", d.loc);
-    }
-  }
-
-  // A Func an isolation directive defines is defined once: it has no definition and no other
-  // isolation directive defines it. And no chain of isolations leads from a Func back to
-  // itself: t2s-merge walks each chain back to the Func it starts from.
-  void isolations() {
-    struct Source {
-      std::string func;  // the Func it copies; empty for the first of a producer chain
-      size_t directive;
-    };
-    std::map<std::string, Source> source;  // isolated Func -> where its values come from
-    for (size_t i = 0; i < p_.directives.size(); ++i) {
-      const Directive& d = p_.directives[i];
-      const std::string where = "directives[" + std::to_string(i) + "]";
-      std::string from = d.name == "isolate_producer_chain" ? "" : d.func;
-      for (const std::string& f : d.defined_funcs()) {
-        if (p_.find_func(f)->definition)  // directive_funcs checked that it is a Func
-          fail(where, d.name + " of '" + d.func + "' defines '" + f + "', which has a definition",
-               "ir-isolation", d.loc);
-        auto [it, fresh] = source.emplace(f, Source{from, i});
-        if (!fresh)
-          fail(where,
-               d.name + " of '" + d.func + "' defines '" + f + "', which directives[" +
-                   std::to_string(it->second.directive) + "] defines already",
-               "ir-isolation", d.loc);
-        from = f;
-      }
-    }
-    // Each Func has at most one source, so the sources from a Func either end or come back.
-    for (const auto& [f, first] : source) {
-      std::vector<std::string> chain{f};
-      for (std::string s = first.func; !s.empty() && chain.size() <= source.size();) {
-        chain.push_back(s);
-        if (s == f) {
-          std::reverse(chain.begin(), chain.end());
-          fail("directives[" + std::to_string(first.directive) + "]",
-               "the isolations form a cycle (" + join(chain, " -> ") +
-                   "): a consumer chain starts from a Func with a definition",
-               "ir-isolation", p_.directives[first.directive].loc);
-        }
-        auto it = source.find(s);
-        s = it == source.end() ? "" : it->second.func;
-      }
-    }
-  }
-
-  bool defined_by_isolation(const std::string& func) const {
-    for (const Directive& d : p_.directives)
-      for (const std::string& f : d.defined_funcs())
-        if (f == func) return true;
-    return false;
-  }
-
   void output() {
     const Output& o = p_.output;
     if (o.func.empty())
@@ -221,7 +114,8 @@ class Verifier {
            "ir-unknown-func", o.loc);
     // (Parsed stage: t2s-merge builds the output's kernel from it. Later stages compute it in
     // kernels, and hand-written lowered IR need not carry the spec's definitions.)
-    if (p_.stage == Stage::kParsed && !f->definition && !defined_by_isolation(o.func))
+    if (p_.stage == Stage::kParsed && !f->definition &&
+        !verify_internal::defined_by_isolation(p_, o.func))
       fail("output",
            "the output Func '" + o.func +
                "' is never defined (it has no definition and no isolation directive defines it)",

@@ -13,8 +13,9 @@ namespace t2s {
 // Throws Diagnostic when `program` is not well formed. The diagnostic is located in the IR
 // document (`display_name`, with a JSON path such as `kernels[0].body[0]` in the message) and
 // carries a note at the user's source location of the entity involved, when it has one. Rule
-// ids: ir-duplicate, ir-unknown-func, ir-unknown-kernel, ir-stage, ir-output, ir-unbound,
-// ir-storage, ir-input, ir-channel, ir-kernel-cycle, ir-register, ir-type.
+// ids: ir-duplicate, ir-unknown-func, ir-unknown-kernel, ir-stage, ir-pending-order, ir-output,
+// ir-directive, ir-isolation, ir-unbound, ir-rebound, ir-storage, ir-input, ir-channel,
+// ir-kernel-cycle, ir-register, ir-type.
 void verify_program(const Program& program, const std::string& display_name);
 
 }  // namespace t2s

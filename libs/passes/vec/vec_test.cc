@@ -95,12 +95,9 @@ c.realize({3});
   expect_equivalent(v);
 }
 
-// Hand-edited stt IR: a second copy of the vectorized nest with fewer lanes. Its accesses keep
-// the register's lane dimensions, which the first nest removes (ill-formed IR, an internal error;
-// found by ir_mutation_fuzzer): refused.
-TEST(VecRegisters, RegisterOfAVectorizedNestAccessedLaneByLaneElsewhereIsRefused) {
-  SourceManager sources;
-  sources.add("", "test.t2s", R"(
+// A sum along ko in each of 4 lanes (kk, a vectorized space loop): each lane reads its own lane
+// of the previous step.
+const char kSumAlongKo[] = R"(
 ImageParam a(Float(32), 2, "a");
 Var kk, ko, i;
 Func S(Float(32), {kk, i, ko}), c(Place::Device);
@@ -108,7 +105,14 @@ S(kk, i, ko) = select(ko == 0, 0.0f, S(kk, i, ko - 1)) + a(kk + 4 * ko, i);
 c(kk, i) = select(ko == 2, S(kk, i, ko));
 S.merge_ures(c).set_bounds(kk, 0, 4, i, 0, 3, ko, 0, 3).space_time_transform(kk, i).vectorize(kk);
 c.realize({4, 3});
-)");
+)";
+
+// Hand-edited stt IR: a second copy of the vectorized nest with fewer lanes. Its accesses keep
+// the register's lane dimensions, which the first nest removes (ill-formed IR, an internal error;
+// found by ir_mutation_fuzzer): refused.
+TEST(VecRegisters, RegisterOfAVectorizedNestAccessedLaneByLaneElsewhereIsRefused) {
+  SourceManager sources;
+  sources.add("", "test.t2s", kSumAlongKo);
   Program stt = lower_to(parse_spec(sources, FrontendOptions{}), Stage::kStt);
   // The time loop ko, then the PE loops: i (unrolled), kk (vectorized) innermost.
   For* time = stt.kernels[0].body[0]->as<For>();
@@ -134,15 +138,7 @@ c.realize({4, 3});
 
 // Each lane reads its own lane of the previous step: the register keeps every lane.
 TEST(VecRegisters, ReadOfEveryLaneKeepsTheVector) {
-  Vectorized v = vectorize(R"(
-ImageParam a(Float(32), 2, "a");
-Var kk, ko, i;
-Func S(Float(32), {kk, i, ko}), c(Place::Device);
-S(kk, i, ko) = select(ko == 0, 0.0f, S(kk, i, ko - 1)) + a(kk + 4 * ko, i);
-c(kk, i) = select(ko == 2, S(kk, i, ko));
-S.merge_ures(c).set_bounds(kk, 0, 4, i, 0, 3, ko, 0, 3).space_time_transform(kk, i).vectorize(kk);
-c.realize({4, 3});
-)");
+  Vectorized v = vectorize(kSumAlongKo);
   const Register* r = v.program.find_register("S_shreg");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->type, Type::Float(32, 4));

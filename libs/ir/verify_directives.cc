@@ -1,0 +1,127 @@
+// The verifier's checks of directives (docs/ir.md, "Well-formedness": ir-directive,
+// ir-unknown-func for directive arguments, ir-isolation).
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "libs/ir/strings.h"
+#include "libs/ir/verify_internal.h"
+
+namespace t2s::verify_internal {
+
+void fail(const std::string& file, const std::string& where, const std::string& message,
+          const std::string& rule, const SourceLoc& entity) {
+  Diagnostic d(SourceLoc{file, 0, 0}, where + ": " + message, rule);
+  if (entity.valid()) d.add_note(entity, "the IR entity comes from here");
+  throw d;
+}
+
+// A directive has as many arguments as its normal form (what t2s-parse writes): the passes
+// read them by position. (Names not listed are refused by the stage that would apply them.)
+void directive_shape(const Program& program, size_t i, const std::string& file) {
+  const Directive& d = program.directives[i];
+  struct Shape {
+    const char* name;
+    size_t min, max;
+    const char* expected;
+  };
+  constexpr size_t kAny = SIZE_MAX;
+  static const Shape kShapes[] = {
+      {"merge_ures", 1, kAny, "at least one Func"},
+      {"set_bounds", 3, kAny, "(Var, min, extent) triples"},
+      {"reorder", 1, kAny, "at least one loop"},
+      {"space_time_transform", 1, kAny, "the loops and the schedule"},
+      {"vectorize", 1, 1, "one loop (a factor is a split before it)"},
+      {"unroll", 1, 1, "one loop (a factor is a split before it)"},
+      {"split", 4, 4, "(v, vo, vi, factor)"},
+      {"compute_root", 0, 0, "no argument"},
+      {"gather", 2, 3, "(Func, Var [, strategy])"},
+      {"scatter", 2, 3, "(Func, Var [, strategy])"},
+      {"buffer", 2, 3, "(Func, Var [, strategy])"},
+      {"isolate_consumer", 1, 1, "one Func"},
+      {"isolate_consumer_chain", 1, kAny, "at least one Func"},
+      {"isolate_producer_chain", 2, kAny, "the value to isolate and at least one producer Func"},
+      {"remove", 1, kAny, "at least one loop"},
+      {"min_depth", 1, 1, "one channel depth"},
+  };
+  for (const Shape& shape : kShapes) {
+    if (d.name != shape.name) continue;
+    const size_t n = d.args.size();
+    if (n < shape.min || n > shape.max || (d.name == "set_bounds" && n % 3 != 0))
+      fail(file, "directives[" + std::to_string(i) + "]",
+           d.name + " of '" + d.func + "' has " + std::to_string(n) + " argument" +
+               (n == 1 ? "" : "s") + "; it takes " + shape.expected,
+           "ir-directive", d.loc);
+  }
+}
+
+// The arguments of a directive that name Funcs (merged, isolated, gathered) name Funcs of the
+// program: the passes look them up.
+void directive_funcs(const Program& program, size_t i, const std::string& file) {
+  const Directive& d = program.directives[i];
+  const auto [first, last] = d.func_args();
+  for (size_t a = first; a < last; ++a) {
+    const DirectiveArg& arg = d.args[a];
+    if (arg.kind != DirectiveArg::kExpr || !program.find_func(arg.text))
+      fail(file, "directives[" + std::to_string(i) + "]",
+           d.name + " of '" + d.func + "': argument " + std::to_string(a + 1) + " (" +
+               (arg.kind == DirectiveArg::kExpr ? "'" + arg.text + "'" : "a list") +
+               ") names no Func of the program",
+           "ir-unknown-func", d.loc);
+  }
+}
+
+// A Func an isolation directive defines is defined once: it has no definition and no other
+// isolation directive defines it. And no chain of isolations leads from a Func back to
+// itself: t2s-merge walks each chain back to the Func it starts from.
+void isolations(const Program& program, const std::string& file) {
+  struct Source {
+    std::string func;  // the Func it copies; empty for the first of a producer chain
+    size_t directive;
+  };
+  std::map<std::string, Source> source;  // isolated Func -> where its values come from
+  for (size_t i = 0; i < program.directives.size(); ++i) {
+    const Directive& d = program.directives[i];
+    const std::string where = "directives[" + std::to_string(i) + "]";
+    std::string from = d.name == "isolate_producer_chain" ? "" : d.func;
+    for (const std::string& f : d.defined_funcs()) {
+      if (program.find_func(f)->definition)  // directive_funcs checked that it is a Func
+        fail(file, where,
+             d.name + " of '" + d.func + "' defines '" + f + "', which has a definition",
+             "ir-isolation", d.loc);
+      auto [it, fresh] = source.emplace(f, Source{from, i});
+      if (!fresh)
+        fail(file, where,
+             d.name + " of '" + d.func + "' defines '" + f + "', which directives[" +
+                 std::to_string(it->second.directive) + "] defines already",
+             "ir-isolation", d.loc);
+      from = f;
+    }
+  }
+  // Each Func has at most one source, so the sources from a Func either end or come back.
+  for (const auto& [f, first] : source) {
+    std::vector<std::string> chain{f};
+    for (std::string s = first.func; !s.empty() && chain.size() <= source.size();) {
+      chain.push_back(s);
+      if (s == f) {
+        std::reverse(chain.begin(), chain.end());
+        fail(file, "directives[" + std::to_string(first.directive) + "]",
+             "the isolations form a cycle (" + join(chain, " -> ") +
+                 "): a consumer chain starts from a Func with a definition",
+             "ir-isolation", program.directives[first.directive].loc);
+      }
+      auto it = source.find(s);
+      s = it == source.end() ? "" : it->second.func;
+    }
+  }
+}
+
+bool defined_by_isolation(const Program& program, const std::string& func) {
+  for (const Directive& d : program.directives)
+    for (const std::string& f : d.defined_funcs())
+      if (f == func) return true;
+  return false;
+}
+
+}  // namespace t2s::verify_internal
