@@ -668,11 +668,19 @@ class Merger {
                              "merge-device-read");
           need_buffer_.insert(c);
           kernel_deps_[g.rep].insert(kernel_of(c));
+          dep_reasons_.emplace(std::make_pair(g.rep, kernel_of(c)),
+                               DepReason{m, "'" + m + "' reads '" + c + "' from memory"});
         }
       }
     }
     need_buffer_.insert(in_.output.func);
-    for (const Channel& c : out_.channels) kernel_deps_[c.consumer].insert(c.producer);
+    for (const Channel& c : out_.channels) {
+      kernel_deps_[c.consumer].insert(c.producer);
+      dep_reasons_.emplace(std::make_pair(c.consumer, c.producer),
+                           DepReason{c.consumer, "'" + c.consumer + "' reads channel '" + c.name +
+                                                     "' that '" + c.producer + "' writes"});
+    }
+    check_kernel_cycle();
 
     // Global buffers.
     for (const Func& f : out_.funcs) {
@@ -750,12 +758,74 @@ class Merger {
     }
   }
 
+  // Kernels that depend on each other in a cycle cannot be ordered: a located error at the
+  // first isolated Func on the cycle (its isolation directive made the edge), with a note per
+  // link. Found with a depth-first search in declaration order, so the message is deterministic.
+  void check_kernel_cycle() {
+    std::vector<std::string> names;
+    for (const Func& f : out_.funcs)
+      if (plan_.group_of.count(f.name) && group(f.name).rep == f.name) names.push_back(f.name);
+    std::map<std::string, int> state;  // 1 on the path, 2 finished
+    std::vector<std::string> path;
+    std::vector<std::string> cycle;
+    std::function<bool(const std::string&)> visit = [&](const std::string& k) {
+      state[k] = 1;
+      path.push_back(k);
+      if (auto it = kernel_deps_.find(k); it != kernel_deps_.end())
+        for (const std::string& d : it->second) {
+          if (state[d] == 1) {
+            cycle.assign(std::find(path.begin(), path.end(), d), path.end());
+            return true;
+          }
+          if (state[d] == 0 && visit(d)) return true;
+        }
+      path.pop_back();
+      state[k] = 2;
+      return false;
+    };
+    for (const std::string& k : names)
+      if (state[k] == 0 && visit(k)) break;
+    if (cycle.empty()) return;
+    // cycle[i] depends on cycle[i + 1] (and the last on the first).
+    // Funcs an isolation defines (not defined in the spec): their location is the directive.
+    std::set<std::string> isolated;
+    for (const Func& f : out_.funcs) {
+      const Func* given = in_.find_func(f.name);
+      if (!given || !given->definition) isolated.insert(f.name);
+    }
+    auto reason = [&](size_t i) -> const DepReason& {
+      return dep_reasons_.at({cycle[i], cycle[(i + 1) % cycle.size()]});
+    };
+    std::string chain;
+    size_t at = cycle.size();
+    for (size_t i = 0; i < cycle.size(); ++i) {
+      chain += "'" + cycle[i] + "' -> ";
+      if (at == cycle.size() && isolated.count(reason(i).reader)) at = i;
+    }
+    if (at == cycle.size()) at = 0;
+    chain += "'" + cycle[0] + "'";
+    const DepReason& first = reason(at);
+    Diagnostic d(func(first.reader).loc,
+                 "kernels depend on each other in a cycle (" + chain + ", each needing the next's "
+                 "values first): " + first.what +
+                     "; an isolated Func cannot read values its own consumer computes",
+                 "kernel-cycle");
+    for (size_t n = 1; n < cycle.size(); ++n) {
+      const DepReason& r = reason((at + n) % cycle.size());
+      d.add_note(func(r.reader).loc, r.what);
+    }
+    throw d;
+  }
+
   std::vector<Group> kernel_order() {
     std::vector<std::string> names;
     for (const Func& f : out_.funcs)
       if (plan_.group_of.count(f.name) && group(f.name).rep == f.name) names.push_back(f.name);
+    std::set<std::string> device;
+    for (const std::string& k : names)
+      if (on_device(k)) device.insert(k);
     std::vector<Group> out;
-    for (const std::string& k : order_kernels(names, out_.channels, kernel_deps_))
+    for (const std::string& k : order_kernels(names, out_.channels, kernel_deps_, device))
       out.push_back(group(k));
     return out;
   }
@@ -857,6 +927,11 @@ class Merger {
   std::set<std::string> need_buffer_;
   std::map<std::string, std::string> channel_func_;  // channel -> the Func it carries
   std::map<std::string, std::set<std::string>> kernel_deps_;
+  // Why a kernel depends on another (for kernel-cycle): the Func that reads, and how.
+  struct DepReason {
+    std::string reader, what;
+  };
+  std::map<std::pair<std::string, std::string>, DepReason> dep_reasons_;
 };
 
 }  // namespace

@@ -107,12 +107,15 @@ bool transformed_after(const Program& p, const std::string& func, int from);
 // Halide's bounds inference: a loop of a group (not in `copied`) that has no bounds gets the
 // hull of the ranges its consumers (groups whose bounds are all known) read, consumers first.
 void infer_bounds(const Program& p, Plan& plan, const std::set<std::string>& copied);
-// Topological order of `kernels` (in declaration order) given what each depends on: device
-// kernels joined by channels run together, so they are kept adjacent, producers first; ties go
-// to declaration order. InternalError on a cycle.
+// Topological order of `kernels` (in declaration order) given what each depends on: kernels
+// joined by channels run together, so they are kept adjacent, producers first; among the
+// components ready to run, host ones (no kernel in `device`) go first, so host producers run
+// before the device group that reads them; ties go to declaration order. InternalError on a
+// cycle.
 std::vector<std::string> order_kernels(const std::vector<std::string>& kernels,
                                        const std::vector<Channel>& channels,
-                                       const std::map<std::string, std::set<std::string>>& deps);
+                                       const std::map<std::string, std::set<std::string>>& deps,
+                                       const std::set<std::string>& device);
 // split.cc: Halide's split, unroll and compute_root.
 // Applies `d` (split, unroll; reorder and set_bounds on a group with splits) to group `g`, the
 // group of d.func; false when `d` is none of these (the caller applies it). Throws Diagnostic.
