@@ -531,7 +531,9 @@ class Explorer {
           int64_t t = dot(e.row, v.vector);
           if (t > 0) break;
           if (t < 0) {
-            c->rule = "stt-dependence";
+            // Backwards in the time loop of a scheduling vector: T'd < 0 (seed 000's check 2,
+            // t2s-stt's stt-schedule); in an outer loop: the order itself is broken.
+            c->rule = e.name.rfind("t(", 0) == 0 ? "stt-schedule" : "stt-dependence";
             c->message = "the dependence " + dependency_label(*program_of(), (*deps_)[k]) +
                          " at distance " + point_text_of(v.vector) + " runs " + std::to_string(-t) +
                          " step" + (t == -1 ? "" : "s") + " backwards in loop " + e.name;

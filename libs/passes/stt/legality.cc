@@ -119,6 +119,19 @@ std::optional<std::vector<int64_t>> KernelTransformer::distance_of(
   return d;
 }
 
+// "B(i - 1, j, k)": the read as the spec writes it.
+std::string KernelTransformer::read_text(const Read& r) const {
+  const Ure& u = ures_.at(r.func);
+  std::string args;
+  for (size_t p = 0; p < u.arg_var.size(); ++p) {
+    const std::string& v = names_[u.arg_var[p]];
+    const int64_t c = -r.distance[u.arg_var[p]];
+    args += (p ? ", " : "") + v + (c > 0 ? " + " + std::to_string(c) : "") +
+            (c < 0 ? " - " + std::to_string(-c) : "");
+  }
+  return r.func + "(" + args + ")";
+}
+
 void KernelTransformer::collect_ures() {
   std::set<std::string> realized;
   for (const StmtPtr& r : realizes_) realized.insert(r->as<Realize>()->func);
@@ -187,6 +200,7 @@ void KernelTransformer::collect_ures() {
         reads_.push_back(Read{e->name, i, *d});
       });
   }
+  check_schedule_vectors();  // the seed's T'd > 0 first: its message names T and T'd
   // Every dependence must go forward in the new execution order.
   stmts_ = static_cast<int64_t>(body_.size());
   if (steps_total_ > kMaxPositions / pes_ / (2 * stmts_))
@@ -199,15 +213,7 @@ void KernelTransformer::collect_ures() {
         checked_add(checked_mul(quantum_, dt), checked_mul(2 * stmts_, order_.dot(r.distance))),
         2 * (static_cast<int64_t>(r.stmt) - static_cast<int64_t>(u.stmt)) - 1);
     if (delta > 0) continue;
-    std::string reader;
-    for (size_t p = 0; p < u.arg_var.size(); ++p) {
-      const std::string& v = names_[u.arg_var[p]];
-      const int64_t c = -r.distance[u.arg_var[p]];
-      reader += (p ? ", " : "") + v + (c > 0 ? " + " + std::to_string(c) : "") +
-                (c < 0 ? " - " + std::to_string(-c) : "");
-    }
-    fail("the schedule computes " + r.func + "(" + reader +
-             ") after the iteration that reads it (" +
+    fail("the schedule computes " + read_text(r) + " after the iteration that reads it (" +
              (dt < -1    ? std::to_string(-dt) + " time steps later"
               : dt == -1 ? "1 time step later"
               : dt == 0  ? "at the same time step, on a PE that runs later"
@@ -216,6 +222,55 @@ void KernelTransformer::collect_ures() {
              distance_text(std::vector<int64_t>(r.distance.rbegin(), r.distance.rend())) +
              " in loop order (" + loop_order() + ")",
          "stt-dependence");
+  }
+}
+
+// Seed 000, front-end check 2: with a scheduling vector T, a dependence d between PEs must
+// have T'd > 0 (if T'd <= 0, error out), unless a loop outside the transform carries it. The
+// execution order (collect_ures) would accept T'd = 0 when the reading PE happens to run later
+// in the same step; the seed's schedule is a promise about time steps, so it is held to it.
+void KernelTransformer::check_schedule_vectors() {
+  for (const ScheduleVector& sv : schedule_vectors_) {
+    // The read with the smallest T'd (the first of them) is reported.
+    const Read* worst = nullptr;
+    int64_t worst_td = 0;
+    std::vector<int64_t> worst_ds;
+    for (const Read& r : reads_) {
+      bool between_pes = false, carried_outside = false;
+      std::vector<int64_t> ds;
+      for (const Aff& a : sv.space_aff) {
+        ds.push_back(a.dot(r.distance));
+        between_pes |= ds.back() != 0;
+      }
+      for (const Aff& a : sv.outer_aff) carried_outside |= a.dot(r.distance) != 0;
+      if (!between_pes || carried_outside) continue;
+      const int64_t td = sv.time_aff.dot(r.distance);
+      if (td > 0 || (worst && td >= worst_td)) continue;
+      worst = &r;
+      worst_td = td;
+      worst_ds = ds;
+    }
+    if (!worst) continue;
+    // T and d over (space loops..., the loop that becomes time), as the directive lists them.
+    int64_t d_next = worst_td;
+    for (size_t i = 0; i < worst_ds.size(); ++i)
+      d_next = checked_add(d_next, -checked_mul(sv.vector[i], worst_ds[i]));
+    std::string loops, t_text, d_text;
+    for (size_t i = 0; i < sv.space.size(); ++i) {
+      loops += sv.space[i] + ", ";
+      t_text += std::to_string(sv.vector[i]) + ", ";
+      d_text += std::to_string(worst_ds[i]) + ", ";
+    }
+    at_ = sv.at;
+    fail("the scheduling vector breaks the dependence of the read " + read_text(*worst) +
+             " between PEs: over (" + loops + sv.next + "), T = (" + t_text + "1) and d = (" +
+             d_text + std::to_string(d_next) + "), so T'd = " + std::to_string(worst_td) +
+             " (a PE would read the value " +
+             (worst_td == 0 ? "in the time step that computes it"
+                            : std::to_string(-worst_td) + " time step" +
+                                  (worst_td == -1 ? "" : "s") + " before it is computed") +
+             "); T'd must be positive",
+         "stt-schedule");
   }
 }
 

@@ -263,6 +263,10 @@ void KernelTransformer::apply_simple(const std::vector<std::string>& space,
   step.recover.emplace_back(next.name, recover);
   if (check) step.check.emplace_back(t, sum_of(forward));
   steps_.push_back(step);
+  ScheduleVector sv{at_, space, {}, v, next.name, aff, {}};
+  for (size_t i = 0; i < m; ++i) sv.space_aff.push_back(loops_[position(space[i])].aff);
+  for (size_t i = m + 1; i < loops_.size(); ++i) sv.outer_aff.push_back(loops_[i].aff);
+  schedule_vectors_.push_back(sv);
   auto [lo, hi] = range_of(aff);
   next = Loop{t, aff, lo, hi - lo + 1, false};
 }

@@ -111,6 +111,18 @@ struct Ure {
 };
 
 // A read of a URE inside the nest, at a constant distance.
+// A simple-form transform with a scheduling vector (seed 000, front-end check 2): every
+// dependence between its PEs that no loop outside it carries must have T'd > 0.
+struct ScheduleVector {
+  SourceLoc at;
+  std::vector<std::string> space;  // the space loops, as the directive lists them
+  std::vector<Aff> space_aff;      // their values over the original loop variables
+  std::vector<int64_t> vector;     // the scheduling vector, one entry per space loop
+  std::string next;                // the loop the time loop replaces
+  Aff time_aff;                    // T: the time loop over the original loop variables
+  std::vector<Aff> outer_aff;      // the loops outside it
+};
+
 struct Read {
   std::string func;
   size_t stmt = 0;
@@ -228,6 +240,8 @@ class KernelTransformer {
   std::optional<std::vector<int64_t>> distance_of(const Ure& u,
                                                   const std::vector<Expr>& args) const;
   void collect_ures();
+  void check_schedule_vectors();
+  std::string read_text(const Read& r) const;
   // storage_order.cc: reads of Funcs that keep their storage (not at a constant distance).
   void check_storage_order();
 
@@ -269,6 +283,7 @@ class KernelTransformer {
   std::set<std::string> vectorized_;
   std::vector<Loop> lanes_;
   std::vector<TransformStep> steps_;
+  std::vector<ScheduleVector> schedule_vectors_;
   int time_vars_ = 0;
   bool check_time_ = false;
 
