@@ -295,7 +295,11 @@ class Merger {
       if (d.args.size() != 1)
         throw Diagnostic(d.loc, "vectorize: expected (v) in the IR's normal form (docs/ir.md)",
                          "directive-args");
-      plan_.vectorized[g.rep].emplace(arg_name(d.args[0]), d.loc);
+      // A loop given two kind directives takes the later one (as T2SP): vectorize after
+      // unroll vectorizes.
+      if (auto n = plan_.nests.find(g.rep); n != plan_.nests.end())
+        n->second.unrolled.erase(arg_name(d.args[0]));
+      plan_.vectorized[g.rep][arg_name(d.args[0])] = d.loc;
       return;
     }
     if (apply_loop_directive(plan_, g, d)) return;
@@ -346,12 +350,18 @@ class Merger {
 
   // Bounds of groups that copy another's (isolated consumers and producers); called once the
   // isolation edges are known.
-  void copy_loops(Group& g, const Group& from, const std::vector<std::string>& vars) {
+  // The loops of `from` over `vars`, in its order. An isolated consumer copies its producer's
+  // split loops too (it inherits the producer's schedule); an isolated producer copies the
+  // loops as declared and bounded (`with_splits` false): its own directives act on its own
+  // copy, whatever its consumer splits (T2S: each Func's schedule is its own; channel lanes
+  // are matched by t2s-vec, orders checked by check_channel_order).
+  void copy_loops(Group& g, const Group& from, const std::vector<std::string>& vars,
+                  bool with_splits = true) {
     g.loop_vars.clear();
     for (const std::string& v : from.loop_vars)
       if (std::find(vars.begin(), vars.end(), v) != vars.end()) g.loop_vars.push_back(v);
     g.bounds = from.bounds;
-    copy_nest(plan_, g, from, vars);
+    if (with_splits) copy_nest(plan_, g, from, vars);
   }
 
   void check_all_bounds() {
@@ -577,7 +587,7 @@ class Merger {
       p.loc = d.loc;
       Group& g = group(p.name);
       g.loc = d.loc;
-      copy_loops(g, rg, rep.args);
+      copy_loops(g, rg, rep.args, /*with_splits=*/false);
       apply_deferred(g);
       if (!prev.empty()) plan_.isolations.push_back({prev, p.name, d.loc});
       prev = p.name;

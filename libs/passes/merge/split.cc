@@ -193,7 +193,10 @@ bool apply_loop_directive(Plan& plan, Group& g, const Directive& d) {
   }
   if (d.name == "unroll") {
     // Checked in nest_loops: an isolated Func gets its loops later, when it copies them.
-    nest_of(plan, g).unrolled.emplace(d.args.at(0).text, d.loc);
+    // The later of two kind directives wins (as T2SP): unroll after vectorize unrolls.
+    if (auto v = plan.vectorized.find(g.rep); v != plan.vectorized.end())
+      v->second.erase(d.args.at(0).text);
+    nest_of(plan, g).unrolled[d.args.at(0).text] = d.loc;
     return true;
   }
   auto it = plan.nests.find(g.rep);
