@@ -98,6 +98,10 @@ class Analysis {
     channel();
     const Found r = read();
     loops(r);
+    if (s_.form == Site::kWhole) {
+      if (const WriteChannel* w = s_.stmt->as<WriteChannel>()) s_.out_channel = w->channel;
+      return s_;
+    }
     if (s_.form == Site::kUnrolled)
       unrolled_read();
     else
@@ -216,6 +220,27 @@ class Analysis {
     return r;
   }
 
+  // F reads A's channel whole, a vector of one lane per value of v: A's kernel vectorizes v
+  // (its own directive, or one it inherited from an isolated consumer chain), and no transform
+  // re-arranges its lanes. Seed 003: gathering makes the values of v's PEs reach F's consumer
+  // in ascending order of v, and a vector already holds them so.
+  bool whole_vector_read(const Found& r) {
+    if (r.read->kind != ExprKind::kCall || r.read->call_kind != CallKind::kChannel ||
+        r.read->operands.size() != 1 + in_->dims.size() || in_->type.lanes < 2 ||
+        in_->type.is_tensor())
+      return false;
+    bool vectorized = false, transformed = false;
+    for (const Directive& d : p_.directives) {
+      if (d.func != s_.source_kernel && d.func != s_.source) continue;
+      if (d.name == "space_time_transform") transformed = true;
+      if (d.name == "vectorize" && !d.args.empty() && d.args[0].text == s_.var) vectorized = true;
+    }
+    if (!vectorized || transformed) return false;
+    s_.pes = in_->type.lanes;
+    s_.vmin = 0;
+    return true;
+  }
+
   bool vectorizes(const std::string& var) const {
     for (const Directive& v : p_.directives)
       if (v.name == "vectorize" && v.func == s_.func && !v.args.empty() && v.args[0].text == var)
@@ -238,7 +263,9 @@ class Analysis {
     const Loop* v = nullptr;
     for (const Loop& l : all)
       if (l.var == s_.var) v = &l;
-    if (!v) {
+    if (!v && whole_vector_read(r)) {
+      s_.form = Site::kWhole;
+    } else if (!v) {
       if (!is_lane_reads_of(r.read, s_.in_channel) || !vectorizes(s_.var))
         fail(q(s_.func) + " has no loop " + q(s_.var) + " around its read of channel " +
                  q(s_.in_channel) +
@@ -271,12 +298,19 @@ class Analysis {
         s_.serial.push_back(l);
       }
     }
+    if (s_.form == Site::kWhole) {
+      // Each PE of F's other space loops reads its own element, a whole vector of v's lanes.
+      std::vector<Expr> index(r.read->operands.begin() + 1, r.read->operands.end());
+      space_indices(index, std::vector<bool>(index.size(), false));
+      return;
+    }
     if (in_->dims.empty())
       fail("channel " + q(s_.in_channel) + " from " + q(s_.source_kernel) + " to " + q(s_.func) +
                " is a single channel; gathering needs the values of " + q(s_.source) +
                " on a channel array, one channel per PE of " + q(s_.source_kernel) +
                " (a space_time_transform of " + q(s_.source_kernel) +
-               "), indexed by the space loops of " + q(s_.func),
+               ", or its innermost loops unrolled" + "), indexed by the space loops of " +
+               q(s_.func),
            "gather-loop");
   }
 

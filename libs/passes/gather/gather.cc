@@ -29,7 +29,9 @@ Program gather_pass(const Program& vectorized, GatherReport* report) {
     item.source = site.source;
     item.var = site.var;
     item.strategy = site.down ? "Down" : "Up";
-    item.form = site.form == Site::kVectorized ? "vectorized"
+    item.form = site.form == Site::kWhole
+                    ? "already gathered (" + site.source_kernel + " vectorizes " + site.var + ")"
+                : site.form == Site::kVectorized ? "vectorized"
                 : site.serialised
                     ? "unrolled (vectorize(" + site.var + ") was serialised by t2s-vec)"
                     : "unrolled";
@@ -40,6 +42,14 @@ Program gather_pass(const Program& vectorized, GatherReport* report) {
     item.loc = d.loc;
     const Channel* out_channel = out.find_channel(site.out_channel);
     const std::vector<int64_t> old_dims = out_channel ? out_channel->dims : std::vector<int64_t>{};
+    if (site.form == Site::kWhole) {
+      item.exit_pe.clear();  // no PEs along v: lanes
+      item.outputs.push_back(site.func + " reads the " + std::to_string(site.pes) + " lanes of " +
+                             site.var + " in one vector, in ascending order of " + site.var +
+                             ": passed on unchanged (no PEs, no FIFOs)");
+      if (report) report->items.push_back(item);
+      continue;
+    }
     gather_internal::Names names(out);
     gather_internal::rewrite(out, site, names, &item);
     gather_internal::drop_consumer_dim(out, site);
@@ -79,8 +89,10 @@ std::string gather_report_text(const GatherReport& report) {
   if (report.items.empty()) out << "no gather directives\n";
   for (const GatherItemReport& g : report.items) {
     out << "gather " << g.func << ": " << g.source << " along " << g.var << ", " << g.strategy
-        << ", " << g.form << ": " << g.pes << " PEs, channel " << g.channel << ", exit PE "
-        << g.exit_pe << "\n";
+        << ", " << g.form << ": " << g.pes << (g.exit_pe.empty() ? " lanes" : " PEs")
+        << ", channel " << g.channel;
+    if (!g.exit_pe.empty()) out << ", exit PE " << g.exit_pe;
+    out << "\n";
     for (const std::string& f : g.fifos) out << "  " << f << "\n";
     for (const std::string& o : g.outputs) out << "  " << o << "\n";
   }

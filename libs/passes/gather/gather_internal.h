@@ -46,7 +46,9 @@ struct Site {
   std::vector<Loop> space;                         // the unrolled loops around it, innermost first
   std::vector<std::pair<std::string, Expr>> lets;  // the lets around it, outermost first
 
-  enum Form { kUnrolled, kVectorized };
+  // kWhole: F reads every lane of v in one vector (A, untransformed, vectorizes v itself): the
+  // values arrive gathered, in ascending order of v, and F passes them on as they are.
+  enum Form { kUnrolled, kVectorized, kWhole };
   Form form = kUnrolled;
   bool serialised = false;  // F vectorizes v, but t2s-vec left it an unrolled loop
   size_t space_index = 0;   // kUnrolled: v's position in `space`

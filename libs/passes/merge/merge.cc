@@ -816,8 +816,8 @@ class Merger {
     chain += "'" + cycle[0] + "'";
     const DepReason& first = reason(at);
     Diagnostic d(func(first.reader).loc,
-                 "kernels depend on each other in a cycle (" + chain + ", each needing the next's "
-                 "values first): " + first.what +
+                 "kernels depend on each other in a cycle (" + chain +
+                     ", each needing the next's values first): " + first.what +
                      "; an isolated Func cannot read values its own consumer computes",
                  "kernel-cycle");
     for (size_t n = 1; n < cycle.size(); ++n) {

@@ -186,7 +186,9 @@ class ChannelArranger {
   }
 
   void run() {
-    const bool p_moved = p_ && p_->transformed, c_moved = c_ && c_->transformed;
+    // An untransformed producer with unrolled PEs writes a channel array too.
+    const bool p_moved = p_ && (p_->transformed || !p_->space.empty()),
+               c_moved = c_ && c_->transformed;
     if (!p_moved && !c_moved) return;
     if (!p_ || !c_) return;  // not one loop nest: IR written by hand, left as it is
     writes_ = Sites(ch_.name, true, p_->body).paths();
@@ -467,6 +469,8 @@ std::optional<KernelView> untransformed_view(const Kernel& k) {
   if (loops.empty()) return std::nullopt;
   KernelView v;
   v.kernel = k.name;
+  v.at = k.loc;
+  v.what = "kernel '" + k.name + "'";
   const size_t n = loops.size();
   v.position = Aff::zero(n);
   int64_t stride = 1;
@@ -484,6 +488,18 @@ std::optional<KernelView> untransformed_view(const Kernel& k) {
     v.position.coeff[i] = stride;
     v.position.constant = checked_add(v.position.constant, checked_mul(-stride, l.min->int_value));
     stride *= extent;
+  }
+  // Its innermost unrolled loops are PEs, as a transform's space loops (seed 003: "loop i is a
+  // space loop (an unrolled or vectorized loop)"): a channel it writes inside them becomes an
+  // array over them, one channel per unrolled PE, as after a space_time_transform. Vectorized
+  // loops inside them are lanes, which the channel's type carries.
+  for (size_t i = 0; i < n; ++i) {
+    const For& l = *loops[n - 1 - i];
+    if (l.loop_kind == LoopKind::kVectorized && v.space.empty()) continue;
+    if (l.loop_kind != LoopKind::kUnrolled) break;
+    Aff a = Aff::zero(n);
+    a.coeff[i] = 1;
+    v.space.push_back({l.var, a, l.min->int_value, l.extent->int_value});
   }
   v.body = *body;
   return v;
