@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "libs/ir/expr_printer.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/stt/stt_internal.h"
 
@@ -91,6 +92,84 @@ class Sites {
   bool write_;
   std::vector<std::vector<Expr>> paths_;
 };
+
+// Control UREs (T2SP's `lastk(P) = select(jj == 0, k == K - 1, lastk(P_jj_minus_1))`): a Func
+// provided in the body as select(v == min, E, F(..., v - 1, ...)), with E free of v, holds E at
+// every iteration (by induction along v from its minimum). Conditions that read such a Func at
+// the iteration's own point are rewritten to E, so isl sees which PEs write a channel
+// (`if (lastk(P)) write_channel c ...` writes only at k == K - 1).
+class ControlResolver : public ExprMutator {
+ public:
+  ControlResolver(const KernelView& v) {
+    for (const StmtPtr& st : v.body) {
+      const Provide* p = st->as<Provide>();
+      if (!p || !p->value || p->value->kind != ExprKind::kSelect || p->value->operands.size() != 3)
+        continue;
+      const Expr& cond = p->value->operands[0];
+      const Expr& base = p->value->operands[1];
+      const Expr& rec = p->value->operands[2];
+      if (cond->kind != ExprKind::kBinary || cond->binary_op != BinaryOp::kEQ ||
+          cond->operands[0]->kind != ExprKind::kVar || cond->operands[1]->kind != ExprKind::kIntImm)
+        continue;
+      const std::string var = cond->operands[0]->name;
+      auto at = std::find(v.names.begin(), v.names.end(), var);
+      if (at == v.names.end() ||
+          v.mins[static_cast<size_t>(at - v.names.begin())] != cond->operands[1]->int_value)
+        continue;
+      if (rec->kind != ExprKind::kCall || rec->call_kind != CallKind::kFunc ||
+          rec->name != p->func || rec->operands.size() != p->args.size())
+        continue;
+      bool shifted = false, args_ok = true;
+      for (size_t a = 0; a < p->args.size() && args_ok; ++a) {
+        if (p->args[a]->kind != ExprKind::kVar) args_ok = false;
+        if (!args_ok) break;
+        if (p->args[a]->name == var) {
+          shifted = print_expr(rec->operands[a]) == var + " - 1";
+          args_ok = shifted;
+        } else {
+          args_ok = equal(rec->operands[a], p->args[a]);
+        }
+      }
+      bool uses_var = false;
+      for_each_expr(base, [&](const Expr& e) {
+        uses_var |= (e->kind == ExprKind::kVar && e->name == var) ||
+                    (e->kind == ExprKind::kCall && e->call_kind != CallKind::kIntrinsic);
+      });
+      if (!args_ok || !shifted || uses_var) continue;
+      controls_[p->func] = {p->args, base};
+    }
+  }
+  bool empty() const { return controls_.empty(); }
+
+ protected:
+  Expr mutate_call(const Expr& e) override {
+    auto it = controls_.find(e->name);
+    if (e->call_kind == CallKind::kFunc && it != controls_.end() &&
+        e->operands.size() == it->second.args.size()) {
+      bool own_point = true;
+      for (size_t a = 0; a < e->operands.size(); ++a)
+        own_point = own_point && equal(e->operands[a], it->second.args[a]);
+      if (own_point) return it->second.value;
+    }
+    return mutate_operands(e);
+  }
+
+ private:
+  struct Control {
+    std::vector<Expr> args;
+    Expr value;
+  };
+  std::map<std::string, Control> controls_;
+};
+
+std::vector<std::vector<Expr>> resolve_controls(std::vector<std::vector<Expr>> paths,
+                                                const KernelView& v) {
+  ControlResolver resolver(v);
+  if (resolver.empty()) return paths;
+  for (std::vector<Expr>& path : paths)
+    for (Expr& e : path) e = resolver.mutate(e);
+  return paths;
+}
 
 // One copy of a kernel's iterations among the dims of a set: its original loop variables.
 struct Copy {
@@ -191,8 +270,8 @@ class ChannelArranger {
                c_moved = c_ && c_->transformed;
     if (!p_moved && !c_moved) return;
     if (!p_ || !c_) return;  // not one loop nest: IR written by hand, left as it is
-    writes_ = Sites(ch_.name, true, p_->body).paths();
-    reads_ = Sites(ch_.name, false, c_->body).paths();
+    writes_ = resolve_controls(Sites(ch_.name, true, p_->body).paths(), *p_);
+    reads_ = resolve_controls(Sites(ch_.name, false, c_->body).paths(), *c_);
     if (p_moved) make_array();
     check_order();
   }
