@@ -559,18 +559,38 @@ class Merger {
                        "isolate-producer-occurrence");
     }
     Func& reader = func(found_in);
+    // The producer follows the conditions on loop variables. A condition that reads Func values
+    // (`select(F(n), w(n) - 4, ...)` with F a merged URE) is the reader's to decide: the
+    // producer sends the value wherever the loop conditions hold, and the reader takes it from
+    // the channel there, before its select (a let), so both ends agree on every value whatever
+    // F computes (T2SP accepts such a producer).
     Expr condition;
+    bool func_condition = false;
     for (const Expr& c : conditions) {
-      if (!called_funcs(c).empty())
-        throw Diagnostic(d.loc,
-                         "the read of '" + text + "' in '" + reader.name +
-                             "' depends on the condition '" + print_expr(c) +
-                             "', which reads Func values; a producer can only follow conditions "
-                             "on loop variables",
-                         "isolate-producer-condition");
+      if (!called_funcs(c).empty()) {
+        func_condition = true;
+        continue;
+      }
       condition = condition ? make_binary(BinaryOp::kAnd, condition, c, Type::Bool()) : c;
     }
     const Func& rep = func(rg.rep);
+    // Without the reader's Func condition the producer may reach input indices the program
+    // never read (`select(F(n), w(n - 1), 7)` with F(0) false reads w(-1)): inputs start at 0
+    // (their extents are inferred as the largest index read plus one), so each index that is
+    // not a plain loop variable or a constant is guarded, and the producer sends 0 below it.
+    Expr sent = found;
+    if (func_condition) {
+      Expr guard;
+      for_each_expr(found, [&](const Expr& e) {
+        if (e->kind != ExprKind::kCall || e->call_kind != CallKind::kImage) return;
+        for (const Expr& index : e->operands) {
+          if (index->kind == ExprKind::kVar || index->kind == ExprKind::kIntImm) continue;
+          Expr ge = make_binary(BinaryOp::kGE, index, make_int(index->type, 0), Type::Bool());
+          guard = guard ? make_binary(BinaryOp::kAnd, guard, ge, Type::Bool()) : ge;
+        }
+      });
+      if (guard) sent = make_select(guard, found, zero_of(found->type), found->type, found->loc);
+    }
     std::string prev;
     for (const std::string& producer : producers) {
       Func& p = func(producer);
@@ -583,7 +603,7 @@ class Merger {
       p.type = found->type;
       p.args = rep.args;
       p.definition =
-          prev.empty() ? found : make_call(prev, CallKind::kFunc, found->type, var_exprs(rep.args));
+          prev.empty() ? sent : make_call(prev, CallKind::kFunc, found->type, var_exprs(rep.args));
       p.loc = d.loc;
       Group& g = group(p.name);
       g.loc = d.loc;
@@ -598,10 +618,15 @@ class Merger {
     reader.definition = swap.mutate(reader.definition);
     plan_.isolations.push_back({prev, reader.name, d.loc});
     for (const std::string& producer : producers) producer_condition_[producer] = condition;
+    if (func_condition) hoisted_reads_[reader.name][prev] = condition;
   }
 
   // ---------------------------------------------------------------------------------------
   // Lowering
+
+  static Expr zero_of(Type t) {
+    return t.is_float() ? make_float(t, 0.0) : t.is_bool() ? make_bool(false) : make_int(t, 0);
+  }
 
   std::string kernel_of(const std::string& f) { return group(f).rep; }
   bool on_device(const std::string& kernel) {
@@ -887,12 +912,23 @@ class Merger {
     }
     auto it = producer_condition_.find(m);
     if (it != producer_condition_.end()) condition = it->second;
-    // Values arriving over a channel.
+    // Values arriving over a channel. A read the producer sends whatever a Func condition of
+    // the reader says (isolate_value) is taken before the value is computed, into a let.
+    std::vector<std::pair<std::string, Expr>> hoisted;  // let name -> the read
+    const auto hoist = hoisted_reads_.find(m);
     CallInliner to_channel([&](const Expr& call) -> Expr {
       if (call->call_kind != CallKind::kFunc) return nullptr;
-      if (const Channel* c = channel_between(call->name, m))
-        return make_call("read_channel", CallKind::kChannel, c->type, {make_var(c->name)});
-      return nullptr;
+      const Channel* c = channel_between(call->name, m);
+      if (!c) return nullptr;
+      Expr read = make_call("read_channel", CallKind::kChannel, c->type, {make_var(c->name)});
+      if (hoist == hoisted_reads_.end() || !hoist->second.count(call->name)) return read;
+      const std::string name = c->name + "_value";
+      for (const auto& [n, e] : hoisted)
+        if (n == name) return make_var(name, c->type, call->loc);
+      const Expr& when = hoist->second.at(call->name);
+      hoisted.emplace_back(
+          name, when ? make_select(when, read, zero_of(c->type), c->type, call->loc) : read);
+      return make_var(name, c->type, call->loc);
     });
     value = to_channel.mutate(value);
     // An isolated consumer of a write-when Func copies its condition when that condition only
@@ -918,10 +954,18 @@ class Merger {
       stmts.push_back(make_write_channel(
           c.name, {}, stored ? make_call(m, CallKind::kFunc, f.type, args) : value, c.loc));
     }
+    const size_t hoisted_by_value = hoisted.size();
+    for (auto it = hoisted.rbegin(); it != hoisted.rend(); ++it)
+      stmts = {make_let(it->first, it->second, stmts, f.loc)};
     if (condition) stmts = {make_if(condition, stmts, {}, f.loc)};
     // Inlined values used more than once, bound before they are used (outermost first).
-    for (auto it = inlined.lets.rbegin(); it != inlined.lets.rend(); ++it)
+    for (auto it = inlined.lets.rbegin(); it != inlined.lets.rend(); ++it) {
       stmts = {make_let(it->first, to_channel.mutate(it->second), stmts, f.loc)};
+      // The isolated read is in the reader's own definition, never in an inlined Func's.
+      if (hoisted.size() != hoisted_by_value)
+        throw InternalError("merge: the hoisted read of '" + m + "' is inside the let '" +
+                            it->first + "'");
+    }
     return stmts;
   }
 
@@ -934,6 +978,9 @@ class Merger {
   std::map<std::string, std::vector<const Directive*>> deferred_;
   std::map<std::string, SourceLoc> min_depth_loc_;
   std::map<std::string, Expr> producer_condition_;  // producer Func -> when it sends
+  // reader -> (last producer -> the loop conditions of the read): reads under a Func condition,
+  // taken into a let before the reader's value (compute()).
+  std::map<std::string, std::map<std::string, Expr>> hoisted_reads_;
   std::set<std::string> need_buffer_;
   std::map<std::string, std::string> channel_func_;  // channel -> the Func it carries
   std::map<std::string, std::set<std::string>> kernel_deps_;
