@@ -665,6 +665,7 @@ class Merger {
       out_.channels.push_back(c);
       check_channel_order(iso, c);
     }
+    device_read_channels();
     for (const auto& [f, depth] : plan_.min_depth) {
       bool found = false;
       for (const Channel& c : out_.channels) found |= c.consumer == kernel_of(f);
@@ -695,12 +696,16 @@ class Merger {
             continue;
           }
           if (channel_between(c, m)) continue;
-          if (on_device(g.rep) && on_device(kernel_of(c)))
+          if (on_device(g.rep) && on_device(kernel_of(c))) {
+            auto why = device_read_refusal_.find({m, c});
             throw Diagnostic(func(m).loc,
                              "device Func '" + m + "' reads '" + c +
-                                 "', which another device kernel computes; connect them with "
-                                 "isolate_consumer or isolate_producer_chain (a channel)",
+                                 "', which another device kernel computes, and the read cannot "
+                                 "be a channel" +
+                                 (why == device_read_refusal_.end() ? "" : ": " + why->second) +
+                                 "; connect them with isolate_consumer or isolate_producer_chain",
                              "merge-device-read");
+          }
           need_buffer_.insert(c);
           kernel_deps_[g.rep].insert(kernel_of(c));
           dep_reasons_.emplace(std::make_pair(g.rep, kernel_of(c)),
@@ -742,6 +747,102 @@ class Merger {
 
   // Both ends of an isolation's channel visit its values in one order (a FIFO pairs them in
   // order); a reorder of an isolated Func must keep it.
+  // A device Func with a kernel of its own (compute_root) read by another device kernel sends
+  // its values over a channel, as in T2S (device kernels talk over channels; seed 002 1.1
+  // matches the lanes when both ends vectorize). The read must take each value once, in the
+  // order it is computed: one call in the whole program, unconditional, at the reader's own
+  // loop variables named as the Func's arguments, over the same bounds, the reader having no
+  // other loop. Otherwise merge-device-read says which of these fails.
+  void device_read_channels() {
+    for (const Group& g : plan_.groups) {
+      if (!on_device(g.rep)) continue;
+      for (const std::string& m : g.members) {
+        if (!func(m).definition) continue;
+        for (const std::string& c : called_funcs(func(m).definition)) {
+          if (!plan_.group_of.count(c) || kernel_of(c) == g.rep || channel_between(c, m) ||
+              !on_device(kernel_of(c)))
+            continue;
+          std::string why = device_channel_refusal(c, m);
+          if (!why.empty()) {
+            device_read_refusal_[{m, c}] = why;
+            continue;
+          }
+          Channel ch;
+          ch.name = c + "_to_" + m;
+          while (out_.find_func(ch.name) || out_.find_channel(ch.name) ||
+                 std::count(out_.vars.begin(), out_.vars.end(), ch.name))
+            ch.name += "_";
+          ch.type = func(c).type;
+          ch.depth = 0;
+          ch.producer = kernel_of(c);
+          ch.consumer = kernel_of(m);
+          ch.loc = func(m).loc;
+          channel_func_[ch.name] = c;
+          out_.channels.push_back(ch);
+          check_channel_order(Isolation{c, m, func(m).loc}, out_.channels.back());
+        }
+      }
+    }
+  }
+
+  // Why the read of `c` by `m` cannot be a channel ("" when it can).
+  std::string device_channel_refusal(const std::string& c, const std::string& m) {
+    if (c == in_.output.func) return "'" + c + "' is the realized output";
+    // Every call of c outside its own definition, and where it sits.
+    int calls = 0;
+    bool conditional = false;
+    Expr call;
+    for (const Func& f : out_.funcs) {
+      if (f.name == c || !f.definition) continue;
+      std::function<void(const Expr&, bool)> walk = [&](const Expr& e, bool under) {
+        if (e->kind == ExprKind::kCall && e->call_kind == CallKind::kFunc && e->name == c) {
+          ++calls;
+          if (f.name == m) {
+            call = e;
+            conditional = conditional || under;
+          }
+        }
+        if (e->kind == ExprKind::kSelect) {
+          walk(e->operands[0], under);
+          for (size_t i = 1; i < e->operands.size(); ++i) walk(e->operands[i], true);
+          return;
+        }
+        if (e->kind == ExprKind::kBinary &&
+            (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr)) {
+          walk(e->operands[0], under);
+          walk(e->operands[1], true);
+          return;
+        }
+        for (const Expr& o : e->operands) walk(o, under);
+      };
+      walk(f.definition, false);
+    }
+    if (calls != 1)
+      return "'" + c + "' is read " + std::to_string(calls) +
+             " times in the program (a channel has one reader, which takes each value once)";
+    if (conditional) return "the read of '" + c + "' is under a condition";
+    const Func& cf = func(c);
+    if (call->operands.size() != cf.args.size()) return "the read of '" + c + "' is malformed";
+    for (size_t a = 0; a < cf.args.size(); ++a)
+      if (call->operands[a]->kind != ExprKind::kVar || call->operands[a]->name != cf.args[a])
+        return "the read " + print_expr(call) + " is not at " + c + "'s own arguments (" +
+               join(cf.args) + ")";
+    const Group &producer = group(c), &consumer = group(m);
+    std::set<std::string> args(cf.args.begin(), cf.args.end());
+    for (const std::string& v : consumer.loop_vars)
+      if (!args.count(v))
+        return "'" + consumer.rep + "' has the loop '" + v + "', which '" + c +
+               "' lacks: it would read each value more than once";
+    for (const std::string& a : cf.args) {
+      auto p = producer.bounds.find(a), q = consumer.bounds.find(a);
+      if (p == producer.bounds.end() || q == consumer.bounds.end() ||
+          p->second.min != q->second.min || p->second.extent != q->second.extent)
+        return "the loops '" + a + "' of '" + producer.rep + "' and '" + consumer.rep +
+               "' have different bounds";
+    }
+    return "";
+  }
+
   void check_channel_order(const Isolation& iso, const Channel& c) {
     const Func& from = func(iso.from);
     Expr sent;
@@ -984,6 +1085,8 @@ class Merger {
   std::set<std::string> need_buffer_;
   std::map<std::string, std::string> channel_func_;  // channel -> the Func it carries
   std::map<std::string, std::set<std::string>> kernel_deps_;
+  // (reader, Func) -> why device_read_channels made no channel, for merge-device-read.
+  std::map<std::pair<std::string, std::string>, std::string> device_read_refusal_;
   // Why a kernel depends on another (for kernel-cycle): the Func that reads, and how.
   struct DepReason {
     std::string reader, what;
