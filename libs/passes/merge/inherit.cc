@@ -26,8 +26,6 @@
 
 namespace t2s::merge_internal {
 
-namespace {
-
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -40,6 +38,8 @@ bool has_directive(const Program& p, const std::string& func,
         if (d.name == n) return true;
   return false;
 }
+
+namespace {
 
 // The loops the kernel of `g` runs, innermost first (its split loops too).
 std::vector<std::string> nest_loops_of(const Plan& plan, const Group& g) {

@@ -843,6 +843,49 @@ class Merger {
     return "";
   }
 
+  // An isolated consumer that copies its producer's loops and orders them itself in no way (no
+  // reorder or split of its own, no pending order) may visit the values in the order the
+  // producer sends them: each of its loops takes the place in the producer's nest of the loop
+  // the sent condition ties it to (T2SP's LU sends O(i, bb, j, b) under `j == k`, so j runs at
+  // k's place, outside bb), else its own place. A consumer with a transform of its own keeps its
+  // order for t2s-stt as a pending order. True when the loops were reordered (the caller checks
+  // the new order again).
+  bool follow_producer_order(const Group& producer, Group& consumer,
+                             const std::vector<std::string>& args, const Expr& sent) {
+    if (consumer.copies.empty() || consumer.reorder >= 0 || !consumer.pending_order.empty() ||
+        has_directive(in_, consumer.rep, {"split", "reorder"}))
+      return false;
+    if (auto n = plan_.nests.find(consumer.rep);
+        n != plan_.nests.end() && !n->second.splits.empty())
+      return false;
+    auto place = [&](const std::string& v) -> size_t {
+      return static_cast<size_t>(
+          std::find(producer.loop_vars.begin(), producer.loop_vars.end(), v) -
+          producer.loop_vars.begin());
+    };
+    std::map<std::string, size_t> key;
+    for (const std::string& v : consumer.loop_vars) key[v] = place(v);
+    if (sent)
+      for_each_expr(sent, [&](const Expr& e) {
+        if (e->kind != ExprKind::kBinary || e->binary_op != BinaryOp::kEQ) return;
+        const Expr &a = e->operands[0], &b = e->operands[1];
+        if (a->kind != ExprKind::kVar || b->kind != ExprKind::kVar) return;
+        for (const auto& [arg, loop] : {std::pair(a->name, b->name), std::pair(b->name, a->name)})
+          if (key.count(arg) && contains(args, arg) && !contains(args, loop) &&
+              place(loop) < producer.loop_vars.size())
+            key[arg] = place(loop);
+      });
+    std::vector<std::string> order = consumer.loop_vars;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const std::string& x, const std::string& y) { return key[x] < key[y]; });
+    if (order == consumer.loop_vars) return false;
+    const bool transformed = has_directive(in_, consumer.rep, {"space_time_transform"}) ||
+                             plan_.inherited.count(consumer.rep);
+    if (transformed) consumer.pending_order = consumer.loop_vars;
+    consumer.loop_vars = order;
+    return true;
+  }
+
   void check_channel_order(const Isolation& iso, const Channel& c) {
     const Func& from = func(iso.from);
     Expr sent;
@@ -850,8 +893,11 @@ class Merger {
       sent = it->second;
     else if (from.definition && is_write_when(from.definition))
       sent = from.definition->operands[0];
-    const Group &producer = group(iso.from), &consumer = group(iso.to);
+    const Group& producer = group(iso.from);
+    Group& consumer = group(iso.to);
     auto swap = channel_order_swap(plan_, producer, consumer, from.args, sent);
+    if (swap && follow_producer_order(producer, consumer, from.args, sent))
+      swap = channel_order_swap(plan_, producer, consumer, from.args, sent);
     if (!swap) return;
     auto value = [&](const std::vector<int64_t>& at) {
       std::string s = from.name + "(";
@@ -860,7 +906,7 @@ class Merger {
     };
     SourceLoc loc = iso.loc;  // at the reorder of the isolated end, if any
     std::string what = "the loop orders of '" + producer.rep + "' and '" + consumer.rep + "'";
-    for (const Group* g : {&consumer, &producer})
+    for (const Group* g : {static_cast<const Group*>(&consumer), &producer})
       if (is_isolation_target(g->rep) && g->reorder >= 0) {
         loc = in_.directives[g->reorder].loc;
         what = "reorder of '" + g->rep + "'";

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -88,6 +89,11 @@ std::vector<std::string> called_funcs(const Expr& e);
 bool is_write_when(const Expr& e);
 // The Vars `e` uses, each once, in first-use order.
 std::vector<std::string> used_vars(const Expr& e);
+// `x` is in `v`.
+bool contains(const std::vector<std::string>& v, const std::string& x);
+// `p` has a directive on `func` with one of `names`.
+bool has_directive(const Program& p, const std::string& func,
+                   std::initializer_list<const char*> names);
 
 // The rules on the shape of UREs and merges (seed 001, LANGUAGE.md section 6): merged UREs'
 // arguments, extended UREs and write-when selects only last in a merge, the realized Func last.

@@ -27,10 +27,6 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 // The loops the kernel of `g` runs, innermost first.
 const std::vector<std::string>& real_loops(const Plan& plan, const Group& g) {
   auto it = plan.nests.find(g.rep);
@@ -528,7 +524,14 @@ std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_ord
     if (order.size() != args.size()) return std::nullopt;
     return order;
   };
-  if (auto f = arg_order(from), t = arg_order(to); f && t && *f == *t) return std::nullopt;
+  // Loops of the producer that are not arguments but that the condition it sends under
+  // mentions (`j == k` of T2SP's LU: the value of j is sent at k's place in the order).
+  std::set<std::string> pinned;
+  if (sent && called_funcs(sent).empty())  // a condition isl can read
+    for (const std::string& v : used_vars(sent))
+      if (!contains(args, v) && contains(from.loop_vars, v)) pinned.insert(v);
+  if (auto f = arg_order(from), t = arg_order(to); f && t && *f == *t && pinned.empty())
+    return std::nullopt;
   poly::Set pairs;
   // The values of the arguments of the two points, x and y.
   std::map<std::string, poly::VarDims> point;
@@ -549,7 +552,8 @@ std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_ord
     }
   // `first(x, y)`: the group runs x's iteration before y's, over its loops that come from the
   // arguments (the others visit a value once, e.g. under `k == K - 1`).
-  auto runs_first = [&](const Group& g, const std::string& tag) -> std::optional<poly::Cond> {
+  auto runs_first = [&](const Group& g, const std::string& tag,
+                        bool producer) -> std::optional<poly::Cond> {
     auto nest = plan.nests.find(g.rep);
     const bool split = nest != plan.nests.end() && !nest->second.splits.empty();
     const std::vector<std::string>& loops = split ? nest->second.loops : g.loop_vars;
@@ -571,7 +575,7 @@ std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_ord
         if (b == bounds.end()) return std::nullopt;
         pairs.where(
             poly::Cond::range(b->second.min, poly::Aff::dim(d), b->second.min + b->second.extent));
-        if (contains(args, root.count(l) ? root.at(l) : l))
+        if (contains(args, root.count(l) ? root.at(l) : l) || (producer && pinned.count(l)))
           order[side].push_back(poly::Aff::dim(d));
       }
       std::map<std::string, poly::Aff> value;
@@ -588,6 +592,11 @@ std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_ord
         if (v == value.end()) return std::nullopt;
         pairs.where(poly::Aff::dim(point[side].at(a)) == v->second);
       }
+      if (producer && !pinned.empty()) {  // the iteration that sends the value
+        poly::VarDims at;
+        for (const auto& [l, d] : dim) at[l] = d;
+        if (auto c = poly::Cond::from_expr(sent, at)) pairs.where(*c);
+      }
     }
     std::optional<poly::Cond> first;
     for (size_t i = order["x"].size(); i-- > 0;) {
@@ -596,8 +605,8 @@ std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_ord
     }
     return first;
   };
-  auto sends_first = runs_first(from, "p");
-  auto reads_first = runs_first(to, "c");
+  auto sends_first = runs_first(from, "p", true);
+  auto reads_first = runs_first(to, "c", false);
   if (!sends_first || !reads_first) return std::nullopt;
   // The producer sends x before y (so x != y) and the consumer does not read x first: it reads
   // y first.

@@ -115,6 +115,23 @@ std::string name_of(const Case& c) {
   return n;
 }
 
+// The largest constant slot read of shift register `name` in the program's kernels (-1: none).
+int64_t deepest_slot_read(const Program& p, const std::string& name) {
+  int64_t deepest = -1;
+  for (const Kernel& k : p.kernels)
+    for_each_stmt(k.body, [&](const Stmt& st) {
+      for (const Expr* e : st.exprs())
+        if (*e)
+          for_each_expr(*e, [&](const Expr& x) {
+            if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kRegister &&
+                x->name == name && !x->operands.empty() &&
+                x->operands.back()->kind == ExprKind::kIntImm)
+              deepest = std::max(deepest, x->operands.back()->int_value);
+          });
+    });
+  return deepest;
+}
+
 TEST(SttTest, EveryRegisterHoldsExactlyTheLiveValuesAndTheResultIsUnchanged) {
   std::vector<Case> cases = all_cases();
   ASSERT_GE(cases.size(), 20u);
@@ -134,8 +151,16 @@ TEST(SttTest, EveryRegisterHoldsExactlyTheLiveValuesAndTheResultIsUnchanged) {
       auto mismatch = compare_arrays(expected, actual);
       EXPECT_FALSE(mismatch.has_value()) << "stt result differs from merged, seed " << seed;
       for (const Register& r : stt.registers) {
-        EXPECT_EQ(live.at(r.name), r.depth)
-            << "register " << r.name << " (" << register_kind_name(r.kind) << ")";
+        // A shift register whose values are read only under conditions the schedule does not
+        // decide (T2SP's LU reads L(i - 1) only where i > k and j > k) holds fewer live values
+        // than slots; a shift register is still no deeper than its deepest read needs.
+        const int64_t deepest = deepest_slot_read(stt, r.name) + 1;
+        if (r.kind == Register::kShift && live.at(r.name) < r.depth) {
+          EXPECT_EQ(deepest, r.depth) << "register " << r.name << " (shift)";
+        } else {
+          EXPECT_EQ(live.at(r.name), r.depth)
+              << "register " << r.name << " (" << register_kind_name(r.kind) << ")";
+        }
         EXPECT_LE(r.depth, r.naive) << r.name;
       }
     }
