@@ -32,7 +32,7 @@ channel float P_to_P_drain[4];  // P -> P_drain
 channel float4 P_drain_to_P_out;  // P_drain -> P_out
 channel float4 P_drain_gather_fifo[4] __attribute__((depth(1)));  // P_drain -> P_drain
 
-// Kernel P (8:1): reads input x; channels P_to_P_drain.
+// Kernel P (11:1): reads input x; channels P_to_P_drain.
 __kernel __attribute__((max_global_work_dim(0)))
 void P(__global const float* restrict x) {
   for (int c = 0; c < 3; c++) {
@@ -43,7 +43,7 @@ void P(__global const float* restrict x) {
   }
 }
 
-// Kernel P_drain (11:3): channels P_drain_gather_fifo, P_drain_to_P_out, P_to_P_drain; no global memory: autorun.
+// Kernel P_drain (14:3): channels P_drain_gather_fifo, P_drain_to_P_out, P_to_P_drain; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void P_drain() {
   for (int c = 0; c < 3; c++) {
@@ -61,7 +61,7 @@ void P_drain() {
   }
 }
 
-// Kernel P_out (11:3): writes buffer P_out; channels P_drain_to_P_out.
+// Kernel P_out (14:3): writes buffer P_out; channels P_drain_to_P_out.
 __kernel __attribute__((max_global_work_dim(0)))
 void P_out(__global float* restrict P_out) {
   for (int c = 0; c < 3; c++) {
