@@ -47,6 +47,23 @@ std::vector<std::string> nest_loops_of(const Plan& plan, const Group& g) {
   return it == plan.nests.end() || it->second.splits.empty() ? g.loop_vars : it->second.loops;
 }
 
+// The loops of `rep`'s kernel its vectorize directives (own or inherited) made lanes.
+std::set<std::string> lanes_of(const Plan& plan, const std::string& rep) {
+  std::set<std::string> out;
+  if (auto v = plan.vectorized.find(rep); v != plan.vectorized.end())
+    for (const auto& [loop, at] : v->second) out.insert(loop);
+  return out;
+}
+
+// The lanes of a copy `rep`: those it has now and those its own vectorize directives, applied
+// after the copy, will make.
+std::set<std::string> copy_lanes(const Program& p, const Plan& plan, const std::string& rep) {
+  std::set<std::string> lanes = lanes_of(plan, rep);
+  for (const Directive& d : p.directives)
+    if (d.func == rep && d.name == "vectorize" && !d.args.empty()) lanes.insert(d.args[0].text);
+  return lanes;
+}
+
 std::vector<std::string> names(const DirectiveArg& list) {
   std::vector<std::string> out;
   for (const DirectiveArg& a : list.items) out.push_back(a.text);
@@ -56,6 +73,8 @@ std::vector<std::string> names(const DirectiveArg& list) {
 // `transforms` adapted to a kernel whose loops are `loops` and whose vectorized loops are
 // `lanes` (see the comment at the top).
 std::vector<Directive> adapt(const std::vector<Directive>& transforms,
+                             const std::vector<std::string>& from_loops,
+                             const std::set<std::string>& from_lanes,
                              const std::vector<std::string>& loops,
                              const std::set<std::string>& lanes, const SourceLoc& loc) {
   std::vector<Directive> out;
@@ -87,9 +106,19 @@ std::vector<Directive> adapt(const std::vector<Directive>& transforms,
         if (!proper) break;
       }
       // A scheduling vector needs a loop left for time (the lanes are not): without one, every
-      // PE runs once and the vector has nothing to skew.
+      // PE runs once and the vector has nothing to skew. And it skews the loop it was written
+      // for, the first loop out of the space loops in the source's nest: a copy that lacks
+      // that loop (a drainer without the reduction loop k) would skew another one, an outer
+      // loop the source runs its whole time range inside of, and read the PEs' values in
+      // another order than they are written.
       bool time_left = false;
       for (const std::string& l : loops) time_left |= !contains(space, l) && !lanes.count(l);
+      if (out.empty())
+        for (const std::string& l : from_loops)
+          if (!contains(all, l) && !from_lanes.count(l)) {
+            time_left &= contains(loops, l);
+            break;
+          }
       c.args[0] = DirectiveArg::list(kept);
       c.args[1] =
           DirectiveArg::list(coefficients && time_left ? vector : std::vector<DirectiveArg>{});
@@ -130,13 +159,9 @@ void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from
       for (const auto& [loop, at] : v->second)
         if (contains(loops, loop)) plan.vectorized[to.rep].emplace(loop, loc);
   if (!own_transform) {
-    std::set<std::string> lanes;
-    if (auto v = plan.vectorized.find(to.rep); v != plan.vectorized.end())
-      for (const auto& [loop, at] : v->second) lanes.insert(loop);
-    for (const Directive& d : p.directives)  // its own, applied after this copy
-      if (d.func == to.rep && d.name == "vectorize" && !d.args.empty())
-        lanes.insert(d.args[0].text);
-    std::vector<Directive> copied = adapt(transforms_of(p, plan, from.rep), loops, lanes, loc);
+    std::vector<Directive> copied =
+        adapt(transforms_of(p, plan, from.rep), nest_loops_of(plan, from), lanes_of(plan, from.rep),
+              loops, copy_lanes(p, plan, to.rep), loc);
     if (!copied.empty()) {
       plan.inherited[to.rep] = copied;
       // The loop order the transforms were written for, when the merged stage left it to
@@ -154,6 +179,28 @@ void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from
           Directive unroll{to.rep, "unroll", {DirectiveArg::expr(loop)}, loc};
           apply_loop_directive(plan, to, unroll);
         }
+}
+
+bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const Group& reader,
+                            const SourceLoc& loc) {
+  if (has_directive(p, producer.rep, {"space_time_transform"})) return false;
+  const std::vector<Directive> transforms = transforms_of(p, plan, reader.rep);
+  bool scheduled = false;
+  for (const Directive& d : transforms) {
+    if (d.args.size() == 5) scheduled = true;  // the general form: its last row is the schedule
+    if (d.args.size() == 3 && d.args[1].kind == DirectiveArg::kList)
+      for (const DirectiveArg& c : d.args[1].items) scheduled |= c.text != "0";
+  }
+  if (!scheduled) return false;
+  std::vector<Directive> copied =
+      adapt(transforms, nest_loops_of(plan, reader), lanes_of(plan, reader.rep),
+            nest_loops_of(plan, producer), copy_lanes(p, plan, producer.rep), loc);
+  if (copied.empty()) return false;
+  plan.inherited[producer.rep] = copied;
+  if (!reader.pending_order.empty() && !has_directive(p, producer.rep, {"reorder", "split"}) &&
+      reader.pending_order.size() == producer.loop_vars.size())
+    producer.pending_order = reader.pending_order;
+  return true;
 }
 
 }  // namespace t2s::merge_internal

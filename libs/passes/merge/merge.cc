@@ -564,7 +564,13 @@ class Merger {
     // producer sends the value wherever the loop conditions hold, and the reader takes it from
     // the channel there, before its select (a let), so both ends agree on every value whatever
     // F computes (T2SP accepts such a producer).
+    // A chain built one link at a time (`A.isolate_producer_chain(a, feed);
+    // feed.isolate_producer_chain(a, load);`) isolates from a producer whose definition is the
+    // bare value: when it sends lives in its producer condition, which the new links keep, so
+    // every link sends exactly the values the next one reads.
     Expr condition;
+    if (auto it = producer_condition_.find(found_in); it != producer_condition_.end())
+      condition = it->second;
     bool func_condition = false;
     for (const Expr& c : conditions) {
       if (!called_funcs(c).empty()) {
@@ -608,6 +614,7 @@ class Merger {
       Group& g = group(p.name);
       g.loc = d.loc;
       copy_loops(g, rg, rep.args, /*with_splits=*/false);
+      if (p.place == Place::kDevice) inherit_array_schedule(in_, plan_, g, rg, d.loc);
       apply_deferred(g);
       if (!prev.empty()) plan_.isolations.push_back({prev, p.name, d.loc});
       prev = p.name;

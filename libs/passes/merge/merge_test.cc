@@ -492,8 +492,9 @@ TEST(MergeTest, IsolatedConsumerInheritsTheTransform) {
   // The drainer has c's loops (i, j): k, a space loop it lacks, is dropped with its
   // coefficient; its next loop out (j) becomes time.
   EXPECT_EQ(inherited(p, "drain"), Strings{"A: [[i], [2], SpaceTimeTransform::NoCheckTime]"});
-  EXPECT_TRUE(inherited(p, "load").empty());  // producers do not inherit
-  EXPECT_TRUE(inherited(p, "A").empty());     // a kernel's own transforms stay in directives
+  // The device loader follows the array's schedule: it has all of A's loops.
+  EXPECT_EQ(inherited(p, "load"), Strings{"A: [[k, i], [1, 2], SpaceTimeTransform::NoCheckTime]"});
+  EXPECT_TRUE(inherited(p, "A").empty());  // a kernel's own transforms stay in directives
   for (const Kernel& k : p.kernels)
     if (k.name == "drain") {
       for (const Directive& d : p.directives)
@@ -501,6 +502,15 @@ TEST(MergeTest, IsolatedConsumerInheritsTheTransform) {
           EXPECT_EQ(k.inherited_transforms[0].loc, d.loc);
         }
     }
+  // Without a scheduling vector the array reads in its loop order, which the loader has.
+  EXPECT_TRUE(
+      inherited(merged_program(isolated_gemm("A.space_time_transform(k, i);\n")), "load").empty());
+  // The drainer lacks the loop the vector skews (k, outside the space loop i): it runs
+  // unskewed, in the order the PEs write.
+  EXPECT_EQ(inherited(merged_program(
+                          isolated_gemm("A.reorder(i, k, j).space_time_transform({i}, {2});\n")),
+                      "drain"),
+            Strings{"A: [[i], [], SpaceTimeTransform::NoCheckTime]"});
   // No loop of the drainer is left for time: the scheduling vector goes too.
   EXPECT_EQ(inherited(merged_program(isolated_gemm(
                           "A.reorder(i, j, k).space_time_transform({i, j}, {1, 1});\n")),

@@ -165,6 +165,14 @@ std::vector<Directive> transforms_of(const Program& p, const Plan& plan, const s
 // its loops; `loc` is the isolation directive. Its own directives replace what they cover.
 void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from,
                       const SourceLoc& loc);
+// An isolated device producer without a space_time_transform of its own follows the array it
+// feeds when the array's transforms schedule time (a scheduling vector that is not all zeros,
+// or the general form): it inherits them, adapted to its loops as an isolated consumer's are,
+// so it sends the values in the order the array reads them (T2SP's isolated producers inherit
+// the array's schedule). Without a schedule the array reads in its loop order, which the
+// producer already has. Returns whether it inherited.
+bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const Group& reader,
+                            const SourceLoc& loc);
 
 // A definition with its inlined calls replaced: `value`, evaluated after `lets` (outermost
 // first). An inlined call evaluated more than once with the same arguments, and always

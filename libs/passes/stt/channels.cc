@@ -4,7 +4,8 @@
 //   - a channel whose producer was transformed becomes an array of channels, one per PE of the
 //     producer that writes it: `dims` are the extents of the producer's space loops, outermost
 //     first, without its lanes (vectorized loops, which the channel's type carries) and without
-//     the space loops the writes do not vary in (the reduction's last PE: `if (k == K - 1)`).
+//     the space loops the writes do not vary in (the reduction's last PE: `if (k == K - 1)`)
+//     or that the kept ones determine (a diagonal `if (j == k)` is an array over j).
 //     Each PE writes the element of its own index (`write_channel(ch, [iii, jjj])`, constants
 //     once the PEs are unrolled); the consumer reads the element of the same loop variables,
 //     which it has since it copies them (`read_channel(ch, iii, jjj)`), whatever its own
@@ -19,6 +20,7 @@
 //     visits each element's values in (the merged stage pairs them right).
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/visitor.h"
@@ -279,13 +281,19 @@ class ChannelArranger {
  private:
   // The producer's PEs that write the channel become its dimensions.
   void make_array() {
-    for (const KernelView::Space& s : p_->space) {
-      poly::Set set;
-      Copy x = add_copy(set, *p_, "x");
-      set.where(used_at(writes_, x));
-      if (poly::single_value(set, x.of(s.aff))) continue;  // the writes do not vary in it
-      dims_.push_back(&s);
-    }
+    // A space loop is a dimension unless the writes do not vary in it (the reduction's last
+    // PE: `if (k == K - 1)`) or the dimensions kept already determine it (a diagonal: `O`
+    // written where `k == j` by PEs (j, k) is an array over j). The loops the consumer can
+    // index with are tried first, so a diagonal is indexed by the one it has.
+    std::vector<const KernelView::Space*> candidates;
+    for (bool readable : {true, false})
+      for (const KernelView::Space& s : p_->space)
+        if (consumer_has_all(s) == readable) candidates.push_back(&s);
+    std::set<const KernelView::Space*> kept;
+    for (const KernelView::Space* s : candidates)
+      if (!determined(*s, kept)) kept.insert(s);
+    for (const KernelView::Space& s : p_->space)
+      if (kept.count(&s)) dims_.push_back(&s);
     if (dims_.empty()) return;
     // Outermost first, as the array is declared; each in the consumer's loop variables.
     std::vector<Expr> write_index, read_index;
@@ -319,6 +327,25 @@ class ChannelArranger {
       if (k.name == ch_.producer) k.body = set_write_index(k.body, write_index);
       if (k.name == ch_.consumer) k.body = set_read_index(k.body, read_index);
     }
+  }
+
+  bool consumer_has_all(const KernelView::Space& s) const {
+    for (size_t v = 0; v < p_->names.size(); ++v)
+      if (s.aff.coeff[v] != 0 && common(p_->names[v]) == c_->names.size()) return false;
+    return true;
+  }
+
+  // Two writes at PEs that agree on every space loop in `kept` agree on `s` too.
+  bool determined(const KernelView::Space& s, const std::set<const KernelView::Space*>& kept) {
+    poly::Set set;
+    Copy x = add_copy(set, *p_, "x");
+    set.where(used_at(writes_, x));
+    if (kept.empty()) return poly::single_value(set, x.of(s.aff)).has_value();
+    Copy y = add_copy(set, *p_, "y");
+    set.where(used_at(writes_, y));
+    for (const KernelView::Space* k : kept) set.where(x.of(k->aff) == y.of(k->aff));
+    set.where(x.of(s.aff) < y.of(s.aff));
+    return poly::is_empty(set);
   }
 
   std::string space_text() const {
