@@ -1,4 +1,5 @@
-// The schedule an isolated consumer inherits (LANGUAGE.md section 5: isolate_consumer copies
+// The schedule an isolated consumer inherits, and an isolated device producer of an array whose
+// transform schedules time (inherit_array_schedule) (LANGUAGE.md section 5: isolate_consumer copies
 // P's "arguments, bounds, loop order, loop kinds and space-time transform"). copy_nest (split.cc)
 // already copies the loops, bounds and splits; this file copies the rest, adapted to the loops
 // the consumer has (the arguments of the Func it consumes):
@@ -15,7 +16,9 @@
 // the producer's PEs, or a loop the producer writes the values at one value of, such as the
 // reduction's last PE) is dropped, and a step with no space loop left ends the copy (with the
 // steps after it); its scheduling vector is dropped when no loop of the consumer is left for
-// time (every PE then runs once: c(i, j) of a GEMM transformed with ({i, j}, {1, 1})). A
+// time (every PE then runs once: c(i, j) of a GEMM transformed with ({i, j}, {1, 1})) or the
+// consumer lacks the loop the vector skews in the source (its first loop out of the space
+// loops). A
 // general form is copied as it is when the consumer has all of its source
 // loops, else it ends the copy. Loops outside the space loops need nothing: the consumer's next
 // loop out becomes time, and the loops it lacks (the reduction kk) are not there.
