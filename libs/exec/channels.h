@@ -101,7 +101,8 @@ struct Group : t2s_rt::detail::Scheduler<GroupMember<T>> {
     for (const Member& m : this->members)
       if (m.blocked && !loc) loc = m.loc;
     std::string message =
-        this->deadlock_message([](const Member& m) { return m.channel->describe(m.fifo); });
+        this->deadlock_message([](const Member& m) { return m.channel->describe(m.fifo); },
+                               [](const Member& m) { return m.channel->channel->name; });
     deadlock = std::make_unique<Diagnostic>(loc ? *loc : *no_loc(), message, "run-deadlock");
     this->stop_all();
   }

@@ -89,6 +89,32 @@ TEST(Channels, BothKernelsBlocked) {
       "run-deadlock");
 }
 
+TEST(Channels, ElementsVisitedInAnotherOrderNeedDepth) {
+  // P writes element i / 4 (0, 0, 0, 0, 1, ...); C reads element i % 2 (0, 1, 0, 1, ...): with
+  // depth 1, P fills element 0 while C waits on element 1, and the message says how to deepen
+  // the channel; with depth 4 both run.
+  std::vector<std::pair<std::string, std::string>> vs = {
+      {"@W", "8"},         {"@R", "8"}, {"@DEPTH", "1"}, {"@DIMS", "2"}, {"@WIDX", "\"i / 4\""},
+      {"@RIDX", ", i % 2"}};
+  auto program = [&](const std::string& depth) {
+    vs[2].second = depth;
+    return parse(document(kInputA, kFuncC, output_c(8), buffer_c(8), subst(kPipeKernels, vs),
+                          subst(kPipeChannel, vs)));
+  };
+  expect_diagnostic(
+      [&] {
+        run_program(program("1"), {{"a", sequence(8)}});
+      },
+      "5:3",
+      "deadlock: every unfinished kernel is blocked: kernel 'P' waits to write to channel 'ch' "
+      "at (0) (full); kernel 'C' waits to read from channel 'ch' at (1) (empty). Channel 'ch' "
+      "is full at one element while 'C' waits to read another: its ends visit the elements in "
+      "different orders, further apart than the channel's depth; a deeper channel lets both "
+      "run (C.min_depth(N), N the values one element must hold)",
+      "run-deadlock");
+  EXPECT_NO_THROW(run_program(program("4"), {{"a", sequence(8)}}));
+}
+
 TEST(Channels, Leftover) {
   // C reads 5 of 8 values and stops; the deep channel lets P finish.
   expect_diagnostic(

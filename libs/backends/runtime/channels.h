@@ -91,9 +91,12 @@ struct Scheduler {
     return !stop && active > 0 && blocked == active;
   }
   // `deadlock: every unfinished kernel is blocked: kernel 'C' waits to read from channel 'ch'
-  // (empty); ...`, with describe(m) naming the channel that m waits on.
-  template <typename Describe>
-  std::string deadlock_message(Describe describe) const {
+  // (empty); ...`, with describe(m) naming the channel (and element) that m waits on and
+  // channel(m) the channel alone. When one channel is full at an element while its reader
+  // waits at another, the two ends visit its elements in different orders, further apart than
+  // its depth: the message says so and how to deepen it.
+  template <typename Describe, typename ChannelName>
+  std::string deadlock_message(Describe describe, ChannelName channel) const {
     std::string message = "deadlock: every unfinished kernel is blocked: ";
     bool first = true;
     for (const M& m : members) {
@@ -103,6 +106,16 @@ struct Scheduler {
       message += "kernel '" + m.name + "' waits to " +
                  (m.wants_write ? "write to " : "read from ") + describe(m) +
                  (m.wants_write ? " (full)" : " (empty)");
+    }
+    for (const M& w : members) {
+      if (!w.blocked || !w.wants_write) continue;
+      for (const M& r : members)
+        if (r.blocked && !r.wants_write && channel(r) == channel(w))
+          return message + ". Channel '" + channel(w) + "' is full at one element while '" +
+                 r.name +
+                 "' waits to read another: its ends visit the elements in different orders, "
+                 "further apart than the channel's depth; a deeper channel lets both run (" +
+                 r.name + ".min_depth(N), N the values one element must hold)";
     }
     return message;
   }
@@ -222,7 +235,8 @@ class FifoBase {
 };
 
 inline void Group::declare_deadlock() {
-  deadlock = deadlock_message([](const Member& m) { return m.fifo->describe(); });
+  deadlock = deadlock_message([](const Member& m) { return m.fifo->describe(); },
+                              [](const Member& m) { return m.fifo->name(); });
   stop_all();
 }
 
