@@ -195,6 +195,13 @@ bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const
       for (const DirectiveArg& c : d.args[1].items) scheduled |= c.text != "0";
   }
   if (!scheduled) return false;
+  // The array's lanes inside its space loops come too (a consumer's do): the transform names
+  // its space loops as the innermost but for lanes.
+  const std::vector<std::string> loops = nest_loops_of(plan, producer);
+  if (!has_directive(p, producer.rep, {"vectorize"}))
+    if (auto v = plan.vectorized.find(reader.rep); v != plan.vectorized.end())
+      for (const auto& [loop, at] : v->second)
+        if (contains(loops, loop)) plan.vectorized[producer.rep].emplace(loop, loc);
   std::vector<Directive> copied =
       adapt(transforms, nest_loops_of(plan, reader), lanes_of(plan, reader.rep),
             nest_loops_of(plan, producer), copy_lanes(p, plan, producer.rep), loc);

@@ -502,6 +502,12 @@ TEST(MergeTest, IsolatedConsumerInheritsTheTransform) {
           EXPECT_EQ(k.inherited_transforms[0].loc, d.loc);
         }
     }
+  // The array's lanes inside its space loops come with the transform.
+  const Program lanes =
+      merged_program(isolated_gemm("A.space_time_transform({i}, {1}).vectorize(k);\n"));
+  EXPECT_EQ(inherited(lanes, "load"), Strings{"A: [[i], [1], SpaceTimeTransform::NoCheckTime]"});
+  ASSERT_NE(find_loop(lanes, "load", "k"), nullptr);
+  EXPECT_EQ(find_loop(lanes, "load", "k")->loop_kind, LoopKind::kVectorized);
   // Without a scheduling vector the array reads in its loop order, which the loader has.
   EXPECT_TRUE(
       inherited(merged_program(isolated_gemm("A.space_time_transform(k, i);\n")), "load").empty());

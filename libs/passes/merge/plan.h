@@ -167,7 +167,8 @@ void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from
                       const SourceLoc& loc);
 // An isolated device producer without a space_time_transform of its own follows the array it
 // feeds when the array's transforms schedule time (a scheduling vector that is not all zeros,
-// or the general form): it inherits them, adapted to its loops as an isolated consumer's are,
+// or the general form): it inherits them (and the array's lanes, unless it vectorizes loops of
+// its own), adapted to its loops as an isolated consumer's are,
 // so it sends the values in the order the array reads them (T2SP's isolated producers inherit
 // the array's schedule). Without a schedule the array reads in its loop order, which the
 // producer already has. Returns whether it inherited.
