@@ -457,8 +457,19 @@ class Merger {
   // others into Funcs of their own merged into P1..Pn's kernels (named Pi_1, Pi_2, ...; each
   // value keeps its own channels), so one producer kernel sends several values.
   void isolate_producers(const Directive& d) {
-    if (!defined(d.func))
+    if (!defined(d.func)) {
+      // A chain built in steps names each link after the directive that defines it.
+      for (const Directive* later : producer_directives_)
+        for (size_t i = 1; later != &d && i < later->args.size(); ++i)
+          if (arg_name(later->args[i]) == d.func)
+            throw Diagnostic(d.loc,
+                             "'" + d.func +
+                                 "' is not defined yet: a later isolate_producer_chain defines "
+                                 "it; isolate from it after that directive",
+                             "isolate-undefined")
+                .add_note(later->loc, "'" + d.func + "' is defined here");
       throw Diagnostic(d.loc, "'" + d.func + "' is not defined", "isolate-undefined");
+    }
     std::vector<std::string> producers;
     for (size_t i = 1; i < d.args.size(); ++i) producers.push_back(arg_name(d.args[i]));
     if (d.args[0].kind != DirectiveArg::kList) {

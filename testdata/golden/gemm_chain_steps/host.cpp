@@ -4,8 +4,8 @@
 // Build: g++ -std=c++17 -O2 -ffp-contract=off -pthread THIS.cpp -lOpenCL
 // Kernels in the order they run:
 //   host: serA
-//   host: serB
-//   device: loadA, feedA (autorun), loadB, feedB (autorun), fB (autorun), A (autorun), drain (autorun), collect (concurrently)
+//   host: loadB
+//   device: loadA, feedA (autorun), feedB, A (autorun), drain (concurrently)
 //   host: unload
 
 #define CL_TARGET_OPENCL_VERSION 120
@@ -29,19 +29,19 @@
 struct t2s_data {
   t2s_rt::Array a;  // input
   t2s_rt::Array b;  // input
-  t2s_rt::Array serA;  // buffer [0, 4) x [0, 4) x [0, 6)
-  t2s_rt::Array serB;  // buffer [0, 4) x [0, 4) x [0, 6)
-  t2s_rt::Array collect;  // buffer [0, 4) x [0, 4)
-  t2s_rt::Array unload;  // buffer [0, 4) x [0, 4)
+  t2s_rt::Array serA;  // buffer [0, 5) x [0, 3) x [0, 4)
+  t2s_rt::Array loadB;  // buffer [0, 5) x [0, 3) x [0, 4)
+  t2s_rt::Array drain;  // buffer [0, 5) x [0, 3)
+  t2s_rt::Array unload;  // buffer [0, 5) x [0, 3)
 };
 
-// Host kernel serA (24:7).
+// Host kernel serA (26:7).
 void t2s_host_serA(t2s_data& t2s_d) {
-  const t2s_ref<const int32_t> a("input 'a'", reinterpret_cast<const int32_t*>(t2s_d.a.data.data()), {0, 0}, {6, 4});
-  const t2s_ref<int32_t> serA("'serA'", reinterpret_cast<int32_t*>(t2s_d.serA.data.data()), {0, 0, 0}, {4, 4, 6});
-  for (int32_t k = 0; k < 6; k++) {
-    for (int32_t i = 0; i < 4; i++) {
-      for (int32_t j = 0; j < 4; j++) {
+  const t2s_ref<const float> a("input 'a'", reinterpret_cast<const float*>(t2s_d.a.data.data()), {0, 0}, {4, 3});
+  const t2s_ref<float> serA("'serA'", reinterpret_cast<float*>(t2s_d.serA.data.data()), {0, 0, 0}, {5, 3, 4});
+  for (int32_t k = 0; k < 4; k++) {
+    for (int32_t i = 0; i < 3; i++) {
+      for (int32_t j = 0; j < 5; j++) {
         if (j == 0) {
           {
             auto& t2s_cell = serA.at("write", {j, i, k});
@@ -53,16 +53,16 @@ void t2s_host_serA(t2s_data& t2s_d) {
   }
 }
 
-// Host kernel serB (28:7).
-void t2s_host_serB(t2s_data& t2s_d) {
-  const t2s_ref<const int32_t> b("input 'b'", reinterpret_cast<const int32_t*>(t2s_d.b.data.data()), {0, 0}, {6, 4});
-  const t2s_ref<int32_t> serB("'serB'", reinterpret_cast<int32_t*>(t2s_d.serB.data.data()), {0, 0, 0}, {4, 4, 6});
-  for (int32_t k = 0; k < 6; k++) {
-    for (int32_t i = 0; i < 4; i++) {
-      for (int32_t j = 0; j < 4; j++) {
+// Host kernel loadB (28:7).
+void t2s_host_loadB(t2s_data& t2s_d) {
+  const t2s_ref<const float> b("input 'b'", reinterpret_cast<const float*>(t2s_d.b.data.data()), {0, 0}, {4, 5});
+  const t2s_ref<float> loadB("'loadB'", reinterpret_cast<float*>(t2s_d.loadB.data.data()), {0, 0, 0}, {5, 3, 4});
+  for (int32_t k = 0; k < 4; k++) {
+    for (int32_t i = 0; i < 3; i++) {
+      for (int32_t j = 0; j < 5; j++) {
         if (i == 0) {
           {
-            auto& t2s_cell = serB.at("write", {j, i, k});
+            auto& t2s_cell = loadB.at("write", {j, i, k});
             t2s_cell = b.at("read", {k, j});
           }
         }
@@ -71,15 +71,15 @@ void t2s_host_serB(t2s_data& t2s_d) {
   }
 }
 
-// Host kernel unload (32:7).
+// Host kernel unload (30:3).
 void t2s_host_unload(t2s_data& t2s_d) {
-  const t2s_ref<int32_t> collect("'collect'", reinterpret_cast<int32_t*>(t2s_d.collect.data.data()), {0, 0}, {4, 4});
-  const t2s_ref<int32_t> unload("'unload'", reinterpret_cast<int32_t*>(t2s_d.unload.data.data()), {0, 0}, {4, 4});
-  for (int32_t i = 0; i < 4; i++) {
-    for (int32_t j = 0; j < 4; j++) {
+  const t2s_ref<float> drain("'drain'", reinterpret_cast<float*>(t2s_d.drain.data.data()), {0, 0}, {5, 3});
+  const t2s_ref<float> unload("'unload'", reinterpret_cast<float*>(t2s_d.unload.data.data()), {0, 0}, {5, 3});
+  for (int32_t i = 0; i < 3; i++) {
+    for (int32_t j = 0; j < 5; j++) {
       {
         auto& t2s_cell = unload.at("write", {j, i});
-        t2s_cell = collect.at("read", {j, i});
+        t2s_cell = drain.at("read", {j, i});
       }
     }
   }
@@ -91,52 +91,49 @@ int main(int argc, char** argv) {
   const t2s_rt::Options t2s_options = t2s_rt::parse_options(argc, argv, "Runs the t2s program (gathered stage) on an OpenCL device: KERNEL.aocx is the device code compiled by aoc.", {"KERNEL.aocx"});
   t2s_rt::check_input_names(t2s_options, {"a", "b"});
   t2s_data t2s_d;
-  t2s_d.a = t2s_rt::input_region(t2s_options, "a", "int32", {6, 4});
-  t2s_d.b = t2s_rt::input_region(t2s_options, "b", "int32", {6, 4});
-  t2s_d.serA = t2s_rt::make_array("int32", {4, 4, 6});
-  t2s_d.serB = t2s_rt::make_array("int32", {4, 4, 6});
-  t2s_d.collect = t2s_rt::make_array("int32", {4, 4});
-  t2s_d.unload = t2s_rt::make_array("int32", {4, 4});
+  t2s_d.a = t2s_rt::input_region(t2s_options, "a", "float32", {4, 3});
+  t2s_d.b = t2s_rt::input_region(t2s_options, "b", "float32", {4, 5});
+  t2s_d.serA = t2s_rt::make_array("float32", {5, 3, 4});
+  t2s_d.loadB = t2s_rt::make_array("float32", {5, 3, 4});
+  t2s_d.drain = t2s_rt::make_array("float32", {5, 3});
+  t2s_d.unload = t2s_rt::make_array("float32", {5, 3});
 
   // OpenCL: platform, device, context, and the program from the .aocx.
   t2s_opencl t2s_cl(t2s_options.positional.at(0));
   cl_command_queue t2s_io = t2s_cl.queue("transfers");
   (void)t2s_io;
   cl_mem t2s_mem_serA = t2s_cl.buffer(CL_MEM_READ_WRITE, t2s_d.serA, "buffer serA");
-  cl_mem t2s_mem_serB = t2s_cl.buffer(CL_MEM_READ_WRITE, t2s_d.serB, "buffer serB");
-  cl_mem t2s_mem_collect = t2s_cl.buffer(CL_MEM_READ_WRITE, t2s_d.collect, "buffer collect");
+  cl_mem t2s_mem_loadB = t2s_cl.buffer(CL_MEM_READ_WRITE, t2s_d.loadB, "buffer loadB");
+  cl_mem t2s_mem_drain = t2s_cl.buffer(CL_MEM_READ_WRITE, t2s_d.drain, "buffer drain");
   cl_kernel t2s_kernel_loadA = t2s_cl.kernel("loadA");
   t2s_opencl::set_arg(t2s_kernel_loadA, 0, t2s_mem_serA, "kernel loadA, argument 0: serA");
   cl_command_queue t2s_queue_loadA = t2s_cl.queue("kernel loadA");
   // Kernel feedA is autorun: it starts with the program.
-  cl_kernel t2s_kernel_loadB = t2s_cl.kernel("loadB");
-  t2s_opencl::set_arg(t2s_kernel_loadB, 0, t2s_mem_serB, "kernel loadB, argument 0: serB");
-  cl_command_queue t2s_queue_loadB = t2s_cl.queue("kernel loadB");
-  // Kernel feedB is autorun: it starts with the program.
-  // Kernel fB is autorun: it starts with the program.
+  cl_kernel t2s_kernel_feedB = t2s_cl.kernel("feedB");
+  t2s_opencl::set_arg(t2s_kernel_feedB, 0, t2s_mem_loadB, "kernel feedB, argument 0: loadB");
+  cl_command_queue t2s_queue_feedB = t2s_cl.queue("kernel feedB");
   // Kernel A is autorun: it starts with the program.
-  // Kernel drain is autorun: it starts with the program.
-  cl_kernel t2s_kernel_collect = t2s_cl.kernel("collect");
-  t2s_opencl::set_arg(t2s_kernel_collect, 0, t2s_mem_collect, "kernel collect, argument 0: collect");
-  cl_command_queue t2s_queue_collect = t2s_cl.queue("kernel collect");
+  cl_kernel t2s_kernel_drain = t2s_cl.kernel("drain");
+  t2s_opencl::set_arg(t2s_kernel_drain, 0, t2s_mem_drain, "kernel drain, argument 0: drain");
+  cl_command_queue t2s_queue_drain = t2s_cl.queue("kernel drain");
 
   // Host kernel serA.
   t2s_host_serA(t2s_d);
 
-  // Host kernel serB.
-  t2s_host_serB(t2s_d);
+  // Host kernel loadB.
+  t2s_host_loadB(t2s_d);
 
-  // Device run 1: loadA, feedA (autorun), loadB, feedB (autorun), fB (autorun), A (autorun), drain (autorun), collect, concurrently.
+  // Device run 1: loadA, feedA (autorun), feedB, A (autorun), drain, concurrently.
   t2s_opencl::write(t2s_io, t2s_mem_serA, t2s_d.serA, "buffer serA");
-  t2s_opencl::write(t2s_io, t2s_mem_serB, t2s_d.serB, "buffer serB");
-  t2s_opencl::write(t2s_io, t2s_mem_collect, t2s_d.collect, "buffer collect");
+  t2s_opencl::write(t2s_io, t2s_mem_loadB, t2s_d.loadB, "buffer loadB");
+  t2s_opencl::write(t2s_io, t2s_mem_drain, t2s_d.drain, "buffer drain");
   t2s_opencl::task(t2s_queue_loadA, t2s_kernel_loadA, "kernel loadA");
-  t2s_opencl::task(t2s_queue_loadB, t2s_kernel_loadB, "kernel loadB");
-  t2s_opencl::task(t2s_queue_collect, t2s_kernel_collect, "kernel collect");
+  t2s_opencl::task(t2s_queue_feedB, t2s_kernel_feedB, "kernel feedB");
+  t2s_opencl::task(t2s_queue_drain, t2s_kernel_drain, "kernel drain");
   t2s_opencl::finish(t2s_queue_loadA, "kernel loadA");
-  t2s_opencl::finish(t2s_queue_loadB, "kernel loadB");
-  t2s_opencl::finish(t2s_queue_collect, "kernel collect");
-  t2s_opencl::read(t2s_io, t2s_mem_collect, t2s_d.collect, "buffer collect");
+  t2s_opencl::finish(t2s_queue_feedB, "kernel feedB");
+  t2s_opencl::finish(t2s_queue_drain, "kernel drain");
+  t2s_opencl::read(t2s_io, t2s_mem_drain, t2s_d.drain, "buffer drain");
 
   // Host kernel unload.
   t2s_host_unload(t2s_d);
