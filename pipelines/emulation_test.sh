@@ -2,8 +2,11 @@
 # pipelines/emulation_test.sh: what t2s_emulation_test (t2s.bzl) runs, from the runfiles root of
 # the main workspace.
 #
-#   emulation_test.sh --emu BIN --t2s-run T2S_RUN --ir LAST_STAGE.json --seed N
-#                     --fill sequential|random [--fill ...]
+#   emulation_test.sh --emu BIN [--emu-arg ARG ...] --t2s-run T2S_RUN --ir LAST_STAGE.json
+#                     --seed N --fill sequential|random [--fill ...]
+#
+# The --emu-args come first on BIN's command line (the OpenCL executor's host program takes the
+# device code, NAME.cl, there: t2s_opencl_exec_test).
 #
 # For each fill: BIN (the compiled NAME_emu.cpp) and `t2s-run --check LAST_STAGE.json` (the
 # reference interpreter, which also checks the stage against the merged stage) generate the
@@ -12,10 +15,11 @@
 set -uo pipefail
 
 emu="" run="" ir="" seed=7
-fills=()
+fills=() emu_args=()
 while (($#)); do
   case "$1" in
     --emu) emu="$2"; shift 2 ;;
+    --emu-arg) emu_args+=("$2"); shift 2 ;;
     --t2s-run) run="$2"; shift 2 ;;
     --ir) ir="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
@@ -29,6 +33,7 @@ if [[ -z "$emu" || -z "$run" || -z "$ir" || ${#fills[@]} -eq 0 ]]; then
 fi
 
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+export TMPDIR="$TMP"  # the OpenCL executor compiles the device code in a directory of its own there
 failed=0
 fail() {
   echo "FAIL: $*" >&2
@@ -58,7 +63,7 @@ for fill in "${fills[@]}"; do
     show "$TMP/ref.$fill.err"
     continue
   fi
-  run_cmd "$TMP/emu.$fill" "$emu" "${opts[@]}" -o "$got"
+  run_cmd "$TMP/emu.$fill" "$emu" "${emu_args[@]}" "${opts[@]}" -o "$got"
   if ((rc != 0)); then
     fail "the emulation \`$emu ${opts[*]} -o OUT.npy\` exited with status $rc:"
     show "$TMP/emu.$fill.err"
@@ -76,7 +81,7 @@ for fill in "${fills[@]}"; do
   fail "$what: the emulation's output differs from t2s-run's ($ir):"
   cmp "$ref" "$got" 2>&1 | sed 's/^/    /' >&2
   run_cmd "$TMP/ref.$fill.print" "$run" "${opts[@]}" --print "$ir"
-  run_cmd "$TMP/emu.$fill.print" "$emu" "${opts[@]}" --print
+  run_cmd "$TMP/emu.$fill.print" "$emu" "${emu_args[@]}" "${opts[@]}" --print
   diff -u --label "t2s-run ${opts[*]} --print $ir" --label "$emu ${opts[*]} --print" \
     "$TMP/ref.$fill.print.out" "$TMP/emu.$fill.print.out" | head -n 100 | sed 's/^/    /' >&2
 done

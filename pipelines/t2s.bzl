@@ -454,8 +454,10 @@ def t2s_golden_test(name, pipeline, golden_dir, spec_checks = True, update_comma
 
 def _t2s_emulation_test_impl(ctx):
     info = ctx.attr.pipeline[T2sPipelineInfo]
-    if "emu" not in info.outputs:
-        fail("the pipeline %s does not emit the cpp target" % ctx.attr.pipeline.label, attr = "pipeline")
+    needed = "cl" if ctx.attr.device_code else "emu"
+    if needed not in info.outputs:
+        fail("the pipeline %s does not emit the %s target" %
+             (ctx.attr.pipeline.label, "opencl" if ctx.attr.device_code else "cpp"), attr = "pipeline")
     if not ctx.attr.fills:
         fail("fills is empty: nothing to test", attr = "fills")
     for fill in ctx.attr.fills:
@@ -473,8 +475,12 @@ def _t2s_emulation_test_impl(ctx):
     ]
     for fill in ctx.attr.fills:
         args += ["--fill", fill]
+    extra = []
+    if ctx.attr.device_code:
+        args += ["--emu-arg", _runfiles_path(info.outputs["cl"])]
+        extra = [info.outputs["cl"]]
     _write_launcher(ctx, ctx.file._script, args)
-    runfiles = ctx.runfiles(files = [ctx.file._script, info.last_stage, info.outputs["emu"]])
+    runfiles = ctx.runfiles(files = [ctx.file._script, info.last_stage, info.outputs[needed]] + extra)
     runfiles = runfiles.merge(ctx.attr.emu[DefaultInfo].default_runfiles)
     runfiles = runfiles.merge(ctx.attr._t2s_run[DefaultInfo].default_runfiles)
     return [DefaultInfo(executable = ctx.outputs.executable, runfiles = runfiles)]
@@ -486,6 +492,8 @@ _t2s_emulation_test = rule(
         "emu": attr.label(executable = True, cfg = "target", mandatory = True),
         "fills": attr.string_list(),
         "seed": attr.int(default = 7),
+        # The OpenCL executor: `emu` is the host program, run with the device code (NAME.cl).
+        "device_code": attr.bool(default = False),
         "_script": attr.label(default = Label("//pipelines:emulation_test.sh"), allow_single_file = True),
         "_t2s_run": _test_tool("t2s-run"),
     },
@@ -515,6 +523,37 @@ def t2s_emulation_test(name, pipeline, fills = ["sequential", "random"], seed = 
         name = name,
         pipeline = pipeline,
         emu = ":" + emu,
+        fills = fills,
+        seed = seed,
+        **kwargs
+    )
+
+def t2s_opencl_exec_test(name, pipeline, fills = ["sequential", "random"], seed = 7, **kwargs):
+    """Runs the pipeline's OpenCL, NAME.cl and NAME_host.cpp, on the CPU and checks it computes
+    what t2s-run computes (docs/opencl-executor.md).
+
+    Builds `NAME_host` (the emitted host program linked with the OpenCL executor's host API,
+    //libs/backends/opencl/cpu:opencl_cpu, in place of libOpenCL) and, for each fill, runs it
+    with NAME.cl (compiled by clang's OpenCL C front end when the program is built, every kernel
+    a thread, Intel channels as FIFOs) and `t2s-run --check` on the last stage: the .npy
+    outputs must be byte-identical, as t2s_emulation_test's.
+    """
+    host = name + "_host"
+    native.cc_binary(
+        name = host,
+        srcs = [_sibling(pipeline, "_host.cpp")],
+        copts = ["-std=c++17", "-ffp-contract=off", "-w"],
+        deps = ["//libs/backends/opencl/cpu:opencl_cpu"],
+        testonly = True,
+        tags = kwargs.get("tags", []),
+        # tests/opencl breaks copies of the device code and runs them with it.
+        visibility = ["//tests:__subpackages__"],
+    )
+    _t2s_emulation_test(
+        name = name,
+        pipeline = pipeline,
+        emu = ":" + host,
+        device_code = True,
         fills = fills,
         seed = seed,
         **kwargs

@@ -136,6 +136,9 @@ struct Group;
 
 struct Member : Waiter {
   Group* group = nullptr;
+  // An Intel autorun kernel: it restarts when it returns, and the group ends without it once
+  // the other kernels have finished and every daemon waits to read (Threads::add).
+  bool daemon = false;
   const FifoBase* fifo = nullptr;
   bool failed = false;
   std::string error;
@@ -235,6 +238,15 @@ class FifoBase {
 };
 
 inline void Group::declare_deadlock() {
+  // Every unfinished kernel waits. When they are all daemons waiting for data, nothing is
+  // left to send them any: the group has ended.
+  bool daemons_idle = true;
+  for (const Member& m : members)
+    if (m.blocked && (!m.daemon || m.wants_write)) daemons_idle = false;
+  if (daemons_idle) {
+    stop_all();
+    return;
+  }
   deadlock = deadlock_message([](const Member& m) { return m.fifo->describe(); },
                               [](const Member& m) { return m.fifo->name(); });
   stop_all();
@@ -369,8 +381,10 @@ void check_drained(const C& channel) {
 // the others. No thread outlives run().
 class Threads {
  public:
-  Threads& add(std::string kernel, std::function<void()> body) {
-    kernels_.emplace_back(std::move(kernel), std::move(body));
+  // `daemon`: an Intel autorun kernel, run again each time it returns; the group ends without
+  // it when every other kernel has finished and every daemon waits to read a channel.
+  Threads& add(std::string kernel, std::function<void()> body, bool daemon = false) {
+    kernels_.push_back({std::move(kernel), std::move(body), daemon});
     return *this;
   }
 
@@ -383,8 +397,9 @@ class Threads {
     detail::Group group;
     for (const auto& k : kernels_) {
       group.members.emplace_back();
-      group.members.back().name = k.first;
+      group.members.back().name = k.name;
       group.members.back().group = &group;
+      group.members.back().daemon = k.daemon;
     }
     group.active = static_cast<int>(kernels_.size());
     auto body = [&](size_t k) {
@@ -394,7 +409,9 @@ class Threads {
       bool failed = false;
       std::string error;
       try {
-        kernels_[k].second();
+        do {
+          kernels_[k].body();
+        } while (kernels_[k].daemon);
       } catch (const detail::Stopped&) {
       } catch (const detail::KernelFailure& f) {
         failed = true;
@@ -443,7 +460,12 @@ class Threads {
   }
 
  private:
-  std::vector<std::pair<std::string, std::function<void()>>> kernels_;
+  struct Kernel {
+    std::string name;
+    std::function<void()> body;
+    bool daemon = false;
+  };
+  std::vector<Kernel> kernels_;
 };
 
 }  // namespace t2s_rt
