@@ -1,6 +1,7 @@
 // t2s-run: executes IR of any stage from `merged` on (a spec or parsed IR is merged first) with
-// the reference interpreter (libs/exec) or the JIT engine (libs/exec/jit, docs/jit.md), and
-// optionally checks it against the merged stage.
+// the reference interpreter (libs/exec), the JIT engine (libs/exec/jit, docs/jit.md) or the
+// OpenCL executor (libs/exec/opencl, docs/opencl-executor.md), and optionally checks it against
+// the merged stage.
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "libs/exec/interpreter.h"
 #include "libs/exec/jit/select.h"
 #include "libs/exec/jit/unavailable.h"
+#include "libs/exec/opencl/executor.h"
 #include "libs/exec/run_support.h"
 #include "libs/passes/lower/lower.h"
 #include "libs/passes/merge/merge.h"
@@ -66,15 +68,23 @@ int main(int argc, char** argv) {
                      std::to_string(t2s::jit::kAutoJitMinIterations) +
                      " loop iterations (the kernels' constant extents multiplied), no more than "
                      "--max-steps (a program sure to exceed it stops at the limit), that the JIT "
-                     "can run; interp otherwise")
-      ->check(CLI::IsMember({"interp", "jit", "auto"}))
+                     "can run; interp otherwise; opencl: the OpenCL that t2s-emit --target opencl "
+                     "writes, run on the CPU (the device code compiled by clang-14's OpenCL C "
+                     "front end, Intel channels emulated, every kernel a thread; the host program "
+                     "compiled by g++: docs/opencl-executor.md; --max-steps does not apply; "
+                     "--check runs the merged stage with the interpreter)")
+      ->check(CLI::IsMember({"interp", "jit", "auto", "opencl"}))
       ->default_str("auto");
   app.add_flag("--timings", timings,
                "Print the engine used and its times to standard error (jit: compiling and "
                "running apart)");
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
-    if (program.stage == t2s::Stage::kParsed) program = t2s::lower_to(program, t2s::Stage::kMerged);
+    // A spec runs at the merged stage; with --engine opencl at the stage t2s-emit emits from,
+    // the last.
+    if (program.stage == t2s::Stage::kParsed)
+      program =
+          t2s::lower_to(program, engine == "opencl" ? t2s::Stage::kGathered : t2s::Stage::kMerged);
     // A .npy file may be as large as its data; one that does not start like one (/dev/zero) is
     // refused after its first bytes.
     auto read_npy_file = [](const std::string& path) {
@@ -82,9 +92,10 @@ int main(int argc, char** argv) {
     };
     auto given = t2s::read_input_arrays(input_specs, read_npy_file,
                                         [](const std::string& m) { throw t2s::IoError(m); });
-    const auto choice = engine == "interp" ? t2s::jit::EngineChoice::kInterp
-                        : engine == "jit"  ? t2s::jit::EngineChoice::kJit
-                                           : t2s::jit::EngineChoice::kAuto;
+    const bool opencl = engine == "opencl";
+    const auto choice = engine == "interp" || opencl ? t2s::jit::EngineChoice::kInterp
+                        : engine == "jit"            ? t2s::jit::EngineChoice::kJit
+                                                     : t2s::jit::EngineChoice::kAuto;
     const auto memory_limit = static_cast<int64_t>(std::min<uint64_t>(max_memory, INT64_MAX));
     // Before the inputs are generated: they count too (run_with_engine checks again before
     // each run, for the engine it runs).
@@ -102,7 +113,20 @@ int main(int argc, char** argv) {
       if (timings) t2s::jit::print_timings(what, r, std::cerr);
       return r.result;
     };
-    t2s::NdArray result = run(program, "run");
+    t2s::NdArray result;
+    if (opencl) {
+      t2s::opencl_exec::Times t;
+      try {
+        result = t2s::opencl_exec::run_opencl(program, inputs, &t);
+      } catch (const t2s::opencl_exec::ExecutorUnavailable& e) {
+        throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1
+      }
+      if (timings)
+        std::cerr << "t2s-run: run: engine opencl, build " << t.build_seconds << " s, run "
+                  << t.run_seconds << " s\n";
+    } else {
+      result = run(program, "run");
+    }
     if (check) {
       t2s::Program reference = t2s::lower_to(t2s::as_parsed(program), t2s::Stage::kMerged);
       t2s::NdArray expected = run(reference, "check");
