@@ -15,7 +15,9 @@
 //     1, 1): every kernel is a single work-item;
 //   - __fpga_reg(x) is x; Intel's loop pragmas (unroll, ii, loop_coalesce, ivdep) and local
 //     memory attributes (memory, numbanks, bankwidth, singlepump, doublepump, numreadports,
-//     numwriteports) are accepted and mean nothing on a CPU;
+//     numwriteports) are accepted and mean nothing on a CPU: clang ignores the pragmas and
+//     attributes it does not know, and the warnings saying so are off (not macros: `memory` is
+//     an ordinary identifier elsewhere);
 //   - the OpenCL built-in functions the emitted code calls (floor, rint, vloadN, vstoreN) are
 //     defined here, as clang declares them but has no library for a CPU target.
 #ifndef T2S_CL_CPU_H_
@@ -23,7 +25,7 @@
 
 #pragma OPENCL EXTENSION cl_intel_channels : begin
 #pragma OPENCL EXTENSION cl_intel_channels : end
-// Intel's loop pragmas: known to the compiler, meaning nothing here.
+// Intel's loop pragmas and local memory attributes: unknown to clang, meaning nothing here.
 #pragma clang diagnostic ignored "-Wunknown-pragmas"
 #pragma clang diagnostic ignored "-Wunknown-attributes"
 #pragma clang diagnostic ignored "-Wignored-attributes"
@@ -33,15 +35,6 @@
 #define depth(n) annotate("intel_fpga_channel_depth", (n))
 #define autorun annotate("intel_fpga_autorun")
 #define max_global_work_dim(n) reqd_work_group_size(1, 1, 1 + 0 * (n))
-
-// Local memory attributes of aoc: accepted, no meaning on a CPU.
-#define memory annotate("intel_fpga_memory")
-#define numbanks(n) annotate("intel_fpga_numbanks", (n))
-#define bankwidth(n) annotate("intel_fpga_bankwidth", (n))
-#define singlepump annotate("intel_fpga_singlepump")
-#define doublepump annotate("intel_fpga_doublepump")
-#define numreadports(n) annotate("intel_fpga_numreadports", (n))
-#define numwriteports(n) annotate("intel_fpga_numwriteports", (n))
 
 #define __fpga_reg(x) (x)
 

@@ -34,6 +34,14 @@
 
 #define channel __global
 
+// The rest of Intel's dialect, accepted with no meaning for the check: __fpga_reg(x) is x; the
+// loop pragmas (ii, loop_coalesce, ivdep; unroll is clang's own) and the local memory
+// attributes (memory, numbanks(N), bankwidth(N), singlepump, doublepump, numreadports(N),
+// numwriteports(N)) are unknown to clang, which ignores them: the warnings saying so are off.
+#define __fpga_reg(x) (x)
+#pragma clang diagnostic ignored "-Wunknown-pragmas"
+#pragma clang diagnostic ignored "-Wunknown-attributes"
+
 #define depth(n) annotate("intel_fpga_channel_depth", (n))
 #define autorun annotate("intel_fpga_autorun")
 #define max_global_work_dim(n) reqd_work_group_size(1, 1, 1 + 0 * (n))
