@@ -48,11 +48,11 @@ bool t2s_cl_cpu_write_nb(const __global void* element, const void* value, ulong 
 // The element type of channel `ch`, without its address space.
 #define T2S_CHANNEL_ELEMENT_TYPE(ch) __typeof__(((void)0, (ch)))
 
-#define read_channel_intel(ch)                                    \
-  ({                                                              \
-    T2S_CHANNEL_ELEMENT_TYPE(ch) t2s_channel_value_;              \
+#define read_channel_intel(ch)                                               \
+  ({                                                                         \
+    T2S_CHANNEL_ELEMENT_TYPE(ch) t2s_channel_value_;                         \
     t2s_cl_cpu_read(&(ch), &t2s_channel_value_, sizeof(t2s_channel_value_)); \
-    t2s_channel_value_;                                           \
+    t2s_channel_value_;                                                      \
   })
 
 #define write_channel_intel(ch, ...)                                          \
@@ -61,12 +61,11 @@ bool t2s_cl_cpu_write_nb(const __global void* element, const void* value, ulong 
     t2s_cl_cpu_write(&(ch), &t2s_channel_value_, sizeof(t2s_channel_value_)); \
   }))
 
-#define read_channel_nb_intel(ch, valid_ptr)                                              \
-  ({                                                                                      \
-    T2S_CHANNEL_ELEMENT_TYPE(ch) t2s_channel_value_;                                      \
-    *(valid_ptr) =                                                                        \
-        t2s_cl_cpu_read_nb(&(ch), &t2s_channel_value_, sizeof(t2s_channel_value_));      \
-    t2s_channel_value_;                                                                   \
+#define read_channel_nb_intel(ch, valid_ptr)                                                   \
+  ({                                                                                           \
+    T2S_CHANNEL_ELEMENT_TYPE(ch) t2s_channel_value_;                                           \
+    *(valid_ptr) = t2s_cl_cpu_read_nb(&(ch), &t2s_channel_value_, sizeof(t2s_channel_value_)); \
+    t2s_channel_value_;                                                                        \
   })
 
 #define write_channel_nb_intel(ch, ...)                                          \
@@ -77,12 +76,12 @@ bool t2s_cl_cpu_write_nb(const __global void* element, const void* value, ulong 
 
 // ---- Built-in functions ----
 
-#define T2S_CL_CPU_ROUNDING(name, builtin_f, builtin_d)                                  \
-  static inline __attribute__((overloadable)) float t2s_cl_cpu_##name(float x) {        \
-    return builtin_f(x);                                                                  \
-  }                                                                                       \
-  static inline __attribute__((overloadable)) double t2s_cl_cpu_##name(double x) {      \
-    return builtin_d(x);                                                                  \
+#define T2S_CL_CPU_ROUNDING(name, builtin_f, builtin_d)                            \
+  static inline __attribute__((overloadable)) float t2s_cl_cpu_##name(float x) {   \
+    return builtin_f(x);                                                           \
+  }                                                                                \
+  static inline __attribute__((overloadable)) double t2s_cl_cpu_##name(double x) { \
+    return builtin_d(x);                                                           \
   }
 T2S_CL_CPU_ROUNDING(floor, __builtin_floorf, __builtin_floor)
 T2S_CL_CPU_ROUNDING(rint, __builtin_rintf, __builtin_rint)
@@ -91,16 +90,16 @@ T2S_CL_CPU_ROUNDING(rint, __builtin_rintf, __builtin_rint)
 
 // vloadN(offset, p): the N elements at p + offset * N; vstoreN(v, offset, p) stores them. Any
 // address space (OpenCL C 2.0's generic pointers), every scalar element type.
-#define T2S_CL_CPU_VLOAD(T, N)                                                             \
-  static inline __attribute__((overloadable)) T##N t2s_cl_cpu_vload##N(size_t offset,     \
-                                                                       const T* p) {      \
-    T##N v;                                                                                \
-    for (int lane = 0; lane < N; ++lane) v[lane] = p[offset * N + lane];                  \
-    return v;                                                                              \
-  }                                                                                        \
-  static inline __attribute__((overloadable)) void t2s_cl_cpu_vstore##N(T##N v, size_t offset, \
-                                                                        T* p) {            \
-    for (int lane = 0; lane < N; ++lane) p[offset * N + lane] = v[lane];                  \
+#define T2S_CL_CPU_VLOAD(T, N)                                                               \
+  static inline __attribute__((overloadable))                                                \
+  T##N t2s_cl_cpu_vload##N(size_t offset, const T* p) {                                      \
+    T##N v;                                                                                  \
+    for (int lane = 0; lane < N; ++lane) v[lane] = p[offset * N + lane];                     \
+    return v;                                                                                \
+  }                                                                                          \
+  static inline                                                                              \
+      __attribute__((overloadable)) void t2s_cl_cpu_vstore##N(T##N v, size_t offset, T* p) { \
+    for (int lane = 0; lane < N; ++lane) p[offset * N + lane] = v[lane];                     \
   }
 #define T2S_CL_CPU_VLOAD_ALL(T) \
   T2S_CL_CPU_VLOAD(T, 2)        \
