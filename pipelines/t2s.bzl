@@ -543,7 +543,7 @@ def t2s_opencl_exec_test(name, pipeline, fills = ["sequential", "random"], seed 
         name = host,
         srcs = [_sibling(pipeline, "_host.cpp")],
         copts = ["-std=c++17", "-ffp-contract=off", "-w"],
-        deps = ["//libs/backends/opencl/cpu:opencl_cpu"],
+        deps = [Label("//libs/backends/opencl/cpu:opencl_cpu")],
         testonly = True,
         tags = kwargs.get("tags", []),
         # tests/opencl breaks copies of the device code and runs them with it.
