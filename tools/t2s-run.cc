@@ -75,9 +75,21 @@ int main(int argc, char** argv) {
                      "--check runs the merged stage with the interpreter)")
       ->check(CLI::IsMember({"interp", "jit", "auto", "opencl"}))
       ->default_str("auto");
+  bool profile = false;
+  app.add_flag(
+      "--profile", profile,
+      "With --engine opencl: after each device run, print on standard error a line per "
+      "kernel: the time it ran and, per channel it reads or writes, its calls and the "
+      "time they waited, so a kernel that starves another shows (docs/opencl-executor.md)");
   app.add_flag("--timings", timings,
                "Print the engine used and its times to standard error (jit: compiling and "
                "running apart)");
+  app.callback([&] {
+    if (profile && engine != "opencl")
+      throw CLI::ValidationError("--profile",
+                                 "needs --engine opencl (the emulation's profile: "
+                                 "t2s-emit --target cpp --profile)");
+  });
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
     // A spec runs at the merged stage; with --engine opencl at the stage t2s-emit emits from,
@@ -116,11 +128,15 @@ int main(int argc, char** argv) {
     t2s::NdArray result;
     if (opencl) {
       t2s::opencl_exec::Times t;
+      t2s::opencl_exec::Options o;
+      o.profile = profile;
+      std::string profile_lines;
       try {
-        result = t2s::opencl_exec::run_opencl(program, inputs, &t);
+        result = t2s::opencl_exec::run_opencl(program, inputs, &t, o, &profile_lines);
       } catch (const t2s::opencl_exec::ExecutorUnavailable& e) {
         throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1
       }
+      std::cerr << profile_lines;
       if (timings)
         std::cerr << "t2s-run: run: engine opencl, build " << t.build_seconds << " s, run "
                   << t.run_seconds << " s\n";

@@ -56,4 +56,25 @@ else
 fi
 [[ ! -e "$TMP/deadlock.npy" ]] || fail "$spec: an output was written although the run failed"
 
+# --profile: a line per kernel, its calls per channel (the counts are the design's; the times
+# are the machine's).
+spec=testdata/specs/gemm_host_chains.t2s
+if "$run" --engine opencl --profile "$spec" -o "$TMP/profile.npy" 2>"$TMP/profile.err"; then
+  for want in \
+    "^t2s profile: device run 1: kernel 'A' ran [0-9.]+ ms; writes 'c_to_drain' 16 \(waited [0-9.]+ ms\); reads 'fB_to_B' 24 \(waited [0-9.]+ ms\); reads 'feedA_to_A' 24 \(waited [0-9.]+ ms\)$" \
+    "^t2s profile: device run 1: kernel 'loadA' ran [0-9.]+ ms; writes 'loadA_to_feedA' 24 \(waited [0-9.]+ ms\)$"; do
+    grep -Eq "$want" "$TMP/profile.err" || fail "$spec --profile: no line matching $want in:"
+  done
+  [[ $(grep -c '^t2s profile: ' "$TMP/profile.err") == 8 ]] ||
+    fail "$spec --profile: expected a line for each of its 8 device kernels"
+  cat "$TMP/profile.err"
+else
+  fail "$spec --profile failed:"
+  cat "$TMP/profile.err" >&2
+fi
+rc=0
+"$run" --profile "$spec" -o "$TMP/no.npy" 2>"$TMP/no.err" || rc=$?
+((rc == 2)) && grep -q "error: --profile: needs --engine opencl" "$TMP/no.err" ||
+  fail "--profile without --engine opencl: expected exit 2, got $rc: $(cat "$TMP/no.err")"
+
 ((failed == 0)) || exit 1

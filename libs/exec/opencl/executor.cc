@@ -64,14 +64,18 @@ std::string read_file(const std::string& path) {
 
 // Runs argv (argv[0] looked up on PATH) with stdout and stderr into `log` and TMPDIR set to
 // `tmpdir`; its exit status, or -1 when it could not start or was killed.
-int run(const std::vector<std::string>& argv, const std::string& log, const std::string& tmpdir) {
+int run(const std::vector<std::string>& argv, const std::string& log, const std::string& tmpdir,
+        bool profile = false) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<std::string> env_text;
   for (char** e = environ; *e; ++e)
-    if (std::string(*e).rfind("TMPDIR=", 0) != 0) env_text.push_back(*e);
+    if (std::string(*e).rfind("TMPDIR=", 0) != 0 &&
+        std::string(*e).rfind("T2S_CL_CPU_PROFILE=", 0) != 0)
+      env_text.push_back(*e);
   env_text.push_back("TMPDIR=" + tmpdir);
+  if (profile) env_text.push_back("T2S_CL_CPU_PROFILE=1");
   std::vector<char*> env;
   for (std::string& e : env_text) env.push_back(e.data());
   env.push_back(nullptr);
@@ -118,7 +122,7 @@ std::string host_errors(const std::string& log) {
 }  // namespace
 
 NdArray run_opencl(const Program& program, const std::map<std::string, NdArray>& inputs,
-                   Times* times) {
+                   Times* times, const Options& options, std::string* profile) {
   const auto start = std::chrono::steady_clock::now();
   const std::string device = emit_opencl(program);
   const std::string host = emit_opencl_host(program);
@@ -149,9 +153,15 @@ NdArray run_opencl(const Program& program, const std::map<std::string, NdArray>&
   argv.push_back("-o");
   argv.push_back(output);
   const std::string run_log = dir.file("run.log");
-  const int status = run(argv, run_log, dir.path());
+  const int status = run(argv, run_log, dir.path(), options.profile);
   if (times) times->run_seconds = seconds_since(run_start);
   const std::string text = read_file(run_log);
+  if (profile) {
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.rfind("t2s profile: ", 0) == 0) *profile += line + "\n";
+  }
   if (status != 0) {
     std::string message = host_errors(text);
     if (message.find("clBuildProgram failed") != std::string::npos ||

@@ -24,6 +24,11 @@ struct Times {
   double run_seconds = 0;    // the host program, with its device code compiled by clang
 };
 
+struct Options {
+  // Run with the executor's profile (T2S_CL_CPU_PROFILE): `profile` receives its lines.
+  bool profile = false;
+};
+
 // Emits the program's device code and host program, compiles the host program with g++ and the
 // executor's OpenCL (libs/backends/opencl/cpu), runs it with the device code and `inputs` (one
 // .npy file each) and returns its output. A Diagnostic from t2s-emit when the program has no
@@ -31,7 +36,11 @@ struct Times {
 // out of bounds) is a Diagnostic of rule `run-opencl` with the host program's message; the
 // machine's faults are ExecutorUnavailable. Every file lives in a temporary directory (under
 // TMPDIR) removed before returning.
+// With options.profile, `profile` (when given) receives the profile's lines: per device run and
+// kernel, the time it ran and its calls per channel with the time they waited
+// (docs/opencl-executor.md, "Profile").
 NdArray run_opencl(const Program& program, const std::map<std::string, NdArray>& inputs,
-                   Times* times = nullptr);
+                   Times* times = nullptr, const Options& options = {},
+                   std::string* profile = nullptr);
 
 }  // namespace t2s::opencl_exec

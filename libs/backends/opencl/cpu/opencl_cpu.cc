@@ -19,6 +19,9 @@
 //     queued kernels have finished and every autorun kernel waits for data. A deadlock, a
 //     channel left holding values and a failed kernel are reported as t2s-run reports them, and
 //     the program exits 1.
+//   - Profile: with T2S_CL_CPU_PROFILE set (t2s-run --engine opencl --profile), each device run
+//     ends with a line per kernel on stderr: the time it ran and, per channel it reads or
+//     writes, its calls and the time they waited (print_profile).
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <dlfcn.h>
@@ -28,11 +31,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -106,8 +112,10 @@ namespace {
 
 _cl_program* the_program = nullptr;  // the program whose channels the device code uses
 
-// The channel element at `address`, checked to hold values of `bytes` bytes.
-t2s_rt::Fifo<Blob>& element_at(const void* address, unsigned long bytes) {
+// The channel element at `address`, checked to hold values of `bytes` bytes; `channel`, when
+// given, is set to the channel's name.
+t2s_rt::Fifo<Blob>& element_at(const void* address, unsigned long bytes,
+                               const std::string** channel = nullptr) {
   const auto* a = static_cast<const unsigned char*>(address);
   if (the_program)
     for (Channel& c : the_program->channels) {
@@ -116,9 +124,70 @@ t2s_rt::Fifo<Blob>& element_at(const void* address, unsigned long bytes) {
       if (offset % c.element_bytes != 0 || bytes != c.element_bytes)
         t2s_rt::fail("channel '" + c.name + "' accessed with a value of " + std::to_string(bytes) +
                      " bytes; its elements have " + std::to_string(c.element_bytes));
+      if (channel) *channel = &c.name;
       return c.fifos->at_linear(static_cast<int64_t>(offset / c.element_bytes));
     }
   t2s_rt::fail("the device code reads or writes a channel at an address that is no channel");
+}
+
+// ---- The profile (T2S_CL_CPU_PROFILE set and not empty) ----
+// Per kernel, the time it ran and, per channel and direction, its calls and the time they
+// waited (a call's wall time: it waits while the FIFO is empty or full, and the copy itself is
+// a few bytes). Printed on stderr after each device run, a line per kernel, the kernels in the
+// order they were run.
+struct Traffic {
+  int64_t calls = 0;
+  double waited_seconds = 0;
+};
+struct KernelProfile {
+  double run_seconds = 0;
+  std::map<std::pair<std::string, bool>, Traffic> channels;  // (channel, is a write)
+};
+std::mutex profile_mutex;
+std::vector<std::pair<std::string, KernelProfile>> profile;  // this device run
+bool profiling() {
+  static const bool on = [] {
+    const char* v = std::getenv("T2S_CL_CPU_PROFILE");
+    return v && *v;
+  }();
+  return on;
+}
+KernelProfile& profile_of(const std::string& kernel) {
+  for (auto& [name, p] : profile)
+    if (name == kernel) return p;
+  profile.emplace_back(kernel, KernelProfile{});
+  return profile.back().second;
+}
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+void record_call(const std::string& channel, bool write,
+                 std::chrono::steady_clock::time_point start) {
+  const double waited = seconds_since(start);
+  const t2s_rt::detail::Member* m = t2s_rt::detail::current_member;
+  std::lock_guard<std::mutex> lock(profile_mutex);
+  Traffic& t = profile_of(m ? m->name : "(host)").channels[{channel, write}];
+  ++t.calls;
+  t.waited_seconds += waited;
+}
+std::string milliseconds(double seconds) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(3);
+  s << seconds * 1000 << " ms";
+  return s.str();
+}
+void print_profile(int run) {
+  std::lock_guard<std::mutex> lock(profile_mutex);
+  for (const auto& [kernel, p] : profile) {
+    std::string line = "t2s profile: device run " + std::to_string(run) + ": kernel '" + kernel +
+                       "' ran " + milliseconds(p.run_seconds);
+    for (const auto& [key, t] : p.channels)
+      line += std::string("; ") + (key.second ? "writes" : "reads") + " '" + key.first + "' " +
+              std::to_string(t.calls) + " (waited " + milliseconds(t.waited_seconds) + ")";
+    std::cerr << line << "\n";
+  }
+  profile.clear();
 }
 
 // Runs `argv` (argv[0] found on PATH) with its output into `log`; the exit status, or -1.
@@ -225,8 +294,29 @@ void call(const _cl_kernel& k) {
 // Runs the queued kernels with every autorun kernel, and checks every channel is drained.
 void run_queued(_cl_program& p) {
   if (p.queued.empty()) return;
+  static int device_runs = 0;
+  ++device_runs;
+  // A kernel's time: from its thread's start to its end (an autorun kernel's, to the run's).
+  auto timed = [](const _cl_kernel& k) {
+    if (!profiling()) return call(k);
+    const auto start = std::chrono::steady_clock::now();
+    struct Stop {
+      const _cl_kernel& k;
+      std::chrono::steady_clock::time_point start;
+      ~Stop() {
+        std::lock_guard<std::mutex> lock(profile_mutex);
+        profile_of(k.name).run_seconds += seconds_since(start);
+      }
+    } stop{k, start};
+    call(k);
+  };
+  if (profiling()) {
+    std::lock_guard<std::mutex> lock(profile_mutex);
+    for (_cl_kernel* k : p.queued) profile_of(k->name);
+    for (const std::string& name : p.autorun) profile_of(name);
+  }
   t2s_rt::Threads threads;
-  for (_cl_kernel* k : p.queued) threads.add(k->name, [k] { call(*k); });
+  for (_cl_kernel* k : p.queued) threads.add(k->name, [k, timed] { timed(*k); });
   std::vector<_cl_kernel> autorun;
   autorun.reserve(p.autorun.size());
   for (const std::string& name : p.autorun) {
@@ -239,9 +329,10 @@ void run_queued(_cl_program& p) {
   }
   for (const _cl_kernel& k : autorun)
     threads.add(
-        k.name, [&k] { call(k); }, /*daemon=*/true);
+        k.name, [&k, timed] { timed(k); }, /*daemon=*/true);
   p.queued.clear();
   threads.run();
+  if (profiling()) print_profile(device_runs);
   for (const Channel& c : p.channels) t2s_rt::check_drained(*c.fifos);
 }
 
@@ -252,12 +343,20 @@ extern "C" {
 // ---- The device code's channel calls (t2s_cl_cpu.h) ----
 
 void t2s_cl_cpu_read(const void* element, void* value, unsigned long bytes) {
-  Blob b = element_at(element, bytes).read();
+  const std::string* channel = nullptr;
+  t2s_rt::Fifo<Blob>& f = element_at(element, bytes, &channel);
+  const auto start = std::chrono::steady_clock::now();
+  Blob b = f.read();
+  if (profiling()) record_call(*channel, false, start);
   std::memcpy(value, b.data(), bytes);
 }
 void t2s_cl_cpu_write(const void* element, const void* value, unsigned long bytes) {
   const auto* v = static_cast<const unsigned char*>(value);
-  element_at(element, bytes).write(Blob(v, v + bytes));
+  const std::string* channel = nullptr;
+  t2s_rt::Fifo<Blob>& f = element_at(element, bytes, &channel);
+  const auto start = std::chrono::steady_clock::now();
+  f.write(Blob(v, v + bytes));
+  if (profiling()) record_call(*channel, true, start);
 }
 // The non-blocking calls: a single try (a FIFO's size under its lock).
 bool t2s_cl_cpu_read_nb(const void* element, void* value, unsigned long bytes) {
