@@ -1,6 +1,7 @@
 #include <cctype>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "libs/backends/c/c_codegen.h"
@@ -197,6 +198,192 @@ std::string bounds_text(const std::vector<std::string>& mins, const std::vector<
 
 Uses collect_uses(const Program& program, const Kernel& kernel) {
   return UseCollector(program).collect(kernel);
+}
+
+namespace {
+
+// The first channel operation of a kernel's run, traced from its start: the loops from their
+// first iterations, conditions evaluated where they depend on loop variables and constants only
+// (integer arithmetic with Halide's floor division and Euclidean modulo). kUnknown when a
+// condition that decides it depends on data, or the trace runs past its budget.
+class FirstChannelOp {
+ public:
+  enum Op { kNone, kRead, kWrite, kUnknown };
+
+  Op of(const Kernel& kernel) { return list(kernel.body); }
+
+ private:
+  static constexpr int64_t kBudget = 200000;  // statements and expressions visited
+
+  Op list(const StmtList& stmts) {
+    for (const StmtPtr& s : stmts) {
+      const Op op = stmt(*s);
+      if (op != kNone) return op;
+    }
+    return kNone;
+  }
+
+  Op stmt(const Stmt& s) {
+    if (++steps_ > kBudget) return kUnknown;
+    if (const For* f = s.as<For>()) {
+      const auto min = value(f->min), extent = value(f->extent);
+      if (!min || !extent) return kUnknown;
+      for (int64_t v = *min; v < *min + *extent; ++v) {
+        env_[f->var] = v;
+        const Op op = list(f->body);
+        if (op != kNone) return op;
+      }
+      env_.erase(f->var);
+      return kNone;
+    }
+    if (const LetStmt* l = s.as<LetStmt>()) {
+      const Op op = expr(l->value);
+      if (op != kNone) return op;
+      if (auto v = value(l->value))
+        env_[l->var] = *v;
+      else
+        env_.erase(l->var);
+      return list(l->body);
+    }
+    if (const IfThenElse* i = s.as<IfThenElse>()) {
+      const Op op = expr(i->condition);
+      if (op != kNone) return op;
+      const auto c = value(i->condition);
+      if (c) return list(*c ? i->then_body : i->else_body);
+      const Op t = list(i->then_body), e = list(i->else_body);
+      return t == e ? t : kUnknown;
+    }
+    if (const WriteChannel* w = s.as<WriteChannel>()) {
+      for (const Expr& i : w->index) {
+        const Op op = expr(i);
+        if (op != kNone) return op;
+      }
+      const Op op = expr(w->value);
+      return op != kNone ? op : kWrite;
+    }
+    for (const Expr* e : s.exprs()) {
+      const Op op = expr(*e);
+      if (op != kNone) return op;
+    }
+    for (const StmtList* child : s.children()) {
+      const Op op = list(*child);
+      if (op != kNone) return op;
+    }
+    return kNone;
+  }
+
+  // The first channel read while evaluating `e` (kNone: it reads none).
+  Op expr(const Expr& e) {
+    if (!e || ++steps_ > kBudget) return e ? kUnknown : kNone;
+    if (e->kind == ExprKind::kCall && e->call_kind == CallKind::kChannel) return kRead;
+    if (e->kind == ExprKind::kSelect ||
+        (e->kind == ExprKind::kBinary &&
+         (e->binary_op == BinaryOp::kAnd || e->binary_op == BinaryOp::kOr))) {
+      const Op c = expr(e->operands[0]);
+      if (c != kNone) return c;
+      const auto v = value(e->operands[0]);
+      const Expr& then_e = e->operands[1];
+      const Expr else_e = e->kind == ExprKind::kSelect
+                              ? (e->operands.size() > 2 ? e->operands[2] : nullptr)
+                              : nullptr;
+      if (e->kind == ExprKind::kBinary) {
+        // a && b evaluates b when a holds; a || b when it does not.
+        const bool evaluates_b = e->binary_op == BinaryOp::kAnd;
+        if (v) return *v == evaluates_b ? expr(then_e) : kNone;
+        const Op b = expr(then_e);
+        return b == kNone ? kNone : kUnknown;
+      }
+      if (v) return *v ? expr(then_e) : expr(else_e);
+      const Op t = expr(then_e), f = expr(else_e);
+      return t == f ? t : kUnknown;
+    }
+    for (const Expr& o : e->operands) {
+      const Op op = expr(o);
+      if (op != kNone) return op;
+    }
+    return kNone;
+  }
+
+  // The integer value of `e` from constants and the bound loop variables, if it has one.
+  std::optional<int64_t> value(const Expr& e) const {
+    if (!e) return std::nullopt;
+    switch (e->kind) {
+      case ExprKind::kIntImm:
+        return e->int_value;
+      case ExprKind::kVar: {
+        auto it = env_.find(e->name);
+        if (it == env_.end()) return std::nullopt;
+        return it->second;
+      }
+      case ExprKind::kCast:
+        if (!e->type.is_int() && !e->type.is_uint() && !e->type.is_bool()) return std::nullopt;
+        return value(e->operands[0]);
+      case ExprKind::kUnary: {
+        const auto a = value(e->operands[0]);
+        if (!a) return std::nullopt;
+        return e->unary_op == UnaryOp::kNeg ? -*a : int64_t{*a == 0};
+      }
+      case ExprKind::kSelect: {
+        const auto c = value(e->operands[0]);
+        if (!c || e->operands.size() < 3) return std::nullopt;
+        return value(*c ? e->operands[1] : e->operands[2]);
+      }
+      case ExprKind::kBinary: {
+        const auto a = value(e->operands[0]), b = value(e->operands[1]);
+        if (!a || !b) return std::nullopt;
+        switch (e->binary_op) {
+          case BinaryOp::kAdd:
+            return *a + *b;
+          case BinaryOp::kSub:
+            return *a - *b;
+          case BinaryOp::kMul:
+            return *a * *b;
+          case BinaryOp::kDiv: {
+            if (*b == 0) return int64_t{0};
+            int64_t q = *a / *b;
+            if ((*a % *b != 0) && ((*a < 0) != (*b < 0))) --q;
+            return q;
+          }
+          case BinaryOp::kMod: {
+            if (*b == 0) return int64_t{0};
+            int64_t r = *a % *b;
+            if (r < 0) r += *b < 0 ? -*b : *b;
+            return r;
+          }
+          case BinaryOp::kEQ:
+            return int64_t{*a == *b};
+          case BinaryOp::kNE:
+            return int64_t{*a != *b};
+          case BinaryOp::kLT:
+            return int64_t{*a < *b};
+          case BinaryOp::kLE:
+            return int64_t{*a <= *b};
+          case BinaryOp::kGT:
+            return int64_t{*a > *b};
+          case BinaryOp::kGE:
+            return int64_t{*a >= *b};
+          case BinaryOp::kAnd:
+            return int64_t{*a != 0 && *b != 0};
+          case BinaryOp::kOr:
+            return int64_t{*a != 0 || *b != 0};
+        }
+        return std::nullopt;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  std::map<std::string, int64_t> env_;
+  int64_t steps_ = 0;
+};
+
+}  // namespace
+
+bool is_autorun(const Kernel& kernel, const Uses& uses) {
+  if (uses.global_memory()) return false;
+  const FirstChannelOp::Op first = FirstChannelOp().of(kernel);
+  return first == FirstChannelOp::kRead || first == FirstChannelOp::kNone;
 }
 
 void check_opencl_types(const Program& program, const Kernel& kernel) {

@@ -289,7 +289,7 @@ class DeviceEmitter {
       if (!is_device(k)) continue;
       device.push_back(&k);
       uses_[k.name] = collect_uses(program_, k);
-      autorun_[k.name] = !uses_[k.name].global_memory();
+      autorun_[k.name] = is_autorun(k, uses_[k.name]);
     }
 
     std::string kernels;

@@ -202,7 +202,7 @@ class HostEmitter {
     out += "// Kernels in the order they run:\n";
     std::map<std::string, bool> autorun;
     for (const Kernel& k : program_.kernels) {
-      autorun[k.name] = is_device(k) && !uses_.at(k.name).global_memory();
+      autorun[k.name] = is_device(k) && is_autorun(k, uses_.at(k.name));
     }
     for (const std::vector<const Kernel*>& run : execution_runs(program_)) {
       out += std::string("//   ") + (is_device(*run[0]) ? "device: " : "host: ") +
@@ -311,7 +311,7 @@ class HostEmitter {
       device_inputs.insert(u.inputs.begin(), u.inputs.end());
       device_buffers.insert(u.reads.begin(), u.reads.end());
       device_buffers.insert(u.writes.begin(), u.writes.end());
-      autorun[k.name] = !u.global_memory();
+      autorun[k.name] = is_autorun(k, u);
     }
 
     if (any_device) {

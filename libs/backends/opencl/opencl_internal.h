@@ -44,6 +44,15 @@ struct Uses {
 // The Uses of `kernel` in a verified `program`.
 Uses collect_uses(const Program& program, const Kernel& kernel);
 
+// Whether device kernel `kernel` (with `uses`) is autorun: it touches no global memory (the host
+// has nothing to hand it), and the first channel operation of its run is a read (traced from
+// its start: loops from their first iterations, conditions on loop variables evaluated). Intel
+// restarts an autorun kernel each time it returns; one that writes first (`write(ch, n >= 1 ?
+// read(in) : 0)` at n = 0) would, restarted, send values no kernel reads (the OpenCL executor
+// reports them as left in the channel). Such a kernel, or one whose first operation depends on
+// data, is enqueued by the host instead.
+bool is_autorun(const Kernel& kernel, const Uses& uses);
+
 // Refuses a device kernel's vector types that OpenCL cannot express (more than 32 lanes):
 // emit-type at the `vectorize` directive of the kernel's Func (or of a Func merged into it),
 // with a note at the innermost statement with a location that uses the type; at that statement

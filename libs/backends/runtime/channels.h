@@ -360,7 +360,7 @@ class FifoArray {
       count += static_cast<int64_t>(n) * LanesOf<T>::value;
     }
     if (count == 0) return "";
-    return detail::leftover_message(name_, count, &first->index());
+    return detail::leftover_message(name_, count, dims_.empty() ? nullptr : &first->index());
   }
 
  private:
