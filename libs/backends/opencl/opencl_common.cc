@@ -204,7 +204,7 @@ namespace {
 
 // The first channel operation of a kernel's run, traced from its start: the loops from their
 // first iterations, conditions evaluated where they depend on loop variables and constants only
-// (integer arithmetic with Halide's floor division and Euclidean modulo). kUnknown when a
+// (integer arithmetic, Halide's division and modulo: halide_div, halide_mod). kUnknown when a
 // condition that decides it depends on data, or the trace runs past its budget.
 class FirstChannelOp {
  public:
@@ -338,18 +338,10 @@ class FirstChannelOp {
             return *a - *b;
           case BinaryOp::kMul:
             return *a * *b;
-          case BinaryOp::kDiv: {
-            if (*b == 0) return int64_t{0};
-            int64_t q = *a / *b;
-            if ((*a % *b != 0) && ((*a < 0) != (*b < 0))) --q;
-            return q;
-          }
-          case BinaryOp::kMod: {
-            if (*b == 0) return int64_t{0};
-            int64_t r = *a % *b;
-            if (r < 0) r += *b < 0 ? -*b : *b;
-            return r;
-          }
+          case BinaryOp::kDiv:
+            return halide_div(*a, *b);
+          case BinaryOp::kMod:
+            return halide_mod(*a, *b);
           case BinaryOp::kEQ:
             return int64_t{*a == *b};
           case BinaryOp::kNE:
