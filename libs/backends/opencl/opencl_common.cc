@@ -228,7 +228,10 @@ class FirstChannelOp {
     if (const For* f = s.as<For>()) {
       const auto min = value(f->min), extent = value(f->extent);
       if (!min || !extent) return kUnknown;
-      for (int64_t v = *min; v < *min + *extent; ++v) {
+      int64_t end = 0;
+      if (__builtin_add_overflow(*min, *extent, &end)) return kUnknown;
+      for (int64_t v = *min; v < end; ++v) {
+        if (++steps_ > kBudget) return kUnknown;
         env_[f->var] = v;
         const Op op = list(f->body);
         if (op != kNone) return op;
@@ -321,7 +324,10 @@ class FirstChannelOp {
       case ExprKind::kUnary: {
         const auto a = value(e->operands[0]);
         if (!a) return std::nullopt;
-        return e->unary_op == UnaryOp::kNeg ? -*a : int64_t{*a == 0};
+        if (e->unary_op == UnaryOp::kNot) return int64_t{*a == 0};
+        int64_t r = 0;
+        if (__builtin_sub_overflow(int64_t{0}, *a, &r)) return std::nullopt;
+        return r;
       }
       case ExprKind::kSelect: {
         const auto c = value(e->operands[0]);
@@ -331,13 +337,18 @@ class FirstChannelOp {
       case ExprKind::kBinary: {
         const auto a = value(e->operands[0]), b = value(e->operands[1]);
         if (!a || !b) return std::nullopt;
+        int64_t r = 0;
         switch (e->binary_op) {
+          // Overflow (IR written by hand, a fuzzer's): no value, so the trace stops unknown.
           case BinaryOp::kAdd:
-            return *a + *b;
+            if (__builtin_add_overflow(*a, *b, &r)) return std::nullopt;
+            return r;
           case BinaryOp::kSub:
-            return *a - *b;
+            if (__builtin_sub_overflow(*a, *b, &r)) return std::nullopt;
+            return r;
           case BinaryOp::kMul:
-            return *a * *b;
+            if (__builtin_mul_overflow(*a, *b, &r)) return std::nullopt;
+            return r;
           case BinaryOp::kDiv:
             return halide_div(*a, *b);
           case BinaryOp::kMod:
