@@ -23,6 +23,7 @@
 // loops, else it ends the copy. Loops outside the space loops need nothing: the consumer's next
 // loop out becomes time, and the loops it lacks (the reduction kk) are not there.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "libs/passes/merge/plan.h"
@@ -194,10 +195,33 @@ bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const
     if (d.args.size() == 3 && d.args[1].kind == DirectiveArg::kList)
       for (const DirectiveArg& c : d.args[1].items) scheduled |= c.text != "0";
   }
-  if (!scheduled) return false;
+  // The producer, copied without the array's splits, takes them when it has no loop directives
+  // of its own: lanes on a split loop (`vectorize(k, 4)`) are then loops it has too. Undone
+  // below when nothing is inherited.
+  const auto nest_before = plan.nests.find(producer.rep) == plan.nests.end()
+                               ? std::optional<LoopNest>()
+                               : std::optional<LoopNest>(plan.nests.at(producer.rep));
+  const bool copies_nest =
+      !has_directive(p, producer.rep, {"split", "reorder", "vectorize", "unroll"});
+  if (copies_nest) copy_nest(plan, producer, reader, producer.loop_vars);
   // The array's lanes inside its space loops come too (a consumer's do): the transform names
   // its space loops as the innermost but for lanes.
   const std::vector<std::string> loops = nest_loops_of(plan, producer);
+  // A projection (no time scheduled) is inherited too when the array has lanes the producer
+  // has and does not vectorize itself: the array reads each PE's lanes in one step, which a
+  // producer running its loops in their own order (the lane loop outermost) cannot send in.
+  if (!scheduled && !has_directive(p, producer.rep, {"vectorize"}))
+    if (auto v = plan.vectorized.find(reader.rep); v != plan.vectorized.end())
+      for (const auto& [loop, at] : v->second) scheduled |= contains(loops, loop);
+  if (!scheduled) {
+    if (copies_nest) {
+      if (nest_before)
+        plan.nests[producer.rep] = *nest_before;
+      else
+        plan.nests.erase(producer.rep);
+    }
+    return false;
+  }
   if (!has_directive(p, producer.rep, {"vectorize"}))
     if (auto v = plan.vectorized.find(reader.rep); v != plan.vectorized.end())
       for (const auto& [loop, at] : v->second)
