@@ -2,8 +2,6 @@
 // docs/explore.md). Reads a polyhedral program (JSON in isl notation) or a T2S spec (or its
 // parsed or merged IR) and reports dependencies, cones, placement costs, storage of orderings
 // and, for a spec, its legal space-time transforms ranked (libs/explore).
-#include <iostream>
-
 #include "libs/cli/tool.h"
 #include "libs/explore/explore_cli.h"
 
@@ -16,16 +14,5 @@ int main(int argc, char** argv) {
                  "merged IR, the legal space-time transforms of each merge group, ranked.");
   t2s::explore::CliOptions options;
   t2s::explore::add_options(tool, &options);
-  std::string usage_error;
-  int status = tool.run(argc, argv, [&] {
-    try {
-      t2s::explore::run(tool, options);
-    } catch (const t2s::explore::UsageError& e) {
-      usage_error = e.what();
-    }
-  });
-  if (status != t2s::kExitOk || usage_error.empty()) return status;
-  std::cerr << "t2s-explore: error: " << usage_error << "\n"
-            << "Run 't2s-explore --help' for the options.\n";
-  return t2s::kExitUsage;
+  return tool.run(argc, argv, [&] { t2s::explore::run(tool, options); });
 }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <map>
 
 #include "libs/backends/runtime/file.h"
+#include "libs/backends/runtime/options.h"
 #include "libs/cli/tool.h"
 #include "libs/exec/interpreter.h"
 #include "libs/exec/jit/select.h"
@@ -46,9 +48,17 @@ int main(int argc, char** argv) {
   app.add_flag("--print", print,
                "Print every output element as NAME(x0, x1, ...) = VALUE, last index fastest (the "
                "default when there is no -o)");
+  std::string stage_text;
+  app.add_option("--stage", stage_text,
+                 "Run this stage: a spec or IR of an earlier stage is lowered to it first. "
+                 "Default: for a spec or parsed IR the last stage (gathered), the one t2s-emit "
+                 "emits; IR of a lowered stage runs as it is")
+      ->check(CLI::IsMember({"merged", "stt", "vectorized", "gathered"}));
   app.add_flag("--check", check,
-               "Also run the merged stage of the same program and fail (exit 1) on the first "
-               "element that differs, printing its index and both values");
+               "Also run the merged stage of the same program with the interpreter and fail "
+               "(exit 1) on the first element that differs, printing its index and both values; "
+               "the run must be of a later stage (a merged run would be compared with itself: "
+               "a usage error, exit 2)");
   uint64_t max_memory = t2s::kDefaultMaxRunMemory;
   app.add_option("--max-memory", max_memory,
                  "Refuse (exit 1, before allocating anything) a program whose inputs, buffers "
@@ -85,6 +95,12 @@ int main(int argc, char** argv) {
                "Print the engine used and its times to standard error (jit: compiling and "
                "running apart)");
   app.callback([&] {
+    // A malformed --input is the command line's fault (exit 2), as in the emulation.
+    std::map<std::string, std::string> named;
+    for (const std::string& value : input_specs) {
+      const std::string message = t2s_rt::detail::add_input_spec(value, named);
+      if (!message.empty()) throw CLI::ValidationError(message);
+    }
     if (profile && engine != "opencl")
       throw CLI::ValidationError("--profile",
                                  "needs --engine opencl (the emulation's profile: "
@@ -92,11 +108,19 @@ int main(int argc, char** argv) {
   });
   return tool.run(argc, argv, [&] {
     t2s::Program program = tool.read_input_program_or_spec([](t2s::Stage) { return true; }, "");
-    // A spec runs at the merged stage; with --engine opencl at the stage t2s-emit emits from,
-    // the last.
-    if (program.stage == t2s::Stage::kParsed)
-      program =
-          t2s::lower_to(program, engine == "opencl" ? t2s::Stage::kGathered : t2s::Stage::kMerged);
+    // A spec (or parsed IR) runs at the stage t2s-emit emits, the last, unless --stage names
+    // another; IR of a lowered stage runs as it is.
+    t2s::Stage stage = program.stage == t2s::Stage::kParsed ? t2s::Stage::kGathered : program.stage;
+    if (!stage_text.empty()) t2s::stage_from_name(stage_text, &stage);
+    if (stage < program.stage)
+      throw t2s::UsageError("--stage " + stage_text + ": the input is already at the '" +
+                            t2s::stage_name(program.stage) +
+                            "' stage (t2s-run lowers its input, never raises it)");
+    if (check && stage == t2s::Stage::kMerged)
+      throw t2s::UsageError(
+          "--check compares the run with the merged stage, and this run is of the merged stage "
+          "itself: run a later stage (--stage stt, vectorized or gathered)");
+    if (stage != program.stage) program = t2s::lower_to(program, stage);
     // A .npy file may be as large as its data; one that does not start like one (/dev/zero) is
     // refused after its first bytes.
     auto read_npy_file = [](const std::string& path) {

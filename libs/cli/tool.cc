@@ -43,8 +43,9 @@ void render_one(const char* severity, const SourceLoc& loc, const std::string& m
 
 }  // namespace
 
-void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::ostream& out) {
-  render_one("error", d.loc(), d.message(), d.rule(), sources, out);
+void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::ostream& out,
+                       const char* severity) {
+  render_one(severity, d.loc(), d.message(), d.rule(), sources, out);
   for (const DiagnosticNote& n : d.notes()) render_one("note", n.loc, n.message, "", sources, out);
 }
 
@@ -127,6 +128,9 @@ void Tool::add_frontend_options() {
 FrontendOptions Tool::frontend_options() const {
   FrontendOptions o = frontend_;
   o.t2s_builtin_macros = !no_t2s_macros_;
+  o.preprocess.warn = [this](const Diagnostic& d) {
+    render_diagnostic(d, sources_, std::cerr, "warning");
+  };
   return o;
 }
 
@@ -294,6 +298,10 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
   } catch (const IoError& e) {
     std::cerr << name_ << ": error: " << e.what() << "\n";
     return kExitUserError;
+  } catch (const UsageError& e) {
+    std::cerr << name_ << ": error: " << e.what() << "\n"
+              << "Run '" << name_ << " --help' for the options.\n";
+    return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << name_ << ": internal error in stage '" << stage_
               << "': out of memory (this is a bug: no input should need this much)\n";

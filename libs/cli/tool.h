@@ -25,10 +25,19 @@ enum ExitCode { kExitOk = 0, kExitUserError = 1, kExitUsage = 2, kExitInternal =
 
 // Writes `file:line:col: error: message [rule]`, the source line and a caret, then each note
 // the same way. Locations are spelled with the display names `sources` knows.
-void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::ostream& out);
+// `severity` is "warning" for a warning (a Diagnostic that does not stop the tool).
+void render_diagnostic(const Diagnostic& d, const SourceManager& sources, std::ostream& out,
+                       const char* severity = "error");
 
 // An input or output file that cannot be used (exit 1).
 class IoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A command line that cannot be carried out, found once the input is read (a flag the input's
+// stage rules out, a malformed --input): exit 2, as CLI11's own parse errors.
+class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

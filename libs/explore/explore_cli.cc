@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "libs/explore/masai.h"
 #include "libs/frontend/frontend.h"
@@ -245,6 +246,20 @@ void run(Tool& tool, const CliOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  // A refused --try is the answer to the question asked: the tool fails (exit 1, nothing
+  // written), saying why, as t2s-stt would on the spec with those directives.
+  std::optional<Diagnostic> refused;
+  for (const GroupSchedules& g : groups)
+    for (const ScheduleCandidate& c : g.tried) {
+      if (c.origin != "--try" || c.ok) continue;
+      const std::string what =
+          "--try '" + c.text + "' on merge group '" + g.func + "' is refused: " + c.message;
+      if (!refused)
+        refused.emplace(SourceLoc{}, what, c.rule);
+      else
+        refused->add_note(SourceLoc{}, what + " [" + c.rule + "]");
+    }
+  if (refused) throw *refused;
   // The polyhedral report on each group's loop nest, when asked.
   // A merge group's UREs share its loop nest: their points coincide by design.
   eo.place_options.overlap = true;

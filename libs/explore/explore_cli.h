@@ -29,12 +29,7 @@ void add_options(Tool& tool, CliOptions* o);
 
 // The run: reads the input, analyses it, writes the report. Throws Diagnostic / IoError as the
 // other tools do; a usage error found only once the input is read (an unknown placement, a
-// loop name not in the common space) is UsageError.
+// loop name not in the common space) is t2s::UsageError (libs/cli/tool.h), exit 2.
 void run(Tool& tool, const CliOptions& o);
-
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 }  // namespace t2s::explore

@@ -881,8 +881,10 @@ void add_notes_for_location(Diagnostic& d, const std::vector<Token>& tokens) {
 
 Program parse_spec(SourceManager& sources, const FrontendOptions& options) {
   PreprocessOptions pp = options.preprocess;
-  if (options.t2s_builtin_macros)
+  if (options.t2s_builtin_macros) {
     pp.defines.insert(pp.defines.begin(), {"PLACE0=Place::Host", "PLACE1=Place::Device"});
+    pp.builtin_defines += 2;
+  }
   std::vector<Token> tokens = preprocess(sources, pp);
   try {
     return SpecParser(tokens).parse();

@@ -105,7 +105,8 @@ class Preprocessor {
   std::vector<Token> run() {
     const std::string* text = sources_.text("");
     if (text == nullptr) throw InternalError("the main spec is not registered as \"\"");
-    for (const std::string& define : options_.defines) define_from_command_line(define);
+    for (size_t i = 0; i < options_.defines.size(); ++i)
+      define_from_command_line(options_.defines[i], i < options_.builtin_defines);
     files_.emplace_back(text, "", 0);
 
     std::vector<Token> out;
@@ -536,10 +537,44 @@ class Preprocessor {
       m->body.push_back(std::move(body));
       m->body_param.push_back(param);
     }
+    if (auto old = find_macro(m->name); old && options_.warn && !old->builtin && !same(*old, *m))
+      warn_redefined(*old, *m, command_line ? pending_option_ : "");
     macros_[m->name] = std::move(m);  // a redefinition replaces the old one
   }
 
-  void define_from_command_line(const std::string& option) {
+  // Two definitions cc takes as the same (no warning): the same kind, parameters and body.
+  static bool same(const Macro& a, const Macro& b) {
+    if (a.function_like != b.function_like || a.params != b.params ||
+        a.body.size() != b.body.size() || a.body_param != b.body_param)
+      return false;
+    for (size_t i = 0; i < a.body.size(); ++i)
+      if (a.body[i].kind != b.body[i].kind || a.body[i].text != b.body[i].text) return false;
+    return true;
+  }
+
+  // cc's "N redefined" with both places: the new definition, then a note at the old one (a
+  // -D option is named, as it has no place in a file).
+  void warn_redefined(const Macro& old, const Macro& now, const std::string& option) {
+    const std::string replaces = option.empty() ? "" : " (-D " + option + ")";
+    Diagnostic d(now.definition,
+                 "'" + now.name + "' redefined" + replaces + "; the later definition is used",
+                 "macro-redefined");
+    if (!old.command_line.empty() && !option.empty())
+      d.add_note(SourceLoc{}, "the previous definition of '" + old.name +
+                                  "' is on the command line: -D " + old.command_line);
+    else if (!old.command_line.empty())
+      d.add_note(SourceLoc{}, "the previous definition of '" + old.name +
+                                  "' is on the command line: -D " + old.command_line +
+                                  " (a spec's #define replaces a -D, as in cc; to let -D win, "
+                                  "write #ifndef " +
+                                  old.name + " around the #define)");
+    else
+      d.add_note(old.definition, "the previous definition of '" + old.name + "' is here");
+    options_.warn(d);
+  }
+
+  void define_from_command_line(const std::string& option, bool builtin) {
+    pending_option_ = option;
     size_t eq = option.find('=');
     std::string head = option.substr(0, eq);
     std::string value = eq == std::string::npos ? "1" : option.substr(eq + 1);
@@ -564,6 +599,8 @@ class Preprocessor {
       }
       for (LexedToken& t : line) t.tok.loc = SourceLoc{};
       define(line, 0, SourceLoc{}, true);
+      macros_[line[0].tok.text]->command_line = option;
+      macros_[line[0].tok.text]->builtin = builtin;
     } catch (const Diagnostic& d) {
       throw Diagnostic(SourceLoc{}, "invalid -D option '" + option + "': " + d.message(), d.rule());
     }
@@ -626,6 +663,7 @@ class Preprocessor {
   SourceManager& sources_;
   const PreprocessOptions& options_;
   MacroTable macros_;
+  std::string pending_option_;  // the -D option being defined (for a warning)
   std::vector<FileState> files_;
   std::set<std::string> once_;  // files that said #pragma once
   std::vector<Cond> conds_;

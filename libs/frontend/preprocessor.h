@@ -1,12 +1,14 @@
 // The C preprocessor subset of LANGUAGE.md section 2, and the lexer under it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "libs/frontend/token.h"
+#include "libs/ir/diagnostic.h"
 #include "libs/ir/source_manager.h"
 
 namespace t2s {
@@ -16,6 +18,12 @@ struct PreprocessOptions {
   std::vector<std::string> defines;
   // Directories searched for `#include "file"` after the including file's own directory.
   std::vector<std::string> include_dirs;
+  // The first `builtin_defines` of `defines` are the toolchain's own (T2S's PLACE0 and PLACE1):
+  // a spec may define them again without a warning.
+  size_t builtin_defines = 0;
+  // Called with each warning (a macro redefined with another body, as cc warns: the spec's
+  // #define replaces a -D of the same name); the rule names the warning. Null: no warnings.
+  std::function<void(const Diagnostic&)> warn;
 };
 
 // Lexes the main spec registered in `sources` under the name "" and runs the preprocessor over

@@ -41,6 +41,8 @@ struct Macro {
   std::vector<Token> body;
   std::vector<int> body_param;  // per body token: index of the parameter it names, or -1
   SourceLoc definition;
+  std::string command_line;  // the -D option that defined it, if one did
+  bool builtin = false;      // one of the toolchain's own -D (PreprocessOptions::builtin_defines)
   bool uses_hash = false;  // '#' or '##' operators, which we do not implement
   int disabled = 0;        // > 0 while the macro's own expansion is being rescanned
 };

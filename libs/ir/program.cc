@@ -42,6 +42,22 @@ void require_kernel_stage(const Program& program, const std::string& who) {
   }
 }
 
+void require_device_kernel(const Program& program, const std::string& who) {
+  for (const Kernel& k : program.kernels)
+    if (k.place == Place::kDevice) return;
+  const std::string& out = program.output.func;
+  const Func* f = program.find_func(out);
+  throw Diagnostic(f && f->decl_loc.line > 0 ? f->decl_loc : program.output.loc,
+                   "no Func of this program runs on the device, so " + who +
+                       " has nothing to emit: place the systolic array on the device "
+                       "(Place::Device, or PLACE1 as T2SP's tests write it, in the declaration "
+                       "of '" +
+                       out +
+                       "' and of the Funcs merged with it), or emit C++ for the host "
+                       "with --target cpp",
+                   "emit-no-device");
+}
+
 bool stage_from_name(const std::string& name, Stage* out) {
   for (int i = 0; i < 5; ++i) {
     if (name == kStageNames[i]) {

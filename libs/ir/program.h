@@ -284,4 +284,9 @@ struct Program {
 // the parsed stage, which has no kernels yet.
 void require_kernel_stage(const Program& program, const std::string& who);
 
+// For a backend of the device (`who`: "the opencl target"): throws Diagnostic (rule
+// emit-no-device), at the realized Func's declaration, for a program whose kernels all run on
+// the host, which has nothing for the device to run.
+void require_device_kernel(const Program& program, const std::string& who);
+
 }  // namespace t2s

@@ -77,8 +77,12 @@ check "ranking: the fastest within the spec's array" "$(has "$TMP/out" "8 PEs, 6
 run testdata/explore/matvec_1d.t2s --best --max-pes 6
 check "ranking: --max-pes" "$(has "$TMP/out" "X.reorder(k, i).space_time_transform(k);")"
 run testdata/specs/seed000_2d.t2s --no-enumerate --try "space_time_transform(j)"
-check "refused --try: exit 0" "$rc"
-check "refused --try: the reason" "$(has "$TMP/out" "[stt-space-loops]")"
+check "refused --try: exit 1" "$( ((rc == 1)) && echo 0 || echo 1)"
+check "refused --try: the reason" "$(has "$TMP/err" "error: --try 'A.space_time_transform(j);' on merge group 'A' is refused: space_time_transform of 'A': space loop must be the innermost loop, but 'j' is loop 2 from the inside (loops, innermost first: i, j); reorder the loops first [stt-space-loops]")"
+check "refused --try: no report" "$( [[ ! -s $TMP/out ]] && echo 0 || echo 1)"
+run testdata/specs/seed000_2d.t2s --no-enumerate --try "space_time_transform(i)" --try "space_time_transform(q)"
+check "a refused --try among accepted ones: exit 1" "$( ((rc == 1)) && echo 0 || echo 1)"
+check "a refused --try among accepted ones: the reason" "$(has "$TMP/err" "error: --try 'A.space_time_transform(q);' on merge group 'A' is refused")"
 
 # --- errors ----------------------------------------------------------------------------------
 cat >"$TMP/bad.json" <<'JSON'

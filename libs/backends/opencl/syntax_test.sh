@@ -4,7 +4,8 @@
 #
 #   t2s-parse | t2s-merge                 -> merged.json
 #   t2s-stt                               -> stt.json
-#   merged, stt; as placed and --all-device: emit_opencl_driver device -> check_cl.sh
+#   merged, stt; as placed and --all-device: emit_opencl_driver device -> check_cl.sh (as placed,
+#                                         a host-only program is refused: emit-no-device)
 #   stt;         as placed and --all-device: emit_opencl_driver host   -> check_host.sh
 #   stt, as placed, no device kernel: the host program (which then needs no OpenCL device) is
 #   built and run on random inputs and must write the same .npy as t2s-run.
@@ -177,11 +178,23 @@ for spec in testdata/specs/*.t2s; do
     continue
   fi
   expect=$(spec_opencl_expect "$spec")
+  # A program whose Funcs all run on the host has no device code as placed (emit-no-device).
+  host_only=0
+  grep -q '"place": "device"' "$dir/stt.json" || host_only=1
   for stage in merged stt; do
     for variant in placed all_device; do
       flag=()
       [[ $variant == all_device ]] && flag=(--all-device)
       out="$dir/${stage}_$variant.cl"
+      if [[ $variant == placed && $host_only == 1 ]]; then
+        if "$DRIVER" device <"$dir/$stage.json" >"$out" 2>"$dir/err"; then
+          fail "$name: emit_opencl_driver device accepted the host-only $stage stage"
+        elif ! grep -q "\[emit-no-device\]" "$dir/err"; then
+          cat "$dir/err" >&2
+          fail "$name: emit_opencl_driver device failed on the host-only $stage stage without [emit-no-device]"
+        fi
+        continue
+      fi
       if [[ $stage == stt && -n $expect ]]; then
         if "$DRIVER" device "${flag[@]}" <"$dir/$stage.json" >"$out" 2>"$dir/err"; then
           fail "$name: emit_opencl_driver device ${flag[*]} accepted the stt stage (expected [$expect])"
@@ -211,7 +224,7 @@ for spec in testdata/specs/*.t2s; do
     fi
     run_job "${name}_host_$variant" "$CHECK_HOST" "$out"
   done
-  if [[ -z $expect ]] && grep -q "has no device kernel" "$dir/stt_placed.cl"; then
+  if [[ -z $expect && $host_only == 1 ]]; then
     run_job "${name}_run" run_host_program "$dir"
   fi
 done

@@ -508,6 +508,7 @@ KernelModel model_kernel(const Program& p, const Kernel& k, poly::PointCounter& 
 
 DesignModel model_design(const Program& program, const ReportOptions& options) {
   require_kernel_stage(program, "the report target");
+  require_device_kernel(program, "the report target (a model of the device)");
   const DeviceFamily* device = find_device_family(options.device);
   if (!device) throw model_error("unknown device family '" + options.device + "'");
   DesignModel d;

@@ -105,8 +105,10 @@ TEST(ReportTest, VectorizedGemmAloneIsItsOwnBottleneck) {
 // CheckTime (seed 000's skewed GEMM, 10 x 10 PEs, k in [0, 10)): PE (i, j) works at the 10
 // steps t1 = 2 i + 3 j + k of the 55, so 100 * 10 of 100 * 55 PE-steps are useful: 18.18%.
 TEST(ReportTest, CheckTimeUtilisationCountsTheGuardedSteps) {
-  const DesignModel d =
-      model_design(testing::load_golden_ir("seed000_abc_checktime", "gathered"), ReportOptions{});
+  // The seed places its array on the host; the model is of the device.
+  Program p = testing::load_golden_ir("seed000_abc_checktime", "gathered");
+  for (Kernel& k : p.kernels) k.place = Place::kDevice;
+  const DesignModel d = model_design(p, ReportOptions{});
   const KernelModel& a = kernel(d, "A");
   EXPECT_EQ(a.pes, 100);
   EXPECT_EQ(a.steps, 55);

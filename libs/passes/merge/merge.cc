@@ -111,6 +111,20 @@ class Merger {
       } else if (d.name == "isolate_consumer" || d.name == "isolate_consumer_chain") {
         std::string from = d.func;
         for (const DirectiveArg& a : d.args) {
+          // A Func's values go over one channel to one consumer: a second consumer would wait
+          // for values the first one takes (a deadlock at run time).
+          for (const Isolation& earlier : plan_.isolations)
+            if (earlier.from == from)
+              throw Diagnostic(d.loc,
+                               "'" + from + "' already has an isolated consumer, '" + earlier.to +
+                                   "'; its values go to one consumer: make '" + arg_name(a) +
+                                   "' read '" + earlier.to + "' (" + earlier.to +
+                                   ".isolate_consumer(" + arg_name(a) + "), or " + from +
+                                   ".isolate_consumer_chain(" + earlier.to + ", " + arg_name(a) +
+                                   "))",
+                               "isolate-consumer-twice")
+                  .add_note(earlier.loc,
+                            "'" + earlier.to + "' is isolated from '" + from + "' here");
           plan_.isolations.push_back({from, arg_name(a), d.loc});
           from = arg_name(a);
         }
