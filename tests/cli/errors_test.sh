@@ -13,7 +13,8 @@
 # gathers) must exit 1,
 # print nothing on stdout, create no output file, and print on stderr first the line
 # `testdata/errors/NAME.t2s:LINE:COL: error: MESSAGE [RULE]`, then the source line, then a caret
-# line; each expected note must appear as a line `PATH:LINE:COL: note: MESSAGE`.
+# line; each expected note must appear as a line `PATH:LINE:COL: note: MESSAGE`; and nothing may
+# say "hand-edited" (IR a spec cannot produce).
 #
 # A spec that t2s-parse accepts is also run as the Bazel pipeline runs it: `t2s-parse
 # --spec-lines-out LINES`, then t2s-merge, t2s-stt, t2s-vec, t2s-gather each on the previous IR
@@ -94,6 +95,9 @@ for spec in "${specs[@]}"; do
   for want in "${expected_notes[@]}"; do
     grep -qxF -- "$want" <(tr -d '\r' <"$TMP/stderr") || problems+=("missing note line: $want")
   done
+  # A spec is never told its IR was hand-edited: those messages are for IR a spec cannot make.
+  ! grep -q "hand-edited" "$TMP/stderr" ||
+    problems+=("the diagnostic of a spec speaks of hand-edited IR: $(grep "hand-edited" "$TMP/stderr")")
 
   # --- the same spec as the Bazel pipeline runs it (pipelines/t2s.bzl) -----------------------
   # t2s-parse writes the IR and the spec lines its locations point at; each later stage reads

@@ -2,9 +2,13 @@
 // computes the largest index over the loop domain restricted by the conditions under which the
 // read happens (enclosing `if`s and select branches), so `select(j == 0, a(i, k), ...)` needs
 // a's first dimension only as far as i goes. An input read at an index that is not
-// quasi-affine keeps no extents; t2s-run then needs its data from a file.
+// quasi-affine keeps no extents; t2s-run then needs its data from a file. An input's indices
+// start at 0: a read isl proves reaches a negative index, under conditions it knows all of, is
+// `input-negative-index` at the read (it would fail at run time, and the OpenCL would read
+// x[-1]); under a condition isl cannot see (a Func's value) the read may never happen there.
 #include <algorithm>
 
+#include "libs/ir/expr_printer.h"
 #include "libs/passes/merge/plan.h"
 #include "libs/poly/poly.h"
 
@@ -52,11 +56,13 @@ class ExtentFinder {
       size_t saved = domain_.constraints().size();
       auto c = poly::Cond::from_expr(branch->condition, dims_);
       if (c) domain_.where(*c);
+      if (!c) ++unseen_conditions_;
       stmts(branch->then_body);
       domain_.keep_constraints(saved);
       if (c) domain_.where(!*c);
       stmts(branch->else_body);
       domain_.keep_constraints(saved);
+      if (!c) --unseen_conditions_;
     } else {
       // A let variable is unknown to isl: reads indexed by it keep no extents.
       for (const Expr* e : s.exprs()) expr(*e);
@@ -71,6 +77,7 @@ class ExtentFinder {
       auto c = poly::Cond::from_expr(e->operands[0], dims_);
       size_t saved = domain_.constraints().size();
       if (c) domain_.where(*c);
+      if (!c) ++unseen_conditions_;
       expr(e->operands[1]);
       domain_.keep_constraints(saved);
       if (e->operands.size() == 3) {
@@ -78,6 +85,7 @@ class ExtentFinder {
         expr(e->operands[2]);
         domain_.keep_constraints(saved);
       }
+      if (!c) --unseen_conditions_;
       return;
     }
     for (const Expr& o : e->operands) expr(o);
@@ -104,6 +112,15 @@ class ExtentFinder {
         return;
       }
       m[d] = std::max(m[d], (*ranges)[d]->max);
+      if ((*ranges)[d]->min < 0 && unseen_conditions_ == 0)
+        throw Diagnostic(call->loc,
+                         "'" + call->name + "' is read at index " +
+                             std::to_string((*ranges)[d]->min) + " in its dimension " +
+                             std::to_string(d) + " (" + print_expr(call) +
+                             " over the loops' bounds and the conditions it is read under), "
+                             "but an input's indices start at 0: shift the index, or guard the "
+                             "read with a select on the loop variable",
+                         "input-negative-index");
     }
   }
 
@@ -113,6 +130,7 @@ class ExtentFinder {
   poly::Set domain_;
   std::map<std::string, std::vector<int64_t>> max_;
   std::set<std::string> unknown_;
+  int unseen_conditions_ = 0;  // enclosing conditions isl cannot represent
 };
 
 }  // namespace

@@ -57,6 +57,7 @@ class Merger {
     check_initial_values(out_);
     make_groups();
     check_cycles();
+    check_realized_consumer();
     resolve_bounds();
     infer_bounds(out_, plan_, isolation_targets());
     // Isolated Funcs get their loops in apply_isolation, and are checked there.
@@ -399,6 +400,34 @@ class Merger {
   // Isolation: new Funcs, their loop nests, and the edges values travel along
 
   Group& group(const std::string& f) { return plan_.groups[plan_.group_of.at(f)]; }
+
+  // The realized Func is the end of its consumer chain: a consumer isolated from it would get
+  // values nothing reads (its kernel would be dead; t2s-stt found it empty).
+  void check_realized_consumer() {
+    for (const Isolation& iso : plan_.isolations) {
+      if (iso.from != in_.output.func) continue;
+      std::string last = iso.to;
+      for (bool more = true; more;) {
+        more = false;
+        for (const Isolation& next : plan_.isolations)
+          if (next.from == last) {
+            last = next.to;
+            more = true;
+            break;
+          }
+      }
+      throw Diagnostic(in_.output.loc,
+                       "'" + iso.from +
+                           "' is realized, but its values go on to its isolated "
+                           "consumer '" +
+                           iso.to +
+                           "', which nothing would read: realize the "
+                           "last Func of the chain, '" +
+                           last + "' (" + last + ".realize(...))",
+                       "isolate-realize")
+          .add_note(iso.loc, "'" + iso.to + "' is isolated from '" + iso.from + "' here");
+    }
+  }
 
   void apply_isolation() {
     check_all_bounds_for_merges();
