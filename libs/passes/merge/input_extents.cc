@@ -64,6 +64,7 @@ class ExtentFinder {
       domain_.keep_constraints(saved);
       if (!c) --unseen_conditions_;
     } else {
+      if (const Provide* w = s.as<Provide>(); w && w->func == p_.output.func) output_write(*w, s);
       // A let variable is unknown to isl: reads indexed by it keep no extents.
       for (const Expr* e : s.exprs()) expr(*e);
       for (const StmtList* child : s.children()) stmts(*child);
@@ -124,7 +125,63 @@ class ExtentFinder {
     }
   }
 
+  // A write of the realized output: where it happens (isl's domain and the indices), unless a
+  // condition or an index isl cannot see makes the place unknown.
+  void output_write(const Provide& w, const Stmt& s) {
+    if (!output_loc_.valid()) output_loc_ = s.loc;
+    if (unseen_conditions_ > 0) {
+      output_unknown_ = true;
+      return;
+    }
+    poly::Image piece{domain_, {}};
+    for (size_t d = 0; d < w.args.size(); ++d) {
+      auto t = poly::Aff::from_expr(w.args[d], dims_);
+      if (!t || d >= p_.output.extents.size()) {
+        output_unknown_ = true;
+        return;
+      }
+      // Only the elements of the realized region count.
+      piece.set.where(poly::Cond::range(poly::Aff(0), *t, poly::Aff(p_.output.extents[d])));
+      piece.exprs.push_back(*t);
+    }
+    output_pieces_.push_back(std::move(piece));
+  }
+
+ public:
+  // The realized output must be written everywhere: isl counts the elements its writes reach
+  // (over the loops' bounds and the conditions of its definition). A condition that never holds
+  // (`select(k == K, ...)` with k < K) or a set_bounds that leaves elements out would otherwise
+  // be found at run time only (run-output-unwritten).
+  void check_output() const {
+    if (output_unknown_ || !output_loc_.valid()) return;
+    int64_t total = 1;
+    for (int64_t e : p_.output.extents)
+      if (__builtin_mul_overflow(total, e, &total)) return;
+    auto written = poly::count_union_of_images(output_pieces_, 4096);
+    if (!written || *written >= total) return;
+    const std::string& out = p_.output.func;
+    if (*written == 0)
+      throw Diagnostic(output_loc_,
+                       "'" + out +
+                           "' is never written: the condition of its definition never "
+                           "holds within its loops' bounds, so the realized output would stay "
+                           "unwritten",
+                       "output-unwritten")
+          .add_note(p_.output.loc, "'" + out + "' is realized here");
+    throw Diagnostic(output_loc_,
+                     "only " + std::to_string(*written) + " of the " + std::to_string(total) +
+                         " elements of '" + out +
+                         "' are ever written (over its loops' bounds and the condition of its "
+                         "definition); the others would stay unwritten",
+                     "output-unwritten")
+        .add_note(p_.output.loc, "'" + out + "' is realized here");
+  }
+
+ private:
   Program& p_;
+  SourceLoc output_loc_;
+  bool output_unknown_ = false;
+  std::vector<poly::Image> output_pieces_;
   poly::VarDims dims_;  // the Vars of the enclosing loops
   // Every loop seen so far is a dim; the enclosing loops' bounds and conditions constrain it.
   poly::Set domain_;
@@ -138,6 +195,7 @@ class ExtentFinder {
 void infer_input_extents(Program& p) {
   ExtentFinder finder(p);
   for (const Kernel& k : p.kernels) finder.kernel(k);
+  finder.check_output();
   finder.finish();
 }
 
