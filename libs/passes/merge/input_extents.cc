@@ -63,6 +63,21 @@ class ExtentFinder {
       stmts(branch->else_body);
       domain_.keep_constraints(saved);
       if (!c) --unseen_conditions_;
+    } else if (const Realize* r = s.as<Realize>()) {
+      // Reads of the Func inside are checked against its bounds (constant at this stage).
+      std::vector<std::pair<int64_t, int64_t>> bounds;
+      for (size_t d = 0; d < r->mins.size() && d < r->extents.size(); ++d) {
+        expr(r->mins[d]);
+        expr(r->extents[d]);
+        const Expr& lo = r->mins[d];
+        const Expr& ext = r->extents[d];
+        if (lo->kind == ExprKind::kIntImm && ext->kind == ExprKind::kIntImm)
+          bounds.emplace_back(lo->int_value, ext->int_value);
+      }
+      const bool known = bounds.size() == r->mins.size();
+      if (known) realized_[r->func] = bounds;
+      stmts(r->body);
+      if (known) realized_.erase(r->func);
     } else {
       if (const Provide* w = s.as<Provide>(); w && w->func == p_.output.func) output_write(*w, s);
       // A let variable is unknown to isl: reads indexed by it keep no extents.
@@ -91,6 +106,44 @@ class ExtentFinder {
     }
     for (const Expr& o : e->operands) expr(o);
     if (e->kind == ExprKind::kCall && e->call_kind == CallKind::kImage) read(e);
+    if (e->kind == ExprKind::kCall && e->call_kind == CallKind::kFunc) func_read(e);
+  }
+
+  // A read of a realized Func (a URE of the kernel) outside its bounds, which isl proves under
+  // conditions it sees all of: `C(i, j, k - 1)` at k = 0 without a select that excludes it.
+  void func_read(const Expr& call) {
+    auto it = realized_.find(call->name);
+    if (it == realized_.end() || unseen_conditions_ > 0) return;
+    const auto& bounds = it->second;
+    if (call->operands.size() != bounds.size()) return;
+    std::vector<poly::Aff> indices;
+    for (const Expr& a : call->operands) {
+      auto t = poly::Aff::from_expr(a, dims_);
+      if (!t) return;
+      indices.push_back(*t);
+    }
+    auto ranges = poly::value_ranges(domain_, indices);
+    if (!ranges) return;  // never read
+    for (size_t d = 0; d < indices.size(); ++d) {
+      if (!(*ranges)[d]) return;
+      const auto [lo, ext] = bounds[d];
+      int64_t bad;
+      if ((*ranges)[d]->min < lo)
+        bad = (*ranges)[d]->min;
+      else if ((*ranges)[d]->max >= lo + ext)
+        bad = (*ranges)[d]->max;
+      else
+        continue;
+      throw Diagnostic(call->loc,
+                       "'" + call->name + "' is read at index " + std::to_string(bad) +
+                           " in its dimension " + std::to_string(d) + " (" + print_expr(call) +
+                           " over the loops' bounds and the conditions it is read under), "
+                           "outside its bounds [" +
+                           std::to_string(lo) + ", " + std::to_string(lo + ext) +
+                           "): guard the read with a select on the loop variable (as "
+                           "`select(k == 0, 0, C(i, j, k - 1))` does) or change the bounds",
+                       "ure-read-bounds");
+    }
   }
 
   void read(const Expr& call) {
@@ -187,6 +240,7 @@ class ExtentFinder {
   poly::Set domain_;
   std::map<std::string, std::vector<int64_t>> max_;
   std::set<std::string> unknown_;
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> realized_;  // min, extent
   int unseen_conditions_ = 0;  // enclosing conditions isl cannot represent
 };
 
