@@ -17,6 +17,11 @@ std::string distance_text(const std::vector<int64_t>& d) {
   return s + ")";
 }
 
+std::string outermost_first(const std::vector<int64_t>& by_argument) {
+  return distance_text(std::vector<int64_t>(by_argument.rbegin(), by_argument.rend())) +
+         " (outermost loop first)";
+}
+
 // Two iterations on the same PE at the same step: refused with an example (isl). `dst_aff`
 // holds the destination loops, then the outer loops the transform keeps; the example shows the
 // destination loops.

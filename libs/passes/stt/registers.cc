@@ -68,12 +68,12 @@ void KernelTransformer::allocate() {
       int64_t enumerated = 0;
       int64_t live = poly::max_points_within(read, keys, time, span, limit, &enumerated);
       if (live > kMaxWindowOffsets)
-        fail("the storage for " + s.func + " at distance " + distance_text(s.distance) +
+        fail("the storage for " + s.func + " at distance " + outermost_first(s.distance) +
                  " holds more than " + std::to_string(kMaxWindowOffsets) + " values per PE",
              "stt-storage");
       if (enumerated > limit)
         fail("sizing the storage of the kernel (up to the one for " + s.func + " at distance " +
-                 distance_text(s.distance) + ") enumerates more than " +
+                 outermost_first(s.distance) + ") enumerates more than " +
                  std::to_string(kMaxEnumeratedOffsets) +
                  " window offsets (t2s-stt's limit on its work)",
              "stt-storage");

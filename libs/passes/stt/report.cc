@@ -64,10 +64,14 @@ std::string stt_report(const Program& p) {
     for (const Register* r : regs) {
       int64_t pe_count = 1;
       for (int64_t e : r->shape) pe_count *= e;
-      std::string d = "(";
-      for (size_t i = 0; i < r->distance.size(); ++i)
-        d += (i ? ", " : "") + std::to_string(r->distance[i]);
-      d += ")";
+      // Outermost loop first, named, as every tool prints a dependence distance (the IR keeps
+      // it in argument order).
+      const Func* f = p.find_func(r->func);
+      std::string d;
+      for (size_t i = r->distance.size(); i-- > 0;) {
+        const std::string name = f && i < f->args.size() ? f->args[i] + " " : "";
+        d += (d.empty() ? "" : ", ") + name + std::to_string(r->distance[i]);
+      }
       rows.push_back({r->name, r->func, register_kind_name(r->kind), d,
                       std::to_string(r->time_distance), std::to_string(r->naive),
                       std::to_string(r->depth), std::to_string(r->naive * pe_count),

@@ -148,6 +148,9 @@ Expr linear(const std::vector<int64_t>& coeff, const std::vector<std::string>& n
             int64_t constant);
 // "(1, 0, -2)".
 std::string distance_text(const std::vector<int64_t>& d);
+// A distance kept in argument order (innermost loop first), printed outermost loop first, as
+// every tool prints a distance: "(0, 0, 1) (outermost loop first)".
+std::string outermost_first(const std::vector<int64_t>& by_argument);
 
 // What the channel step of the pass (channels.cc) needs of one kernel, transformed or not: its
 // original loops, the order its iterations run in, its PEs, and one iteration's statements.

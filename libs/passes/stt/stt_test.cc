@@ -486,7 +486,8 @@ TEST(SttTest, RefusesToEnumerateMoreThanItsLimitOfWindowOffsets) {
     EXPECT_EQ(d.rule(), "stt-storage");
     EXPECT_EQ(d.message(),
               "space_time_transform of 'A': sizing the storage of the kernel (up to the one for D "
-              "at distance (-1, 0, 0, 0, 0, 1, 0, 0, 0)) enumerates more than 250000 window "
+              "at distance (0, 0, 0, 1, 0, 0, 0, 0, -1) (outermost loop first)) enumerates more "
+              "than 250000 window "
               "offsets (t2s-stt's limit on its work)");
   }
 }
@@ -498,6 +499,8 @@ TEST(SttTest, ReportListsTheArrayAndEveryRegister) {
       << report;
   for (const char* name : {"A_fifo", "B_fifo", "C_fifo", "total: 1740 values naive"})
     EXPECT_NE(report.find(name), std::string::npos) << name << "\n" << report;
+  // Distances outermost loop first, named (A reads A(i - 1, j, k): 1 along i, the innermost).
+  EXPECT_NE(report.find("A_fifo   A    fifo k 0, j 0, i 1"), std::string::npos) << report;
 }
 
 // Vectorized loops are the lanes of each PE, not time steps.
