@@ -1048,10 +1048,21 @@ class Merger {
     if (at == cycle.size()) at = 0;
     chain += "'" + cycle[0] + "'";
     const DepReason& first = reason(at);
+    bool through_isolation = false;
+    for (size_t i = 0; i < cycle.size(); ++i) through_isolation |= isolated.count(reason(i).reader);
+    // What to write instead: a kernel runs whole before the kernels that read its memory, so no
+    // two kernels may each need the other's values.
+    const std::string instead =
+        through_isolation
+            ? "; an isolated Func cannot read values its own consumer computes"
+            : "; a kernel runs whole before the kernels that read its memory, so two kernels "
+              "cannot each need the other's values: compute what '" +
+                  cycle[(at + 1) % cycle.size()] +
+                  "' needs from the inputs, or make it a URE of the merge group (over the "
+                  "group's loops, merged with merge_ures)";
     Diagnostic d(func(first.reader).loc,
                  "kernels depend on each other in a cycle (" + chain +
-                     ", each needing the next's values first): " + first.what +
-                     "; an isolated Func cannot read values its own consumer computes",
+                     ", each needing the next's values first): " + first.what + instead,
                  "kernel-cycle");
     for (size_t n = 1; n < cycle.size(); ++n) {
       const DepReason& r = reason((at + n) % cycle.size());
