@@ -43,8 +43,8 @@ struct Macro {
   SourceLoc definition;
   std::string command_line;  // the -D option that defined it, if one did
   bool builtin = false;      // one of the toolchain's own -D (PreprocessOptions::builtin_defines)
-  bool uses_hash = false;  // '#' or '##' operators, which we do not implement
-  int disabled = 0;        // > 0 while the macro's own expansion is being rescanned
+  bool uses_hash = false;    // '#' or '##' operators, which we do not implement
+  int disabled = 0;          // > 0 while the macro's own expansion is being rescanned
 };
 
 using MacroTable = std::unordered_map<std::string, std::shared_ptr<Macro>>;
