@@ -77,8 +77,11 @@ rc=$?
 [[ $rc == 2 ]] || fail "--engine fast: exit status $rc, not 2"
 grep -qF -- "--engine: fast not in {interp,jit,auto}" "$TMP/usage.err" ||
   grep -qF -- "--engine" "$TMP/usage.err" || fail "--engine fast: stderr is '$(cat "$TMP/usage.err")'"
-"$RUN" --help | grep -q -- "--engine" || fail "--help does not document --engine"
-"$RUN" --help | grep -q -- "--timings" || fail "--help does not document --timings"
+# Into a file: `--help | grep -q` under pipefail fails when grep exits before t2s-run has
+# written the rest of its help (SIGPIPE).
+"$RUN" --help > "$TMP/help.txt" || fail "--help: exit status $?"
+grep -q -- "--engine" "$TMP/help.txt" || fail "--help does not document --engine"
+grep -q -- "--timings" "$TMP/help.txt" || fail "--help does not document --timings"
 
 # The same options under jit: --input, --print, --check, --timings.
 "$RUN" "$DIR/isolate_consumer/merged.json" --fill random --seed 9 -o "$TMP/c.npy" ||
