@@ -1,3 +1,7 @@
+// One walk over the merged kernels' accesses, with isl (AccessChecker): the inputs' shapes, the
+// reads isl proves out of range (inputs below 0: input-negative-index; a URE outside its
+// realized bounds: ure-read-bounds) and the realized output's coverage (output-unwritten).
+//
 // Infers the shape of each input from the indices the kernels read it at: for every read, isl
 // computes the largest index over the loop domain restricted by the conditions under which the
 // read happens (enclosing `if`s and select branches), so `select(j == 0, a(i, k), ...)` needs
@@ -16,9 +20,9 @@ namespace t2s::merge_internal {
 
 namespace {
 
-class ExtentFinder {
+class AccessChecker {
  public:
-  explicit ExtentFinder(Program& p) : p_(p) {
+  explicit AccessChecker(Program& p) : p_(p) {
     for (const Input& in : p.inputs) max_[in.name] = std::vector<int64_t>(in.dims, -1);
   }
 
@@ -109,6 +113,14 @@ class ExtentFinder {
     if (e->kind == ExprKind::kCall && e->call_kind == CallKind::kFunc) func_read(e);
   }
 
+  // "'x' is read at index -1 in its dimension 0 (x(i - 1) over ...), ": where a read isl
+  // proves out of range reaches.
+  static std::string read_at(const Expr& call, int64_t index, size_t dim) {
+    return "'" + call->name + "' is read at index " + std::to_string(index) + " in its dimension " +
+           std::to_string(dim) + " (" + print_expr(call) +
+           " over the loops' bounds and the conditions it is read under), ";
+  }
+
   // A read of a realized Func (a URE of the kernel) outside its bounds, which isl proves under
   // conditions it sees all of: `C(i, j, k - 1)` at k = 0 without a select that excludes it.
   void func_read(const Expr& call) {
@@ -135,11 +147,8 @@ class ExtentFinder {
       else
         continue;
       throw Diagnostic(call->loc,
-                       "'" + call->name + "' is read at index " + std::to_string(bad) +
-                           " in its dimension " + std::to_string(d) + " (" + print_expr(call) +
-                           " over the loops' bounds and the conditions it is read under), "
-                           "outside its bounds [" +
-                           std::to_string(lo) + ", " + std::to_string(lo + ext) +
+                       read_at(call, bad, d) + "outside its bounds [" + std::to_string(lo) + ", " +
+                           std::to_string(lo + ext) +
                            "): guard the read with a select on the loop variable (as "
                            "`select(k == 0, 0, C(i, j, k - 1))` does) or change the bounds",
                        "ure-read-bounds");
@@ -168,10 +177,7 @@ class ExtentFinder {
       m[d] = std::max(m[d], (*ranges)[d]->max);
       if ((*ranges)[d]->min < 0 && unseen_conditions_ == 0)
         throw Diagnostic(call->loc,
-                         "'" + call->name + "' is read at index " +
-                             std::to_string((*ranges)[d]->min) + " in its dimension " +
-                             std::to_string(d) + " (" + print_expr(call) +
-                             " over the loops' bounds and the conditions it is read under), "
+                         read_at(call, (*ranges)[d]->min, d) +
                              "but an input's indices start at 0: shift the index, or guard the "
                              "read with a select on the loop variable",
                          "input-negative-index");
@@ -247,7 +253,7 @@ class ExtentFinder {
 }  // namespace
 
 void infer_input_extents(Program& p) {
-  ExtentFinder finder(p);
+  AccessChecker finder(p);
   for (const Kernel& k : p.kernels) finder.kernel(k);
   finder.check_output();
   finder.finish();

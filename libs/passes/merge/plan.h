@@ -186,7 +186,8 @@ struct Inlined {
 // `f` in the statement reads a channel (such a call has an effect and is never let-bound).
 Inlined inline_calls(const Program& p, const Plan& plan, const Expr& e,
                      const std::function<bool(const std::string&)>& from_channel);
-// Fills `extents` of every input whose indices are quasi-affine (isl).
+// Fills `extents` of every input whose indices are quasi-affine (isl), and refuses the accesses
+// isl proves wrong (input-negative-index, ure-read-bounds, output-unwritten: input_extents.cc).
 void infer_input_extents(Program& p);
 
 }  // namespace t2s::merge_internal
