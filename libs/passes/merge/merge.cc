@@ -1045,11 +1045,10 @@ class Merger {
       chain += "'" + cycle[i] + "' -> ";
       if (at == cycle.size() && isolated.count(reason(i).reader)) at = i;
     }
-    if (at == cycle.size()) at = 0;
+    const bool through_isolation = at != cycle.size();
+    if (!through_isolation) at = 0;
     chain += "'" + cycle[0] + "'";
     const DepReason& first = reason(at);
-    bool through_isolation = false;
-    for (size_t i = 0; i < cycle.size(); ++i) through_isolation |= isolated.count(reason(i).reader);
     // What to write instead: a kernel runs whole before the kernels that read its memory, so no
     // two kernels may each need the other's values.
     const std::string instead =
