@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/profile_vs_model.sh [PIPELINE...]: the OpenCL executor's measured channel calls
-# (`t2s-run --engine opencl --profile`) beside the performance model's (t2s-emit --target report:
-# channel reads and writes per time step, times the kernel's time steps), per device kernel, on
-# the gathered goldens of the named testdata pipelines (default: a set of each kind of array).
+# bench/profile_vs_model.sh [PIPELINE...]: the OpenCL executor's measured steps, cycles and
+# channel calls (`t2s-run --engine opencl --profile`) beside the performance model's (t2s-emit
+# --target report: time steps, and channel reads and writes per time step times the steps), per
+# device kernel, on the gathered goldens of the named testdata pipelines (default: a set of each
+# kind of array).
 # A measurement, not a test (bench/README.md): it prints a table and fails only when a tool does.
 # From the repository root, after `bazel build //:tools`.
 set -euo pipefail
@@ -19,8 +20,10 @@ names=("$@")
   lu_diagonal_collector)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%-24s %-14s %14s %14s %14s %14s\n' pipeline kernel "model reads" measured \
-  "model writes" measured
+printf '%-24s %-12s %8s %8s %8s %11s %9s %11s %9s\n' pipeline kernel "model" measured \
+  measured "model" measured "model" measured
+printf '%-24s %-12s %8s %8s %8s %11s %9s %11s %9s\n' "" "" steps steps cycles reads reads \
+  writes writes
 for name in "${names[@]}"; do
   ir=testdata/golden/$name/gathered.json
   "$EMIT" "$ir" --target report >"$tmp/report"
@@ -30,19 +33,19 @@ for name in "${names[@]}"; do
                                 steps[k] = n }
        /^  per step:/ && k != "" { r = $0; sub(/.*channel reads /, "", r); sub(/,.*/, "", r)
                                    w = $0; sub(/.*channel writes /, "", w)
-                                   print k, r * steps[k], w * steps[k]; k = "" }' \
+                                   print k, steps[k], r * steps[k], w * steps[k]; k = "" }' \
     "$tmp/report" | sort >"$tmp/model"
-  # t2s profile: device run N: kernel 'K' ran ...; writes 'ch' C (waited ...); reads 'ch' C ...
-  sed -n "s/^t2s profile: device run [0-9]*: kernel '\([^']*\)' ran [^;]*//p" "$tmp/profile" |
-    awk '{ k = $0 } { split($0, parts, "; ") } { r = 0; w = 0 }
-         { for (i in parts) { n = split(parts[i], f, " "); if (f[1] == "reads") r += f[3];
-                              if (f[1] == "writes") w += f[3] } }
-         { print r, w }' >"$tmp/counts"
-  sed -n "s/^t2s profile: device run [0-9]*: kernel '\([^']*\)'.*/\1/p" "$tmp/profile" |
-    paste -d' ' - "$tmp/counts" |
-    awk '{ r[$1] += $2; w[$1] += $3 } END { for (k in r) print k, r[k], w[k] }' |
+  # t2s profile: device run N: kernel 'K': C cycles, S steps (ran T ms); writes 'ch' N (blocked
+  # B cycles); reads ...
+  sed -n "s/^t2s profile: device run [0-9]*: kernel '\([^']*\)': \([0-9]*\) cycles, \([0-9]*\) steps ([^)]*)\(.*\)/\1 \2 \3 \4/p" \
+    "$tmp/profile" |
+    awk '{ k = $1; c[k] += $2; s[k] += $3; n = split($0, parts, "; ")
+           for (i = 2; i <= n; i++) { split(parts[i], f, " ")
+                                      if (f[1] == "reads") r[k] += f[3]; else w[k] += f[3] } }
+         END { for (k in c) print k, s[k], c[k], r[k] + 0, w[k] + 0 }' |
     sort >"$tmp/measured"
-  join "$tmp/model" "$tmp/measured" | while read -r k mr mw xr xw; do
-    printf '%-24s %-14s %14s %14s %14s %14s\n' "$name" "$k" "$mr" "$xr" "$mw" "$xw"
+  join "$tmp/model" "$tmp/measured" | while read -r k ms mr mw xs xc xr xw; do
+    printf '%-24s %-12s %8s %8s %8s %11s %9s %11s %9s\n' "$name" "$k" "$ms" "$xs" "$xc" "$mr" \
+      "$xr" "$mw" "$xw"
   done
 done

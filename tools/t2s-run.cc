@@ -89,8 +89,10 @@ int main(int argc, char** argv) {
   app.add_flag(
       "--profile", profile,
       "With --engine opencl: after each device run, print on standard error a line per "
-      "kernel: the time it ran and, per channel it reads or writes, its calls and the "
-      "time they waited, so a kernel that starves another shows (docs/opencl-executor.md)");
+      "kernel: its cycles and steps as a model of the FPGA's clock counts them (the design's, "
+      "the same on every run), its wall time, and per channel it reads or writes its calls and "
+      "the cycles they were blocked, so a kernel that starves another shows "
+      "(docs/opencl-executor.md)");
   app.add_flag("--timings", timings,
                "Print the engine used and its times to standard error (jit: compiling and "
                "running apart)");

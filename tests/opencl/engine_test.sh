@@ -56,13 +56,16 @@ else
 fi
 [[ ! -e "$TMP/deadlock.npy" ]] || fail "$spec: an output was written although the run failed"
 
-# --profile: a line per kernel, its calls per channel (the counts are the design's; the times
-# are the machine's).
+# --profile: a line per kernel, its cycles, steps and per channel calls and cycles blocked (the
+# design's, the same on every run: the executor's model of the FPGA clock), and its wall time (the
+# machine's).
 spec=testdata/specs/gemm_host_chains.t2s
 if "$run" --engine opencl --profile "$spec" -o "$TMP/profile.npy" 2>"$TMP/profile.err"; then
+  # A: 6 steps (k), each reading feedA_to_A and fB_to_B four times (one call a cycle on a
+  # channel); loadA: a write a step, 96 steps, held back 11 cycles by feedA.
   for want in \
-    "^t2s profile: device run 1: kernel 'A' ran [0-9.]+ ms; writes 'c_to_drain' 16 \(waited [0-9.]+ ms\); reads 'fB_to_B' 24 \(waited [0-9.]+ ms\); reads 'feedA_to_A' 24 \(waited [0-9.]+ ms\)$" \
-    "^t2s profile: device run 1: kernel 'loadA' ran [0-9.]+ ms; writes 'loadA_to_feedA' 24 \(waited [0-9.]+ ms\)$"; do
+    "^t2s profile: device run 1: kernel 'A': 111 cycles, 6 steps \(ran [0-9.]+ ms\); writes 'c_to_drain' 16 \(blocked 0 cycles\); reads 'fB_to_B' 24 \(blocked 52 cycles\); reads 'feedA_to_A' 24 \(blocked 53 cycles\)$" \
+    "^t2s profile: device run 1: kernel 'loadA': 107 cycles, 96 steps \(ran [0-9.]+ ms\); writes 'loadA_to_feedA' 24 \(blocked 11 cycles\)$"; do
     grep -Eq "$want" "$TMP/profile.err" || fail "$spec --profile: no line matching $want in:"
   done
   [[ $(grep -c '^t2s profile: ' "$TMP/profile.err") == 8 ]] ||

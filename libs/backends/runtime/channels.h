@@ -266,18 +266,30 @@ class Fifo : public detail::FifoBase {
         capacity_(static_cast<size_t>(std::max<int64_t>(capacity, 1))) {}
 
   T read() {
+    return read([](T&) {});
+  }
+  void write(const T& value) {
+    write(value, [](T&) {});
+  }
+  // read() and write() that call `on_move(value)` under the channel lock as the value leaves or
+  // enters the FIFO: the OpenCL executor's profile stamps values with cycles there
+  // (opencl_cpu.cc), in the order the values move.
+  template <typename OnMove>
+  T read(OnMove&& on_move) {
     std::unique_lock<std::mutex> lock(detail::channel_mutex());
     for (int attempt = 0; values_.empty(); ++attempt) wait(lock, false, attempt);
-    T value = values_.front();
+    T value = std::move(values_.front());
     values_.pop_front();
+    on_move(value);
     wake_writer();
     return value;
   }
-
-  void write(const T& value) {
+  template <typename OnMove>
+  void write(T value, OnMove&& on_move) {
     std::unique_lock<std::mutex> lock(detail::channel_mutex());
     for (int attempt = 0; values_.size() >= capacity_; ++attempt) wait(lock, true, attempt);
-    values_.push_back(value);
+    on_move(value);
+    values_.push_back(std::move(value));
     wake_reader();
   }
 

@@ -37,8 +37,8 @@ struct Options {
 // machine's faults are ExecutorUnavailable. Every file lives in a temporary directory (under
 // TMPDIR) removed before returning.
 // With options.profile, `profile` (when given) receives the profile's lines: per device run and
-// kernel, the time it ran and its calls per channel with the time they waited
-// (docs/opencl-executor.md, "Profile").
+// kernel, its cycles and steps, the time it ran, and its calls per channel with the cycles they
+// were blocked (docs/opencl-executor.md, "Profile").
 NdArray run_opencl(const Program& program, const std::map<std::string, NdArray>& inputs,
                    Times* times = nullptr, const Options& options = {},
                    std::string* profile = nullptr);

@@ -20,8 +20,9 @@
 //     channel left holding values and a failed kernel are reported as t2s-run reports them, and
 //     the program exits 1.
 //   - Profile: with T2S_CL_CPU_PROFILE set (t2s-run --engine opencl --profile), each device run
-//     ends with a line per kernel on stderr: the time it ran and, per channel it reads or
-//     writes, its calls and the time they waited (print_profile).
+//     ends with a line per kernel on stderr: its cycles and steps, as a model of the FPGA's
+//     clock counts them, and per channel it reads or writes, its calls and the cycles they were
+//     blocked (print_profile).
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <dlfcn.h>
@@ -31,9 +32,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -131,20 +135,54 @@ t2s_rt::Fifo<Blob>& element_at(const void* address, unsigned long bytes,
 }
 
 // ---- The profile (T2S_CL_CPU_PROFILE set and not empty) ----
-// Per kernel, the time it ran and, per channel and direction, its calls and the time they
-// waited (a call's wall time: it waits while the FIFO is empty or full, and the copy itself is
-// a few bytes). Printed on stderr after each device run, a line per kernel, the kernels in the
-// order they were run.
+// Cycles, counted by a model of the FPGA's clock that the run itself drives, so the counts are
+// the design's, the same on every run (docs/opencl-executor.md, "Profile"):
+//   - a kernel starts at cycle 0 and issues one step (an iteration of an innermost loop that is
+//     not fully unrolled: the loop pipelined with II 1) per cycle; t2s_cl_cpu_step() marks a
+//     step (with_step_counters puts the calls into the device code);
+//   - a channel call stalls its kernel until the value is there (a value written at cycle t can
+//     be read from t + 1), or until there is room (the k-th write waits for the read of value
+//     k - depth, and comes a cycle after it), and a FIFO's end takes one call a cycle;
+//   - a call's stall, in cycles, is counted as blocked on its channel.
+// Per kernel, the cycles and steps, the wall time it ran, and per channel and direction its
+// calls and the cycles they were blocked; printed on stderr after each device run, a line per
+// kernel, the kernels in the order they were run.
 struct Traffic {
   int64_t calls = 0;
-  double waited_seconds = 0;
+  int64_t blocked_cycles = 0;
 };
 struct KernelProfile {
   double run_seconds = 0;
+  int64_t now = 0;  // the cycle of the kernel's current step or call
+  int64_t steps = 0;
+  bool started = false;  // a step or a call has been made
+  // A step begun and not yet shown to be made: it is once the kernel calls a channel, begins
+  // another step or returns. An autorun kernel's last step, begun before it waits for data
+  // that never comes, is not counted.
+  bool step_begun = false;
+  bool autorun = false;
+  void make_begun_step() {
+    if (!step_begun) return;
+    step_begun = false;
+    if (started) ++now;
+    started = true;
+    ++steps;
+  }
+  std::map<const void*, int64_t> ports;  // per FIFO: the cycle of the kernel's last call on it
   std::map<std::pair<std::string, bool>, Traffic> channels;  // (channel, is a write)
 };
+// Per FIFO: the cycles of its reads that writes still wait for (read k - depth gives room for
+// write k).
+struct FifoClock {
+  int64_t writes = 0;
+  int64_t reads = 0;
+  int64_t first_kept_read = 0;
+  std::deque<int64_t> read_cycles;  // reads first_kept_read, first_kept_read + 1, ...
+};
+constexpr size_t kStampBytes = sizeof(int64_t);  // a value's write cycle, after its bytes
 std::mutex profile_mutex;
-std::vector<std::pair<std::string, KernelProfile>> profile;  // this device run
+std::deque<std::pair<std::string, KernelProfile>> profile;  // this device run (stable references)
+std::map<const void*, FifoClock> fifo_clocks;               // this device run
 bool profiling() {
   static const bool on = [] {
     const char* v = std::getenv("T2S_CL_CPU_PROFILE");
@@ -158,17 +196,58 @@ KernelProfile& profile_of(const std::string& kernel) {
   profile.emplace_back(kernel, KernelProfile{});
   return profile.back().second;
 }
+KernelProfile& current_profile() {
+  const t2s_rt::detail::Member* m = t2s_rt::detail::current_member;
+  return profile_of(m ? m->name : "(host)");
+}
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
-void record_call(const std::string& channel, bool write,
-                 std::chrono::steady_clock::time_point start) {
-  const double waited = seconds_since(start);
-  const t2s_rt::detail::Member* m = t2s_rt::detail::current_member;
+// A channel call of the current kernel on `fifo`, possible from cycle `ready` on (the value's
+// or the room's); called with the value moving (under the channel lock). Returns its cycle.
+int64_t clock_call(const t2s_rt::Fifo<Blob>& fifo, const std::string& channel, bool write,
+                   int64_t ready) {
   std::lock_guard<std::mutex> lock(profile_mutex);
-  Traffic& t = profile_of(m ? m->name : "(host)").channels[{channel, write}];
+  KernelProfile& k = current_profile();
+  k.make_begun_step();
+  k.started = true;
+  int64_t& port = k.ports.try_emplace(&fifo, -1).first->second;
+  const int64_t cycle = std::max({k.now, port + 1, ready});
+  Traffic& t = k.channels[{channel, write}];
   ++t.calls;
-  t.waited_seconds += waited;
+  t.blocked_cycles += cycle - k.now;
+  k.now = port = cycle;
+  return cycle;
+}
+// Stamps a value written to `fifo` with its write cycle.
+void clock_write(const t2s_rt::Fifo<Blob>& fifo, const std::string& channel, Blob& value) {
+  int64_t room = 0;
+  {
+    std::lock_guard<std::mutex> lock(profile_mutex);
+    FifoClock& f = fifo_clocks[&fifo];
+    const int64_t k = f.writes++, freed_by = k - static_cast<int64_t>(fifo.capacity());
+    if (freed_by >= 0) {
+      // The FIFO has room, so read `freed_by` has been made (and clocked, under the same lock).
+      room = f.read_cycles.at(static_cast<size_t>(freed_by - f.first_kept_read)) + 1;
+      while (f.first_kept_read <= freed_by) {
+        f.read_cycles.pop_front();
+        ++f.first_kept_read;
+      }
+    }
+  }
+  const int64_t cycle = clock_call(fifo, channel, true, room);
+  value.resize(value.size() + kStampBytes);
+  std::memcpy(value.data() + value.size() - kStampBytes, &cycle, kStampBytes);
+}
+// Clocks a value read from `fifo` (stamped by clock_write).
+void clock_read(const t2s_rt::Fifo<Blob>& fifo, const std::string& channel, const Blob& value) {
+  int64_t written = 0;
+  std::memcpy(&written, value.data() + value.size() - kStampBytes, kStampBytes);
+  const int64_t cycle = clock_call(fifo, channel, false, written + 1);
+  std::lock_guard<std::mutex> lock(profile_mutex);
+  FifoClock& f = fifo_clocks[&fifo];
+  ++f.reads;
+  f.read_cycles.push_back(cycle);
 }
 std::string milliseconds(double seconds) {
   std::ostringstream s;
@@ -179,15 +258,173 @@ std::string milliseconds(double seconds) {
 }
 void print_profile(int run) {
   std::lock_guard<std::mutex> lock(profile_mutex);
-  for (const auto& [kernel, p] : profile) {
+  for (auto& [kernel, p] : profile) {
+    if (!p.autorun) p.make_begun_step();
     std::string line = "t2s profile: device run " + std::to_string(run) + ": kernel '" + kernel +
-                       "' ran " + milliseconds(p.run_seconds);
+                       "': " + std::to_string(p.started ? p.now + 1 : 0) + " cycles, " +
+                       std::to_string(p.steps) + " steps (ran " + milliseconds(p.run_seconds) + ")";
     for (const auto& [key, t] : p.channels)
       line += std::string("; ") + (key.second ? "writes" : "reads") + " '" + key.first + "' " +
-              std::to_string(t.calls) + " (waited " + milliseconds(t.waited_seconds) + ")";
+              std::to_string(t.calls) + " (blocked " + std::to_string(t.blocked_cycles) +
+              " cycles)";
     std::cerr << line << "\n";
   }
   profile.clear();
+  fifo_clocks.clear();
+}
+
+// The device code with a call of t2s_cl_cpu_step() at the start of every step: the body of
+// each innermost loop that is not fully unrolled (no `#pragma unroll` without a count on the
+// line before it) and has no such loop inside, and the body of each kernel that has none (one
+// step a call: an autorun kernel's body is its loop). A loop whose body is one statement gets
+// braces when that statement is an expression; loops of other forms (while, do, a body that is
+// an if) are not counted. The calls go on the lines where the bodies open, so the compiler's
+// line numbers stay those of the source.
+std::string with_step_counters(const std::string& source) {
+  const size_t n = source.size();
+  // Which characters are code (not a comment, a string or a character literal, or a
+  // preprocessor line).
+  std::vector<bool> code(n, true);
+  for (size_t i = 0; i < n;) {
+    const bool line_start = i == 0 || source[i - 1] == '\n';
+    size_t first = i;
+    if (line_start) {
+      while (first < n && (source[first] == ' ' || source[first] == '\t')) ++first;
+      if (first < n && source[first] == '#') {
+        size_t end = first;
+        while (end < n && !(source[end] == '\n' && source[end - 1] != '\\')) ++end;
+        std::fill(code.begin() + i, code.begin() + end, false);
+        i = end;
+        continue;
+      }
+    }
+    if (source.compare(i, 2, "//") == 0) {
+      const size_t end = std::min(n, source.find('\n', i));
+      std::fill(code.begin() + i, code.begin() + end, false);
+      i = end;
+    } else if (source.compare(i, 2, "/*") == 0) {
+      const size_t end = std::min(n, source.find("*/", i + 2) + 2);
+      std::fill(code.begin() + i, code.begin() + end, false);
+      i = end;
+    } else if (source[i] == '"' || source[i] == '\'') {
+      size_t end = i + 1;
+      while (end < n && source[end] != source[i]) end += source[end] == '\\' ? 2 : 1;
+      end = std::min(n, end + 1);
+      std::fill(code.begin() + i, code.begin() + end, false);
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  auto is_word = [&](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto skip_space = [&](size_t i) {
+    while (i < n && (!code[i] || std::isspace(static_cast<unsigned char>(source[i])))) ++i;
+    return i;
+  };
+  auto word_at = [&](size_t i, const char* word) {
+    const size_t len = std::strlen(word);
+    return i + len <= n && code[i] && source.compare(i, len, word) == 0 &&
+           (i == 0 || !is_word(source[i - 1])) && (i + len == n || !is_word(source[i + len]));
+  };
+  // The position after the bracket that closes the one at `open`, or npos.
+  auto close_of = [&](size_t open) {
+    int depth = 0;
+    for (size_t i = open; i < n; ++i) {
+      if (!code[i]) continue;
+      const char c = source[i];
+      if (c == '(' || c == '{' || c == '[') ++depth;
+      if ((c == ')' || c == '}' || c == ']') && --depth == 0) return i + 1;
+    }
+    return std::string::npos;
+  };
+  // `#pragma unroll` (no count) on the last line before `at` that is not blank.
+  auto fully_unrolled = [&](size_t at) {
+    size_t line = source.rfind('\n', at == 0 ? 0 : at - 1);
+    while (line != std::string::npos && line > 0) {
+      const size_t begin = source.rfind('\n', line - 1);
+      const std::string text = source.substr(begin == std::string::npos ? 0 : begin + 1,
+                                             line - (begin == std::string::npos ? 0 : begin + 1));
+      static const std::regex blank(R"([ \t\r]*)");
+      static const std::regex unroll(R"([ \t]*#[ \t]*pragma[ \t]+unroll[ \t\r]*)");
+      if (std::regex_match(text, blank)) {
+        line = begin;
+        continue;
+      }
+      return std::regex_match(text, unroll);
+    }
+    return false;
+  };
+  struct Body {
+    size_t begin, end;  // the body's extent: from its `{` (or statement) to its end
+    bool braced;
+    bool counted;  // a step per iteration (a loop not fully unrolled)
+    bool holds_step = false;
+  };
+  std::vector<Body> loops;
+  for (size_t i = 0; i < n; ++i) {
+    if (!word_at(i, "for")) continue;
+    const size_t open = skip_space(i + 3);
+    if (open >= n || source[open] != '(') continue;
+    const size_t header_end = close_of(open);
+    if (header_end == std::string::npos) continue;
+    const size_t body = skip_space(header_end);
+    if (body >= n) continue;
+    Body b{body, 0, source[body] == '{', !fully_unrolled(i)};
+    if (b.braced) {
+      b.end = close_of(body);
+    } else if (is_word(source[body]) &&
+               !(word_at(body, "if") || word_at(body, "while") || word_at(body, "do") ||
+                 word_at(body, "switch") || word_at(body, "for") || word_at(body, "return"))) {
+      b.end = source.find(';', body);
+      while (b.end != std::string::npos && !code[b.end]) b.end = source.find(';', b.end + 1);
+      if (b.end != std::string::npos) ++b.end;
+    } else {
+      b.end = std::string::npos;
+    }
+    if (b.end == std::string::npos) {
+      if (b.counted) b.counted = false, b.holds_step = true;  // not counted; outer loops neither
+      b.end = body;
+    }
+    loops.push_back(b);
+  }
+  // A counted loop holds a step when a counted loop (or an uncountable one) is inside it.
+  for (Body& inner : loops)
+    for (Body& outer : loops)
+      if (&inner != &outer && inner.begin > outer.begin && inner.begin < outer.end &&
+          (inner.counted || inner.holds_step))
+        outer.holds_step = true;
+  std::vector<std::pair<size_t, std::string>> insertions;  // (position, text)
+  for (const Body& b : loops) {
+    if (!b.counted || b.holds_step) continue;
+    if (b.braced) {
+      insertions.emplace_back(b.begin + 1, " t2s_cl_cpu_step();");
+    } else {
+      insertions.emplace_back(b.begin, "{ t2s_cl_cpu_step(); ");
+      insertions.emplace_back(b.end, " }");
+    }
+  }
+  // Kernels without a counted loop: a step a call.
+  static const std::regex kernel(R"(__kernel\b[^{;]*?\bvoid\s+[A-Za-z_][A-Za-z0-9_]*\s*\()");
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), kernel);
+       it != std::sregex_iterator(); ++it) {
+    if (!code[static_cast<size_t>(it->position())]) continue;
+    const size_t open = static_cast<size_t>(it->position() + it->length() - 1);
+    const size_t params_end = close_of(open);
+    if (params_end == std::string::npos) continue;
+    size_t body = params_end;
+    while (body < n && !(code[body] && (source[body] == '{' || source[body] == ';'))) ++body;
+    if (body >= n || source[body] != '{') continue;
+    const size_t end = close_of(body);
+    bool has_step = false;
+    for (const Body& b : loops)
+      if (b.begin > body && b.begin < end && (b.counted || b.holds_step)) has_step = true;
+    if (!has_step) insertions.emplace_back(body + 1, " t2s_cl_cpu_step();");
+  }
+  std::sort(insertions.begin(), insertions.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string result = source;
+  for (const auto& [at, text] : insertions) result.insert(at, text);
+  return result;
 }
 
 // Runs `argv` (argv[0] found on PATH) with its output into `log`; the exit status, or -1.
@@ -313,7 +550,7 @@ void run_queued(_cl_program& p) {
   if (profiling()) {
     std::lock_guard<std::mutex> lock(profile_mutex);
     for (_cl_kernel* k : p.queued) profile_of(k->name);
-    for (const std::string& name : p.autorun) profile_of(name);
+    for (const std::string& name : p.autorun) profile_of(name).autorun = true;
   }
   t2s_rt::Threads threads;
   for (_cl_kernel* k : p.queued) threads.add(k->name, [k, timed] { timed(*k); });
@@ -345,18 +582,24 @@ extern "C" {
 void t2s_cl_cpu_read(const void* element, void* value, unsigned long bytes) {
   const std::string* channel = nullptr;
   t2s_rt::Fifo<Blob>& f = element_at(element, bytes, &channel);
-  const auto start = std::chrono::steady_clock::now();
-  Blob b = f.read();
-  if (profiling()) record_call(*channel, false, start);
+  const Blob b = profiling() ? f.read([&](Blob& v) { clock_read(f, *channel, v); }) : f.read();
   std::memcpy(value, b.data(), bytes);
 }
 void t2s_cl_cpu_write(const void* element, const void* value, unsigned long bytes) {
   const auto* v = static_cast<const unsigned char*>(value);
   const std::string* channel = nullptr;
   t2s_rt::Fifo<Blob>& f = element_at(element, bytes, &channel);
-  const auto start = std::chrono::steady_clock::now();
-  f.write(Blob(v, v + bytes));
-  if (profiling()) record_call(*channel, true, start);
+  if (profiling())
+    f.write(Blob(v, v + bytes), [&](Blob& b) { clock_write(f, *channel, b); });
+  else
+    f.write(Blob(v, v + bytes));
+}
+// A step of the calling kernel (with_step_counters): the next cycle.
+void t2s_cl_cpu_step() {
+  std::lock_guard<std::mutex> lock(profile_mutex);
+  KernelProfile& k = current_profile();
+  k.make_begun_step();
+  k.step_begun = true;
 }
 // The non-blocking calls: a single try (a FIFO's size under its lock).
 bool t2s_cl_cpu_read_nb(const void* element, void* value, unsigned long bytes) {
@@ -436,8 +679,10 @@ cl_int clBuildProgram(cl_program p, cl_uint, const cl_device_id*, const char*,
   p->dir = buffer.data();
   const std::string source = p->dir + "/kernel.cl", object = p->dir + "/kernel.so",
                     header = p->dir + "/t2s_cl_cpu.h", log = p->dir + "/build.log";
-  for (const auto& [path, text] : {std::make_pair(source, p->source),
-                                   std::make_pair(header, std::string(t2s_cl_cpu_header_text()))}) {
+  // With the profile on, the device code counts its steps (with_step_counters).
+  for (const auto& [path, text] :
+       {std::make_pair(source, profiling() ? with_step_counters(p->source) : p->source),
+        std::make_pair(header, std::string(t2s_cl_cpu_header_text()))}) {
     std::ofstream out(path, std::ios::binary);
     out << text;
     if (!out) {

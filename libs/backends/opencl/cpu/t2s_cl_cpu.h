@@ -44,6 +44,9 @@ void t2s_cl_cpu_read(const __global void* element, void* value, ulong bytes);
 void t2s_cl_cpu_write(const __global void* element, const void* value, ulong bytes);
 bool t2s_cl_cpu_read_nb(const __global void* element, void* value, ulong bytes);
 bool t2s_cl_cpu_write_nb(const __global void* element, const void* value, ulong bytes);
+// A step of the calling kernel, for the profile: the executor puts the calls into the device
+// code when it profiles (opencl_cpu.cc, with_step_counters).
+void t2s_cl_cpu_step(void);
 
 // The element type of channel `ch`, without its address space.
 #define T2S_CHANNEL_ELEMENT_TYPE(ch) __typeof__(((void)0, (ch)))
