@@ -141,7 +141,7 @@ DirectiveArg integers(const Raw& r, const char* what) {
 }
 
 Directive transform(const std::vector<Raw>& raw, const std::string& func, const SourceLoc& loc) {
-  Directive d{func, "space_time_transform", {}, loc};
+  Directive d = Directive::make(func, DirectiveKind::kSpaceTimeTransform, {}, loc);
   std::vector<Raw> args = raw;
   DirectiveArg check = DirectiveArg::enumerator("SpaceTimeTransform::NoCheckTime");
   if (!args.empty() && !args.back().list && args.back().text.find("::") != std::string::npos) {
@@ -226,7 +226,7 @@ std::string join(const std::vector<std::string>& v) {
 void check_transforms(const std::vector<Directive>& ds) {
   std::vector<std::vector<std::string>> chain;
   for (const Directive& d : ds) {
-    if (d.name != "space_time_transform") continue;
+    if (!d.is(DirectiveKind::kSpaceTimeTransform)) continue;
     std::vector<std::string> space;
     if (d.args.size() == 3) {
       for (const DirectiveArg& a : d.args[0].items) space.push_back(a.text);
@@ -265,7 +265,7 @@ void check_transforms(const std::vector<Directive>& ds) {
 
 std::string directive_text(const Directive& d) {
   std::string args;
-  if (d.name == "space_time_transform" && d.args.size() == 3 && d.args[1].items.empty()) {
+  if (d.is(DirectiveKind::kSpaceTimeTransform) && d.args.size() == 3 && d.args[1].items.empty()) {
     for (const DirectiveArg& a : d.args[0].items) args += (args.empty() ? "" : ", ") + a.text;
     if (d.args[2].text == "SpaceTimeTransform::CheckTime") {
       std::string zeros;
@@ -276,7 +276,7 @@ std::string directive_text(const Directive& d) {
     for (size_t i = 0; i < d.args.size(); ++i) {
       const DirectiveArg& a = d.args[i];
       if (a.kind == DirectiveArg::kEnum && a.text == "SpaceTimeTransform::NoCheckTime") continue;
-      if (d.name == "space_time_transform" && i == 3 && a.items.empty()) continue;
+      if (d.is(DirectiveKind::kSpaceTimeTransform) && i == 3 && a.items.empty()) continue;
       args += (args.empty() ? "" : ", ") + arg_text(a);
     }
   }
@@ -300,14 +300,14 @@ std::vector<Directive> parse_chain(const std::string& text, const std::string& f
     first = false;
     p.expect('(');
     std::vector<Raw> args = p.args(')');
-    if (name == "reorder") {
-      Directive d{func, "reorder", {}, loc};
+    if (directive_kind(name) == DirectiveKind::kReorder) {
+      Directive d = Directive::make(func, DirectiveKind::kReorder, {}, loc);
       for (const Raw& a : args) {
         if (a.list) throw std::invalid_argument("reorder takes loop names");
         d.args.push_back(DirectiveArg::expr(a.text));
       }
       out.push_back(d);
-    } else if (name == "space_time_transform") {
+    } else if (directive_kind(name) == DirectiveKind::kSpaceTimeTransform) {
       out.push_back(transform(args, func, loc));
     } else {
       throw std::invalid_argument("'" + name +

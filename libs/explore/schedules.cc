@@ -16,8 +16,6 @@ namespace t2s::explore {
 
 namespace {
 
-const char* const kStt = "space_time_transform";
-
 // One loop of the transformed nest: its row over the group's loops (the kernel's order), and
 // whether it is a space loop (else it runs sequentially: outer loops and time loops).
 struct Entry {
@@ -45,7 +43,7 @@ std::optional<std::vector<Entry>> transformed(const std::vector<std::string>& or
     return -1;
   };
   for (const Directive& d : ds) {
-    if (d.name != kStt) continue;
+    if (!d.is(DirectiveKind::kSpaceTimeTransform)) continue;
     if (d.args.size() == 3) {  // ({space}, {coefficients})
       const auto& space = d.args[0].items;
       const auto& coef = d.args[1].items;
@@ -109,7 +107,7 @@ int64_t dot(const std::vector<int64_t>& a, const Point& b) {
 std::vector<std::string> reordered(std::vector<std::string> order,
                                    const std::vector<Directive>& ds) {
   for (const Directive& d : ds) {
-    if (d.name != "reorder") continue;
+    if (!d.is(DirectiveKind::kReorder)) continue;
     std::vector<std::string> inner(order.rbegin(), order.rend());
     std::vector<size_t> pos;
     for (const DirectiveArg& a : d.args) {
@@ -136,7 +134,7 @@ class Explorer {
   std::vector<GroupSchedules> run() {
     std::vector<std::string> funcs;
     for (const Directive& d : parsed_.directives)
-      if ((d.name == "merge_ures" || d.name == kStt) &&
+      if ((d.is(DirectiveKind::kMergeUres) || d.is(DirectiveKind::kSpaceTimeTransform)) &&
           std::find(funcs.begin(), funcs.end(), d.func) == funcs.end())
         funcs.push_back(d.func);
     for (const std::string& g : o_.groups)
@@ -158,12 +156,12 @@ class Explorer {
     loc_ = {};
     std::vector<Directive> own;
     for (const Directive& d : parsed_.directives) {
-      if (d.func == f && d.name == kStt) {
+      if (d.func == f && d.is(DirectiveKind::kSpaceTimeTransform)) {
         if (insert_at_ == std::string::npos) insert_at_ = base.directives.size(), loc_ = d.loc;
         own.push_back(d);
         continue;
       }
-      if (d.func == f && d.name == "merge_ures" && !loc_.valid()) loc_ = d.loc;
+      if (d.func == f && d.is(DirectiveKind::kMergeUres) && !loc_.valid()) loc_ = d.loc;
       base.directives.push_back(d);
     }
     if (insert_at_ == std::string::npos) insert_at_ = base.directives.size();
@@ -376,11 +374,10 @@ class Explorer {
       for (const std::string& s : space) names.push_back(DirectiveArg::expr(s));
       if (std::any_of(c.begin(), c.end(), [](int64_t x) { return x != 0; }))
         for (int64_t x : c) coefs.push_back(DirectiveArg::expr(std::to_string(x)));
-      return Directive{func_,
-                       kStt,
-                       {DirectiveArg::list(names), DirectiveArg::list(coefs),
-                        DirectiveArg::enumerator("SpaceTimeTransform::NoCheckTime")},
-                       loc_};
+      return Directive::make(func_, DirectiveKind::kSpaceTimeTransform,
+                             {DirectiveArg::list(names), DirectiveArg::list(coefs),
+                              DirectiveArg::enumerator("SpaceTimeTransform::NoCheckTime")},
+                             loc_);
     };
     for (const std::vector<std::string>& order0 : orders) {
       std::vector<std::string> order = order0;
@@ -388,7 +385,7 @@ class Explorer {
         if (vectorized_.count(n)) order.push_back(n);
       std::vector<Directive> prefix;
       if (order != baseline_) {
-        Directive r{func_, "reorder", {}, loc_};
+        Directive r = Directive::make(func_, DirectiveKind::kReorder, {}, loc_);
         for (auto it = order.rbegin(); it != order.rend(); ++it)
           r.args.push_back(DirectiveArg::expr(*it));
         prefix.push_back(r);
@@ -469,7 +466,7 @@ class Explorer {
     std::vector<Directive> rest;
     size_t at = std::string::npos;
     for (const Directive& d : m.directives) {
-      if (d.func == func_ && d.name == kStt) {
+      if (d.func == func_ && d.is(DirectiveKind::kSpaceTimeTransform)) {
         if (at == std::string::npos) at = rest.size();
         continue;
       }
@@ -477,7 +474,8 @@ class Explorer {
     }
     if (at == std::string::npos) at = rest.size();
     for (const Directive& d : t->c.directives)
-      if (d.name == kStt) rest.insert(rest.begin() + static_cast<long>(at++), d);
+      if (d.is(DirectiveKind::kSpaceTimeTransform))
+        rest.insert(rest.begin() + static_cast<long>(at++), d);
     m.directives = rest;
     try {
       Program stt = stt_pass(m);

@@ -12,29 +12,6 @@ namespace t2s::frontend_internal {
 
 namespace {
 
-const char* const kDirectiveNames[] = {
-    "merge_ures",
-    "set_bounds",
-    "reorder",
-    "space_time_transform",
-    "vectorize",
-    "unroll",
-    "gather",
-    "isolate_consumer",
-    "isolate_consumer_chain",
-    "isolate_producer_chain",
-    // Halide's scheduling directives that T2S programs use (split, and the factor forms of
-    // vectorize and unroll; compute_root).
-    "split",
-    "compute_root",
-    // T2S directives beyond LANGUAGE.md section 5, used by T2S's own programs: recorded so that
-    // such specs parse unchanged; the stages refuse them until they implement them.
-    "scatter",
-    "buffer",
-    "remove",
-    "min_depth",
-};
-
 [[noreturn]] void throw_with_note(Diagnostic d, const SourceLoc& note_loc,
                                   const std::string& note) {
   d.add_note(note_loc, note);
@@ -158,9 +135,11 @@ class DirectiveNormalizer {
                                    const SourceLoc& name_loc, std::vector<DirectiveArg> args,
                                    const std::vector<SourceLoc>& locs) {
     auto loc_of = [&](size_t i) { return i < locs.size() ? locs[i] : name_loc; };
+    using K = DirectiveKind;
+    const K k = directive_kind(d);
     Directive out{f, d, {}, name_loc};
 
-    if (d == "merge_ures") {
+    if (k == K::kMergeUres) {
       if (args.empty()) bad_args(name_loc, d, "expected at least one Func to merge");
       for (size_t i = 0; i < args.size(); ++i) {
         std::string g = name_of(args[i], SymbolKind::kFunc, loc_of(i), d);
@@ -171,7 +150,7 @@ class DirectiveNormalizer {
             throw Diagnostic(loc_of(i), "Func '" + g + "' is merged twice", "merge-twice");
       }
       out.args = args;
-    } else if (d == "set_bounds") {
+    } else if (k == K::kSetBounds) {
       if (args.empty() || args.size() % 3 != 0)
         bad_args(name_loc, d,
                  "expected (Var, min, extent) triples, got " + std::to_string(args.size()) +
@@ -191,7 +170,7 @@ class DirectiveNormalizer {
               d + ": the bounds of '" + args[i].text + "' are too large (at most 2^31)", "bounds");
       }
       out.args = args;
-    } else if (d == "reorder") {
+    } else if (k == K::kReorder) {
       if (args.empty()) bad_args(name_loc, d, "expected the loops in their new order");
       std::vector<std::string> seen;
       for (size_t i = 0; i < args.size(); ++i) {
@@ -200,9 +179,9 @@ class DirectiveNormalizer {
           bad_args(loc_of(i), d, "Var '" + seen.back() + "' appears twice");
       }
       out.args = args;
-    } else if (d == "space_time_transform") {
+    } else if (k == K::kSpaceTimeTransform) {
       out.args = normalize_space_time_transform(args, locs, name_loc, f);
-    } else if (d == "vectorize" || d == "unroll") {
+    } else if (k == K::kVectorize || k == K::kUnroll) {
       if (args.empty() || args.size() > 2)
         bad_args(name_loc, d, "expected a loop (a Var) and an optional factor");
       const std::string v = name_of(args[0], SymbolKind::kVar, loc_of(0), d);
@@ -210,16 +189,16 @@ class DirectiveNormalizer {
         // Halide: split(v, v, v_vi, factor) (v_ui for unroll), then the directive on the inner
         // loop, which gets a name no symbol or earlier split has.
         const int64_t factor = int_of(args[1], loc_of(1), d, "the factor");
-        const std::string inner = fresh_loop_name(v + (d == "vectorize" ? "_vi" : "_ui"));
-        Directive split{f,
-                        "split",
-                        {DirectiveArg::expr(v), DirectiveArg::expr(v), DirectiveArg::expr(inner),
-                         DirectiveArg::expr(std::to_string(factor))},
-                        name_loc};
+        const std::string inner = fresh_loop_name(v + (k == K::kVectorize ? "_vi" : "_ui"));
+        Directive split =
+            Directive::make(f, K::kSplit,
+                            {DirectiveArg::expr(v), DirectiveArg::expr(v),
+                             DirectiveArg::expr(inner), DirectiveArg::expr(std::to_string(factor))},
+                            name_loc);
         return {split, Directive{f, d, {DirectiveArg::expr(inner)}, name_loc}};
       }
       out.args = args;
-    } else if (d == "split") {
+    } else if (k == K::kSplit) {
       if (args.size() != 4)
         bad_args(name_loc, d,
                  "expected (v, vo, vi, factor): the loop, its outer and inner loops, and the "
@@ -232,9 +211,9 @@ class DirectiveNormalizer {
                  "the outer and inner loops need two names, not '" + vars[1] + "' twice");
       const int64_t factor = int_of(args[3], loc_of(3), d, "the factor");
       out.args = {args[0], args[1], args[2], DirectiveArg::expr(std::to_string(factor))};
-    } else if (d == "compute_root") {
+    } else if (k == K::kComputeRoot) {
       if (!args.empty()) bad_args(name_loc, d, "takes no arguments");
-    } else if (d == "gather") {
+    } else if (k == K::kGather) {
       if (args.size() < 2 || args.size() > 3)
         bad_args(name_loc, d, "expected (Func, Var [, GatherStrategy::Up or ::Down])");
       name_of(args[0], SymbolKind::kFunc, loc_of(0), d);
@@ -255,11 +234,11 @@ class DirectiveNormalizer {
                         state.gather_loc, "the first gather is here");
       state.gather_loc = name_loc;
       out.args = {args[0], args[1], strategy};
-    } else if (d == "isolate_consumer" || d == "isolate_consumer_chain") {
-      if (args.empty() || (d == "isolate_consumer" && args.size() != 1))
+    } else if (k == K::kIsolateConsumer || k == K::kIsolateConsumerChain) {
+      if (args.empty() || (k == K::kIsolateConsumer && args.size() != 1))
         bad_args(
             name_loc, d,
-            d == "isolate_consumer" ? "expected exactly one Func" : "expected at least one Func");
+            k == K::kIsolateConsumer ? "expected exactly one Func" : "expected at least one Func");
       std::string from = f;
       for (size_t i = 0; i < args.size(); ++i) {
         if (args[i].kind == DirectiveArg::kExpr && args[i].text == f)
@@ -269,31 +248,31 @@ class DirectiveNormalizer {
         from = args[i].text;
       }
       out.args = args;
-    } else if (d == "scatter" || d == "buffer") {
+    } else if (k == K::kScatter || k == K::kBuffer) {
       // scatter(F, v [, ScatterStrategy::...]), buffer(F, v [, BufferStrategy::...])
       if (args.size() < 2 || args.size() > 3)
         bad_args(name_loc, d, "expected (Func, Var [, strategy])");
       name_of(args[0], SymbolKind::kFunc, loc_of(0), d);
       name_of(args[1], SymbolKind::kVar, loc_of(1), d);
-      std::string scope = d == "scatter" ? "ScatterStrategy::" : "BufferStrategy::";
+      std::string scope = k == K::kScatter ? "ScatterStrategy::" : "BufferStrategy::";
       if (args.size() == 3 &&
           (args[2].kind != DirectiveArg::kEnum || args[2].text.rfind(scope, 0) != 0))
         bad_args(loc_of(2), d,
                  "the strategy must be a " + scope.substr(0, scope.size() - 2) + " value, not " +
                      describe(args[2]));
       out.args = args;
-    } else if (d == "remove") {
+    } else if (k == K::kRemove) {
       if (args.empty()) bad_args(name_loc, d, "expected the loops to remove");
       for (size_t i = 0; i < args.size(); ++i) name_of(args[i], SymbolKind::kVar, loc_of(i), d);
       out.args = args;
-    } else if (d == "min_depth") {
+    } else if (k == K::kMinDepth) {
       if (args.size() != 1) bad_args(name_loc, d, "expected one channel depth");
       int64_t depth = int_of(args[0], loc_of(0), d, "the depth");
       if (depth < 1 || depth >= kMaxExtent)
         bad_args(loc_of(0), d,
                  "the depth must be from 1 to 2^31 - 1, not " + std::to_string(depth));
       out.args = args;
-    } else if (d == "isolate_producer_chain") {
+    } else if (k == K::kIsolateProducerChain) {
       if (args.size() < 2)
         bad_args(name_loc, d, "expected the value to isolate and at least one producer Func");
       // One value, or a list of values isolated into the same producers.
@@ -325,7 +304,7 @@ class DirectiveNormalizer {
   std::string fresh_loop_name(const std::string& base) {
     std::set<std::string> taken;
     for (const Directive& d : program_.directives)
-      if (d.name == "split")
+      if (d.is(DirectiveKind::kSplit))
         for (size_t i = 1; i < 3 && i < d.args.size(); ++i) taken.insert(d.args[i].text);
     std::string name = base;
     for (int n = 1; lookup_(name) || taken.count(name); ++n) name = base + "_" + std::to_string(n);
@@ -339,7 +318,7 @@ class DirectiveNormalizer {
                                                            const std::vector<SourceLoc>& locs,
                                                            const SourceLoc& at,
                                                            const std::string& f) {
-    const std::string d = "space_time_transform";
+    const std::string d = directive_name(DirectiveKind::kSpaceTimeTransform);
     auto loc_of = [&](size_t i) { return i < locs.size() ? locs[i] : at; };
     DirectiveArg check = DirectiveArg::enumerator("SpaceTimeTransform::NoCheckTime");
     if (!args.empty() && args.back().kind == DirectiveArg::kEnum) {
@@ -415,7 +394,7 @@ class DirectiveNormalizer {
                                                         const SourceLoc& at,
                                                         const DirectiveArg& check,
                                                         std::vector<std::string>* space) {
-    const std::string d = "space_time_transform";
+    const std::string d = directive_name(DirectiveKind::kSpaceTimeTransform);
     auto loc_of = [&](size_t i) { return i < locs.size() ? locs[i] : at; };
     if (args.size() < 3 || args.size() > 4)
       bad_args(at, d, "the general form is ({src...}, {dst...}, matrix [, reverse] [, check])");
@@ -517,11 +496,10 @@ const char* describe_kind(SymbolKind k) {
 }
 
 void check_directive_name(const std::string& d, const SourceLoc& loc) {
-  if (std::find(std::begin(kDirectiveNames), std::end(kDirectiveNames), d) !=
-      std::end(kDirectiveNames))
-    return;
+  if (find_directive_decl(d)) return;
   std::string known;
-  for (const char* k : kDirectiveNames) known += std::string(known.empty() ? "" : ", ") + k;
+  for (const DirectiveDecl* k = directive_decls_begin(); k != directive_decls_end(); ++k)
+    known += std::string(known.empty() ? "" : ", ") + k->name;
   throw Diagnostic(
       loc, "unknown or unsupported directive '" + d + "' (supported: " + known + ", realize)",
       "unknown-directive");

@@ -835,7 +835,8 @@ class SpecParser : public NameResolver {
     }
     // An isolated consumer has the dimensions of the Func it consumes.
     for (const Directive& d : program_.directives) {
-      if (out->definition || (d.name != "isolate_consumer" && d.name != "isolate_consumer_chain"))
+      if (out->definition ||
+          (!d.is(DirectiveKind::kIsolateConsumer) && !d.is(DirectiveKind::kIsolateConsumerChain)))
         continue;
       const std::vector<std::string> defined = d.defined_funcs();
       const Func* source = program_.find_func(d.func);

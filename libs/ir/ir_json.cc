@@ -584,7 +584,7 @@ class Reader {
         for (size_t t = 0; t < list.size(); ++t) {
           const std::string at = where + ".inherited_transforms[" + std::to_string(t) + "]";
           k.inherited_transforms.push_back(directive(list[t], at));
-          if (k.inherited_transforms.back().name != "space_time_transform")
+          if (!k.inherited_transforms.back().is(DirectiveKind::kSpaceTimeTransform))
             fail(at, "an inherited directive must be a space_time_transform");
         }
       }

@@ -6,19 +6,24 @@
 namespace t2s {
 
 std::pair<size_t, size_t> Directive::func_args() const {
-  if (name == "merge_ures" || name == "isolate_consumer" || name == "isolate_consumer_chain")
-    return {0, args.size()};
-  if (name == "isolate_producer_chain") return {std::min<size_t>(1, args.size()), args.size()};
-  if (name == "gather" || name == "scatter" || name == "buffer")
-    return {0, std::min<size_t>(1, args.size())};
+  const DirectiveDecl* d = decl();
+  switch (d ? d->func_args : FuncArgs::kNone) {
+    case FuncArgs::kNone:
+      return {0, 0};
+    case FuncArgs::kAll:
+      return {0, args.size()};
+    case FuncArgs::kFirst:
+      return {0, std::min<size_t>(1, args.size())};
+    case FuncArgs::kAllButFirst:
+      return {std::min<size_t>(1, args.size()), args.size()};
+  }
   return {0, 0};
 }
 
 std::vector<std::string> Directive::defined_funcs() const {
   std::vector<std::string> out;
-  if (name != "isolate_consumer" && name != "isolate_consumer_chain" &&
-      name != "isolate_producer_chain")
-    return out;
+  const DirectiveDecl* d = decl();
+  if (!d || !d->defines_funcs) return out;
   auto [first, last] = func_args();
   for (size_t a = first; a < last; ++a)
     if (args[a].kind == DirectiveArg::kExpr) out.push_back(args[a].text);

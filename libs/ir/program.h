@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libs/ir/diagnostic.h"
+#include "libs/ir/directive_decl.h"
 #include "libs/ir/expr.h"
 #include "libs/ir/type.h"
 
@@ -66,11 +67,22 @@ struct DirectiveArg {
   }
 };
 
+// A directive: its name is the text of the spec and of the IR; code asks its kind(), decoded from
+// the name by its declaration (libs/ir/directive_decl.h), and builds one with make().
 struct Directive {
   std::string func;
   std::string name;
   std::vector<DirectiveArg> args;
   SourceLoc loc;
+
+  static Directive make(std::string func, DirectiveKind kind, std::vector<DirectiveArg> args,
+                        SourceLoc loc) {
+    return {std::move(func), directive_name(kind), std::move(args), loc};
+  }
+  DirectiveKind kind() const { return directive_kind(name); }
+  bool is(DirectiveKind k) const { return kind() == k; }
+  // The declaration of this directive's kind; nullptr for a name no declaration has.
+  const DirectiveDecl* decl() const { return find_directive_decl(name); }
 
   // The arguments that name Funcs, as [first, last) indices into args: the merged UREs, the
   // isolated consumers or producers, the gathered (scattered, buffered) Func; empty otherwise.

@@ -127,7 +127,8 @@ class Verifier {
            "ir-output", o.loc);
     // An isolated consumer has the dimensions of the Func it consumes.
     for (const Directive& d : p_.directives) {
-      if (f->definition || (d.name != "isolate_consumer" && d.name != "isolate_consumer_chain"))
+      if (f->definition ||
+          (!d.is(DirectiveKind::kIsolateConsumer) && !d.is(DirectiveKind::kIsolateConsumerChain)))
         continue;
       const std::vector<std::string> defined = d.defined_funcs();
       const Func* source = p_.find_func(d.func);

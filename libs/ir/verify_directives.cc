@@ -18,42 +18,18 @@ void fail(const std::string& file, const std::string& where, const std::string& 
 }
 
 // A directive has as many arguments as its normal form (what t2s-parse writes): the passes
-// read them by position. (Names not listed are refused by the stage that would apply them.)
+// read them by position (the declaration, libs/ir/directive_decl.h). Names no declaration has
+// are refused by the front end.
 void directive_shape(const Program& program, size_t i, const std::string& file) {
   const Directive& d = program.directives[i];
-  struct Shape {
-    const char* name;
-    size_t min, max;
-    const char* expected;
-  };
-  constexpr size_t kAny = SIZE_MAX;
-  static const Shape kShapes[] = {
-      {"merge_ures", 1, kAny, "at least one Func"},
-      {"set_bounds", 3, kAny, "(Var, min, extent) triples"},
-      {"reorder", 1, kAny, "at least one loop"},
-      {"space_time_transform", 1, kAny, "the loops and the schedule"},
-      {"vectorize", 1, 1, "one loop (a factor is a split before it)"},
-      {"unroll", 1, 1, "one loop (a factor is a split before it)"},
-      {"split", 4, 4, "(v, vo, vi, factor)"},
-      {"compute_root", 0, 0, "no argument"},
-      {"gather", 2, 3, "(Func, Var [, strategy])"},
-      {"scatter", 2, 3, "(Func, Var [, strategy])"},
-      {"buffer", 2, 3, "(Func, Var [, strategy])"},
-      {"isolate_consumer", 1, 1, "one Func"},
-      {"isolate_consumer_chain", 1, kAny, "at least one Func"},
-      {"isolate_producer_chain", 2, kAny, "the value to isolate and at least one producer Func"},
-      {"remove", 1, kAny, "at least one loop"},
-      {"min_depth", 1, 1, "one channel depth"},
-  };
-  for (const Shape& shape : kShapes) {
-    if (d.name != shape.name) continue;
-    const size_t n = d.args.size();
-    if (n < shape.min || n > shape.max || (d.name == "set_bounds" && n % 3 != 0))
-      fail(file, "directives[" + std::to_string(i) + "]",
-           d.name + " of '" + d.func + "' has " + std::to_string(n) + " argument" +
-               (n == 1 ? "" : "s") + "; it takes " + shape.expected,
-           "ir-directive", d.loc);
-  }
+  const DirectiveDecl* decl = d.decl();
+  if (!decl) return;
+  const size_t n = d.args.size();
+  if (n < decl->min_args || n > decl->max_args || n % decl->args_in_groups_of != 0)
+    fail(file, "directives[" + std::to_string(i) + "]",
+         d.name + " of '" + d.func + "' has " + std::to_string(n) + " argument" +
+             (n == 1 ? "" : "s") + "; it takes " + decl->expected,
+         "ir-directive", d.loc);
 }
 
 // The arguments of a directive that name Funcs (merged, isolated, gathered) name Funcs of the
@@ -84,7 +60,7 @@ void isolations(const Program& program, const std::string& file) {
   for (size_t i = 0; i < program.directives.size(); ++i) {
     const Directive& d = program.directives[i];
     const std::string where = "directives[" + std::to_string(i) + "]";
-    std::string from = d.name == "isolate_producer_chain" ? "" : d.func;
+    std::string from = d.is(DirectiveKind::kIsolateProducerChain) ? "" : d.func;
     for (const std::string& f : d.defined_funcs()) {
       if (program.find_func(f)->definition)  // directive_funcs checked that it is a Func
         fail(file, where,

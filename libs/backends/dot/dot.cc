@@ -308,7 +308,8 @@ class DotPrinter {
   std::optional<int64_t> offset_from_matrix(const std::string& v, const Func& f,
                                             const Register& r) const {
     for (const Directive& dir : p_.directives) {
-      if (dir.name != "space_time_transform" || (dir.func != r.kernel && dir.func != r.func))
+      if (!dir.is(DirectiveKind::kSpaceTimeTransform) ||
+          (dir.func != r.kernel && dir.func != r.func))
         continue;
       if (dir.args.size() < 3 || dir.args[0].kind != DirectiveArg::kList ||
           dir.args[1].kind != DirectiveArg::kList || dir.args[2].kind != DirectiveArg::kList)

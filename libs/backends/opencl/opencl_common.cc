@@ -396,10 +396,10 @@ void check_opencl_types(const Program& program, const Kernel& kernel) {
     // The Funcs of the kernel: its own, and those merged into it.
     std::set<std::string> funcs = {kernel.name};
     for (const Directive& m : program.directives)
-      if (m.name == "merge_ures" && m.func == kernel.name)
+      if (m.is(DirectiveKind::kMergeUres) && m.func == kernel.name)
         for (const DirectiveArg& a : m.args) funcs.insert(a.text);
     for (const Directive& v : program.directives) {
-      if (v.name != "vectorize" || !funcs.count(v.func) || !v.loc.valid()) continue;
+      if (!v.is(DirectiveKind::kVectorize) || !funcs.count(v.func) || !v.loc.valid()) continue;
       Diagnostic at_directive(v.loc, "vectorize: " + d.message(), d.rule());
       at_directive.add_note(d.loc(), "a value of that type is computed here");
       throw at_directive;

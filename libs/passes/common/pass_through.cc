@@ -5,13 +5,13 @@
 namespace t2s {
 
 Program pass_through_stage(const Program& in, Stage from, Stage to, const std::string& tool,
-                           const std::vector<std::string>& directives) {
+                           DirectiveStage stage) {
   if (in.stage != from)
     throw Diagnostic(
         {}, tool + " takes the " + stage_name(from) + " stage, not " + stage_name(in.stage),
         "stage");
   for (const Directive& d : in.directives)
-    if (std::find(directives.begin(), directives.end(), d.name) != directives.end())
+    if (const DirectiveDecl* decl = d.decl(); decl && decl->stage == stage && !decl->implemented)
       throw Diagnostic(d.loc,
                        d.name + " of '" + d.func + "' is not supported yet: " + tool +
                            " passes only programs without " + d.name + " directives through",

@@ -123,7 +123,7 @@ class Analysis {
     std::map<std::string, std::string> rep_of;  // merged member -> representative
     std::map<std::string, std::vector<std::string>> members;
     for (const Directive& m : p_.directives) {
-      if (m.name != "merge_ures") continue;
+      if (!m.is(DirectiveKind::kMergeUres)) continue;
       for (const DirectiveArg& a : m.args) {
         rep_of[a.text] = m.func;
         members[m.func].push_back(a.text);
@@ -232,8 +232,9 @@ class Analysis {
     bool vectorized = false, transformed = false;
     for (const Directive& d : p_.directives) {
       if (d.func != s_.source_kernel && d.func != s_.source) continue;
-      if (d.name == "space_time_transform") transformed = true;
-      if (d.name == "vectorize" && !d.args.empty() && d.args[0].text == s_.var) vectorized = true;
+      if (d.is(DirectiveKind::kSpaceTimeTransform)) transformed = true;
+      if (d.is(DirectiveKind::kVectorize) && !d.args.empty() && d.args[0].text == s_.var)
+        vectorized = true;
     }
     if (!vectorized || transformed) return false;
     s_.pes = in_->type.lanes;
@@ -243,7 +244,8 @@ class Analysis {
 
   bool vectorizes(const std::string& var) const {
     for (const Directive& v : p_.directives)
-      if (v.name == "vectorize" && v.func == s_.func && !v.args.empty() && v.args[0].text == var)
+      if (v.is(DirectiveKind::kVectorize) && v.func == s_.func && !v.args.empty() &&
+          v.args[0].text == var)
         return true;
     return false;
   }

@@ -16,10 +16,10 @@ Program gather_pass(const Program& vectorized, GatherReport* report) {
   // scatter and buffer (T2S's counterparts of gather on the way into an array, and double
   // buffering) rewrite channels too; they are not built yet.
   Program out = pass_through_stage(vectorized, Stage::kVectorized, Stage::kGathered, "t2s-gather",
-                                   {"scatter", "buffer"});
+                                   DirectiveStage::kGather);
   std::set<std::string> gathered;
   for (const Directive& d : vectorized.directives) {
-    if (d.name != "gather") continue;
+    if (!d.is(DirectiveKind::kGather)) continue;
     if (!gathered.insert(d.func).second)
       throw Diagnostic(d.loc, "Func '" + d.func + "' gathers twice", "gather-twice");
     const Site site = gather_internal::analyse(out, d);

@@ -35,11 +35,11 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 }
 
 bool has_directive(const Program& p, const std::string& func,
-                   std::initializer_list<const char*> names) {
+                   std::initializer_list<DirectiveKind> kinds) {
   for (const Directive& d : p.directives)
     if (d.func == func)
-      for (const char* n : names)
-        if (d.name == n) return true;
+      for (DirectiveKind k : kinds)
+        if (d.is(k)) return true;
   return false;
 }
 
@@ -64,7 +64,8 @@ std::set<std::string> lanes_of(const Plan& plan, const std::string& rep) {
 std::set<std::string> copy_lanes(const Program& p, const Plan& plan, const std::string& rep) {
   std::set<std::string> lanes = lanes_of(plan, rep);
   for (const Directive& d : p.directives)
-    if (d.func == rep && d.name == "vectorize" && !d.args.empty()) lanes.insert(d.args[0].text);
+    if (d.func == rep && d.is(DirectiveKind::kVectorize) && !d.args.empty())
+      lanes.insert(d.args[0].text);
   return lanes;
 }
 
@@ -148,7 +149,7 @@ std::vector<Directive> adapt(const std::vector<Directive>& transforms,
 std::vector<Directive> transforms_of(const Program& p, const Plan& plan, const std::string& rep) {
   std::vector<Directive> own;
   for (const Directive& d : p.directives)
-    if (d.func == rep && d.name == "space_time_transform") own.push_back(d);
+    if (d.func == rep && d.is(DirectiveKind::kSpaceTimeTransform)) own.push_back(d);
   if (!own.empty()) return own;
   auto it = plan.inherited.find(rep);
   return it == plan.inherited.end() ? std::vector<Directive>{} : it->second;
@@ -157,8 +158,8 @@ std::vector<Directive> transforms_of(const Program& p, const Plan& plan, const s
 void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from,
                       const SourceLoc& loc) {
   const std::vector<std::string> loops = nest_loops_of(plan, to);
-  const bool own_transform = has_directive(p, to.rep, {"space_time_transform"});
-  if (!has_directive(p, to.rep, {"vectorize"}))
+  const bool own_transform = has_directive(p, to.rep, {DirectiveKind::kSpaceTimeTransform});
+  if (!has_directive(p, to.rep, {DirectiveKind::kVectorize}))
     if (auto v = plan.vectorized.find(from.rep); v != plan.vectorized.end())
       for (const auto& [loop, at] : v->second)
         if (contains(loops, loop)) plan.vectorized[to.rep].emplace(loop, loc);
@@ -170,7 +171,8 @@ void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from
       plan.inherited[to.rep] = copied;
       // The loop order the transforms were written for, when the merged stage left it to
       // t2s-stt; the consumer's own reorder or split replaces it.
-      if (!from.pending_order.empty() && !has_directive(p, to.rep, {"reorder", "split"}))
+      if (!from.pending_order.empty() &&
+          !has_directive(p, to.rep, {DirectiveKind::kReorder, DirectiveKind::kSplit}))
         for (const std::string& l : from.pending_order)
           if (contains(loops, l)) to.pending_order.push_back(l);
       if (to.pending_order.size() != loops.size()) to.pending_order.clear();
@@ -180,14 +182,15 @@ void inherit_schedule(const Program& p, Plan& plan, Group& to, const Group& from
     if (auto n = plan.nests.find(from.rep); n != plan.nests.end())
       for (const auto& [loop, at] : n->second.unrolled)
         if (contains(loops, loop)) {
-          Directive unroll{to.rep, "unroll", {DirectiveArg::expr(loop)}, loc};
+          Directive unroll =
+              Directive::make(to.rep, DirectiveKind::kUnroll, {DirectiveArg::expr(loop)}, loc);
           apply_loop_directive(plan, to, unroll);
         }
 }
 
 bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const Group& reader,
                             const SourceLoc& loc) {
-  if (has_directive(p, producer.rep, {"space_time_transform"})) return false;
+  if (has_directive(p, producer.rep, {DirectiveKind::kSpaceTimeTransform})) return false;
   const std::vector<Directive> transforms = transforms_of(p, plan, reader.rep);
   bool scheduled = false;
   for (const Directive& d : transforms) {
@@ -201,8 +204,9 @@ bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const
   const auto nest_before = plan.nests.find(producer.rep) == plan.nests.end()
                                ? std::optional<LoopNest>()
                                : std::optional<LoopNest>(plan.nests.at(producer.rep));
-  const bool copies_nest =
-      !has_directive(p, producer.rep, {"split", "reorder", "vectorize", "unroll"});
+  const bool copies_nest = !has_directive(p, producer.rep,
+                                          {DirectiveKind::kSplit, DirectiveKind::kReorder,
+                                           DirectiveKind::kVectorize, DirectiveKind::kUnroll});
   if (copies_nest) copy_nest(plan, producer, reader, producer.loop_vars);
   // The array's lanes inside its space loops come too (a consumer's do): the transform names
   // its space loops as the innermost but for lanes.
@@ -210,7 +214,7 @@ bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const
   // A projection (no time scheduled) is inherited too when the array has lanes the producer
   // has and does not vectorize itself: the array reads each PE's lanes in one step, which a
   // producer running its loops in their own order (the lane loop outermost) cannot send in.
-  if (!scheduled && !has_directive(p, producer.rep, {"vectorize"}))
+  if (!scheduled && !has_directive(p, producer.rep, {DirectiveKind::kVectorize}))
     if (auto v = plan.vectorized.find(reader.rep); v != plan.vectorized.end())
       for (const auto& [loop, at] : v->second) scheduled |= contains(loops, loop);
   if (!scheduled) {
@@ -222,7 +226,7 @@ bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const
     }
     return false;
   }
-  if (!has_directive(p, producer.rep, {"vectorize"}))
+  if (!has_directive(p, producer.rep, {DirectiveKind::kVectorize}))
     if (auto v = plan.vectorized.find(reader.rep); v != plan.vectorized.end())
       for (const auto& [loop, at] : v->second)
         if (contains(loops, loop)) plan.vectorized[producer.rep].emplace(loop, loc);
@@ -231,7 +235,8 @@ bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const
             nest_loops_of(plan, producer), copy_lanes(p, plan, producer.rep), loc);
   if (copied.empty()) return false;
   plan.inherited[producer.rep] = copied;
-  if (!reader.pending_order.empty() && !has_directive(p, producer.rep, {"reorder", "split"}) &&
+  if (!reader.pending_order.empty() &&
+      !has_directive(p, producer.rep, {DirectiveKind::kReorder, DirectiveKind::kSplit}) &&
       reader.pending_order.size() == producer.loop_vars.size())
     producer.pending_order = reader.pending_order;
   return true;

@@ -85,8 +85,10 @@ class Merger {
   // Directives
 
   void read_directives() {
+    using K = DirectiveKind;
     for (const Directive& d : in_.directives) {
-      if (d.name == "merge_ures") {
+      const K k = d.kind();
+      if (k == K::kMergeUres) {
         Group g;
         g.rep = d.func;
         g.members.push_back(d.func);
@@ -106,10 +108,10 @@ class Merger {
           plan_.group_of[m] = plan_.groups.size();
         }
         plan_.groups.push_back(g);
-      } else if (d.name == "set_bounds" || d.name == "reorder" || d.name == "split" ||
-                 d.name == "unroll" || d.name == "vectorize") {
+      } else if (k == K::kSetBounds || k == K::kReorder || k == K::kSplit || k == K::kUnroll ||
+                 k == K::kVectorize) {
         loop_directives_.push_back(&d);
-      } else if (d.name == "isolate_consumer" || d.name == "isolate_consumer_chain") {
+      } else if (k == K::kIsolateConsumer || k == K::kIsolateConsumerChain) {
         std::string from = d.func;
         for (const DirectiveArg& a : d.args) {
           // A Func's values go over one channel to one consumer: a second consumer would wait
@@ -129,9 +131,9 @@ class Merger {
           plan_.isolations.push_back({from, arg_name(a), d.loc});
           from = arg_name(a);
         }
-      } else if (d.name == "isolate_producer_chain") {
+      } else if (k == K::kIsolateProducerChain) {
         producer_directives_.push_back(&d);
-      } else if (d.name == "min_depth") {
+      } else if (k == K::kMinDepth) {
         const int64_t depth = arg_int(d.args[0], d.loc);
         // (t2s-parse refuses these; hand-edited IR may carry them.)
         if (depth < 1 || depth > INT32_MAX)
@@ -141,8 +143,9 @@ class Merger {
               "directive-args");
         plan_.min_depth[d.func] = depth;
         min_depth_loc_[d.func] = d.loc;
-      } else if (d.name == "remove") {
-        throw Diagnostic(d.loc, "'remove' is not supported yet", "unsupported-directive");
+      } else if (const DirectiveDecl* decl = d.decl();
+                 decl && decl->stage == DirectiveStage::kMerge && !decl->implemented) {
+        throw Diagnostic(d.loc, "'" + d.name + "' is not supported yet", "unsupported-directive");
       }
       // space_time_transform, vectorize, unroll, gather, scatter and buffer belong to later
       // stages, which read them from `directives`.
@@ -164,7 +167,7 @@ class Merger {
     }
     // F.gather(A, v): both keep a loop nest (the gather stage rewrites their channel).
     for (const Directive& d : in_.directives) {
-      if (d.name != "gather") continue;
+      if (!d.is(DirectiveKind::kGather)) continue;
       if (defined(d.func)) isolated.insert(d.func);
       if (!d.args.empty() && defined(arg_name(d.args[0]))) isolated.insert(arg_name(d.args[0]));
     }
@@ -302,11 +305,11 @@ class Merger {
 
   // A set_bounds, reorder, split, unroll or vectorize directive `d` on the loops of group `g`.
   void apply_loop(Group& g, const Directive& d) {
-    if (d.name == "reorder") {  // the last reorder, and the order before the first
+    if (d.is(DirectiveKind::kReorder)) {  // the last reorder, and the order before the first
       if (g.reorder < 0) g.defined_order = g.loop_vars;
       g.reorder = static_cast<int>(&d - in_.directives.data());
     }
-    if (d.name == "vectorize") {
+    if (d.is(DirectiveKind::kVectorize)) {
       if (d.args.size() != 1)
         throw Diagnostic(d.loc, "vectorize: expected (v) in the IR's normal form (docs/ir.md)",
                          "directive-args");
@@ -322,9 +325,9 @@ class Merger {
       if (std::find(g.loop_vars.begin(), g.loop_vars.end(), v) == g.loop_vars.end())
         throw Diagnostic(d.loc,
                          "'" + v + "' is not a loop of '" + g.rep + "' (" + join(g.loop_vars) + ")",
-                         d.name == "reorder" ? "reorder-var" : "set-bounds-var");
+                         d.is(DirectiveKind::kReorder) ? "reorder-var" : "set-bounds-var");
     };
-    if (d.name == "set_bounds") {
+    if (d.is(DirectiveKind::kSetBounds)) {
       for (size_t i = 0; i + 2 < d.args.size(); i += 3) {
         const std::string& v = arg_name(d.args[i]);
         check_var(v);
@@ -914,7 +917,7 @@ class Merger {
   bool follow_producer_order(const Group& producer, Group& consumer,
                              const std::vector<std::string>& args, const Expr& sent) {
     if (consumer.copies.empty() || consumer.reorder >= 0 || !consumer.pending_order.empty() ||
-        has_directive(in_, consumer.rep, {"split", "reorder"}))
+        has_directive(in_, consumer.rep, {DirectiveKind::kSplit, DirectiveKind::kReorder}))
       return false;
     if (auto n = plan_.nests.find(consumer.rep);
         n != plan_.nests.end() && !n->second.splits.empty())
@@ -940,8 +943,9 @@ class Merger {
     std::stable_sort(order.begin(), order.end(),
                      [&](const std::string& x, const std::string& y) { return key[x] < key[y]; });
     if (order == consumer.loop_vars) return false;
-    const bool transformed = has_directive(in_, consumer.rep, {"space_time_transform"}) ||
-                             plan_.inherited.count(consumer.rep);
+    const bool transformed =
+        has_directive(in_, consumer.rep, {DirectiveKind::kSpaceTimeTransform}) ||
+        plan_.inherited.count(consumer.rep);
     if (transformed) consumer.pending_order = consumer.loop_vars;
     consumer.loop_vars = order;
     return true;

@@ -91,9 +91,9 @@ bool is_write_when(const Expr& e);
 std::vector<std::string> used_vars(const Expr& e);
 // `x` is in `v`.
 bool contains(const std::vector<std::string>& v, const std::string& x);
-// `p` has a directive on `func` with one of `names`.
+// `p` has a directive on `func` of one of `kinds`.
 bool has_directive(const Program& p, const std::string& func,
-                   std::initializer_list<const char*> names);
+                   std::initializer_list<DirectiveKind> kinds);
 
 // The rules on the shape of UREs and merges (seed 001, LANGUAGE.md section 6): merged UREs'
 // arguments, extended UREs and write-when selects only last in a merge, the realized Func last.

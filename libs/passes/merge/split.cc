@@ -178,16 +178,18 @@ std::string point_text(const std::vector<std::string>& outer_first,
 
 bool apply_loop_directive(Plan& plan, Group& g, const Directive& d) {
   // The front end records these forms; IR written by hand may not follow them.
-  if ((d.name == "split" && d.args.size() != 4) || (d.name == "unroll" && d.args.size() != 1))
+  if ((d.is(DirectiveKind::kSplit) && d.args.size() != 4) ||
+      (d.is(DirectiveKind::kUnroll) && d.args.size() != 1))
     throw Diagnostic(d.loc,
-                     d.name + ": expected " + (d.name == "split" ? "(v, vo, vi, factor)" : "(v)") +
+                     d.name + ": expected " +
+                         (d.is(DirectiveKind::kSplit) ? "(v, vo, vi, factor)" : "(v)") +
                          " in the IR's normal form (docs/ir.md)",
                      "directive-args");
-  if (d.name == "split") {
+  if (d.is(DirectiveKind::kSplit)) {
     apply_split(plan, g, d);
     return true;
   }
-  if (d.name == "unroll") {
+  if (d.is(DirectiveKind::kUnroll)) {
     // Checked in nest_loops: an isolated Func gets its loops later, when it copies them.
     // The later of two kind directives wins (as T2SP): unroll after vectorize unrolls.
     if (auto v = plan.vectorized.find(g.rep); v != plan.vectorized.end())
@@ -198,11 +200,11 @@ bool apply_loop_directive(Plan& plan, Group& g, const Directive& d) {
   auto it = plan.nests.find(g.rep);
   if (it == plan.nests.end() || it->second.splits.empty()) return false;
   LoopNest& n = it->second;
-  if (d.name == "reorder") {
+  if (d.is(DirectiveKind::kReorder)) {
     apply_reorder(n, g, d);
     return true;
   }
-  if (d.name == "set_bounds") {
+  if (d.is(DirectiveKind::kSetBounds)) {
     // set_bounds names the Func's arguments; the loops a split makes get their bounds from it.
     for (size_t i = 0; i < d.args.size(); i += 3) {
       const std::string& v = d.args[i].text;
@@ -388,7 +390,7 @@ std::set<std::string> compute_root_funcs(const Program& p, const Plan& plan) {
     for (const std::string& f : d.defined_funcs()) targets.insert(f);
   std::set<std::string> out;
   for (const Directive& d : p.directives) {
-    if (d.name != "compute_root") continue;
+    if (!d.is(DirectiveKind::kComputeRoot)) continue;
     auto it = plan.group_of.find(d.func);
     if (it != plan.group_of.end() && plan.groups[it->second].rep != d.func)
       throw Diagnostic(d.loc,

@@ -193,7 +193,8 @@ std::optional<std::vector<std::string>> legal_order(const Program& p, const Plan
 
 bool transformed_after(const Program& p, const std::string& func, int from) {
   for (size_t i = static_cast<size_t>(from + 1); i < p.directives.size(); ++i)
-    if (p.directives[i].name == "space_time_transform" && p.directives[i].func == func) return true;
+    if (p.directives[i].is(DirectiveKind::kSpaceTimeTransform) && p.directives[i].func == func)
+      return true;
   return false;
 }
 

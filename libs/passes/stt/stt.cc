@@ -97,7 +97,7 @@ Program stt_pass(const Program& merged) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const Directive*>> transforms;
   for (const Directive& d : merged.directives) {
-    if (d.name != "space_time_transform") continue;
+    if (!d.is(DirectiveKind::kSpaceTimeTransform)) continue;
     if (!transforms.count(d.func)) order.push_back(d.func);
     transforms[d.func].push_back(&d);
   }

@@ -169,7 +169,7 @@ class VecPass {
   SourceLoc directive_loc(const std::string& kernel, const std::string& var,
                           const SourceLoc& fallback) const {
     for (const Directive& d : out_.directives)
-      if (d.name == "vectorize" && d.func == kernel && !d.args.empty() &&
+      if (d.is(DirectiveKind::kVectorize) && d.func == kernel && !d.args.empty() &&
           (var.empty() || d.args[0].text == var))
         return d.loc;
     return fallback;

@@ -1,0 +1,49 @@
+// The directive declarations (directive_decl.h): one per kind, names that round-trip.
+#include "libs/ir/directive_decl.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "libs/ir/program.h"
+
+namespace t2s {
+namespace {
+
+TEST(DirectiveDecl, EveryKindIsDeclaredOnceUnderItsOwnName) {
+  std::set<std::string> names;
+  std::set<DirectiveKind> kinds;
+  for (const DirectiveDecl* d = directive_decls_begin(); d != directive_decls_end(); ++d) {
+    EXPECT_TRUE(names.insert(d->name).second) << d->name << " is declared twice";
+    EXPECT_TRUE(kinds.insert(d->kind).second) << d->name << "'s kind is declared twice";
+    EXPECT_EQ(directive_kind(d->name), d->kind);
+    EXPECT_STREQ(directive_name(d->kind), d->name);
+    EXPECT_LE(d->min_args, d->max_args) << d->name;
+    EXPECT_GE(d->args_in_groups_of, 1u) << d->name;
+  }
+  EXPECT_EQ(kinds.size(), static_cast<size_t>(DirectiveKind::kUnknown));
+  EXPECT_EQ(directive_kind("realize"), DirectiveKind::kUnknown);
+  EXPECT_EQ(find_directive_decl("no_such_directive"), nullptr);
+}
+
+TEST(DirectiveDecl, FuncArgumentsComeFromTheDeclaration) {
+  auto e = [](const char* t) { return DirectiveArg::expr(t); };
+  const Directive merge = Directive::make("A", DirectiveKind::kMergeUres, {e("B"), e("C")}, {});
+  EXPECT_EQ(merge.name, "merge_ures");
+  EXPECT_EQ(merge.func_args(), (std::pair<size_t, size_t>{0, 2}));
+  EXPECT_TRUE(merge.defined_funcs().empty());
+  const Directive chain =
+      Directive::make("A", DirectiveKind::kIsolateProducerChain, {e("a"), e("P"), e("Q")}, {});
+  EXPECT_EQ(chain.func_args(), (std::pair<size_t, size_t>{1, 3}));
+  EXPECT_EQ(chain.defined_funcs(), (std::vector<std::string>{"P", "Q"}));
+  const Directive gather = Directive::make("A", DirectiveKind::kGather, {e("A"), e("i")}, {});
+  EXPECT_EQ(gather.func_args(), (std::pair<size_t, size_t>{0, 1}));
+  EXPECT_TRUE(gather.is(DirectiveKind::kGather));
+  const Directive unknown{"A", "no_such_directive", {e("x")}, {}};
+  EXPECT_EQ(unknown.kind(), DirectiveKind::kUnknown);
+  EXPECT_EQ(unknown.func_args(), (std::pair<size_t, size_t>{0, 0}));
+}
+
+}  // namespace
+}  // namespace t2s
