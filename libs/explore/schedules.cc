@@ -59,7 +59,7 @@ std::optional<std::vector<Entry>> transformed(const std::vector<std::string>& or
       }
       Entry& t = e[e.size() - 1 - s];
       for (size_t k = 0; k < coef.size() && k < s; ++k) {
-        const int64_t c = std::stoll(coef[k].text);
+        const int64_t c = coef[k].integer().value();
         const std::vector<int64_t>& r = e[e.size() - 1 - k].row;
         for (size_t x = 0; x < r.size(); ++x) t.row[x] += c * r[x];
       }
@@ -83,7 +83,7 @@ std::optional<std::vector<Entry>> transformed(const std::vector<std::string>& or
       for (size_t r = 0; r < rows.size(); ++r) {
         std::vector<int64_t> row(dims.size(), 0);
         for (size_t c = 0; c < rows[r].items.size() && c < src_rows.size(); ++c) {
-          const int64_t m = std::stoll(rows[r].items[c].text);
+          const int64_t m = rows[r].items[c].integer().value();
           for (size_t x = 0; x < row.size(); ++x) row[x] += m * src_rows[c][x];
         }
         made.push_back({"d" + std::to_string(r), row, r + 1 < rows.size()});

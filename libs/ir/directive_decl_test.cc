@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -43,6 +45,16 @@ TEST(DirectiveDecl, FuncArgumentsComeFromTheDeclaration) {
   const Directive unknown{"A", "no_such_directive", {e("x")}, {}};
   EXPECT_EQ(unknown.kind(), DirectiveKind::kUnknown);
   EXPECT_EQ(unknown.func_args(), (std::pair<size_t, size_t>{0, 0}));
+}
+
+TEST(DirectiveArg, IntegersAreDecodedFromTheWholeCanonicalText) {
+  EXPECT_EQ(DirectiveArg::expr("-3").integer(), std::optional<int64_t>(-3));
+  EXPECT_EQ(DirectiveArg::expr("9223372036854775807").integer(), std::optional<int64_t>(INT64_MAX));
+  EXPECT_EQ(DirectiveArg::expr("9223372036854775808").integer(), std::nullopt);
+  EXPECT_EQ(DirectiveArg::expr("4 + i").integer(), std::nullopt);
+  EXPECT_EQ(DirectiveArg::expr("").integer(), std::nullopt);
+  EXPECT_EQ(DirectiveArg::enumerator("GatherStrategy::Up").integer(), std::nullopt);
+  EXPECT_EQ(DirectiveArg::list({DirectiveArg::expr("1")}).integer(), std::nullopt);
 }
 
 }  // namespace

@@ -1,9 +1,20 @@
 #include "libs/ir/program.h"
 
 #include <algorithm>
+#include <charconv>
+#include <system_error>
 #include <type_traits>
 
 namespace t2s {
+
+std::optional<int64_t> DirectiveArg::integer() const {
+  if (kind != kExpr || text.empty()) return std::nullopt;
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
 
 std::pair<size_t, size_t> Directive::func_args() const {
   const DirectiveDecl* d = decl();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -65,6 +66,9 @@ struct DirectiveArg {
   bool operator==(const DirectiveArg& o) const {
     return kind == o.kind && text == o.text && items == o.items;
   }
+  // The integer an expression argument's canonical text spells ("-3"), decoded here and nowhere
+  // else; nullopt for anything else (a name, a list, an out-of-range number).
+  std::optional<int64_t> integer() const;
 };
 
 // A directive: its name is the text of the spec and of the IR; code asks its kind(), decoded from

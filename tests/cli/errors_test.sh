@@ -26,7 +26,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/testlib.sh"
 MIN_SPECS=20
 
 shopt -s nullglob
-specs=(testdata/errors/*.t2s)
+all_specs=(testdata/errors/*.t2s)
+# Bazel's shards (tests/cli/BUILD): this shard checks every shard_count-th spec.
+[[ -n "${TEST_SHARD_STATUS_FILE:-}" ]] && touch "$TEST_SHARD_STATUS_FILE"
+shards="${TEST_TOTAL_SHARDS:-1}"
+shard="${TEST_SHARD_INDEX:-0}"
+specs=()
+for ((i = shard; i < ${#all_specs[@]}; i += shards)); do specs+=("${all_specs[i]}"); done
 
 passed=0
 failed=()
@@ -147,11 +153,11 @@ for spec in "${specs[@]}"; do
 done
 
 status=0
-if ((${#specs[@]} < MIN_SPECS)); then
-  echo "FAIL: only ${#specs[@]} error specs in testdata/errors (at least $MIN_SPECS wanted)" >&2
+if ((${#all_specs[@]} < MIN_SPECS)); then
+  echo "FAIL: only ${#all_specs[@]} error specs in testdata/errors (at least $MIN_SPECS wanted)" >&2
   status=1
 fi
-echo "errors_test: ${#specs[@]} specs, $passed ok, ${#failed[@]} failed${failed[*]:+: ${failed[*]}}" \
+echo "errors_test: shard $shard of $shards: ${#specs[@]} specs, $passed ok, ${#failed[@]} failed${failed[*]:+: ${failed[*]}}" \
   "($pipeline_checked failing after parse, also checked stage by stage with --spec-lines)"
 if ((${#failed[@]})); then status=1; fi
 exit "$status"

@@ -32,12 +32,7 @@ std::string join(const std::vector<std::string>& v) {
 const std::string& arg_name(const DirectiveArg& a) { return a.text; }
 
 int64_t arg_int(const DirectiveArg& a, const SourceLoc& loc) {
-  try {
-    size_t used = 0;
-    int64_t v = std::stoll(a.text, &used);
-    if (used == a.text.size()) return v;
-  } catch (const std::exception&) {
-  }
+  if (const std::optional<int64_t> v = a.integer()) return *v;
   throw Diagnostic(loc, "expected an integer constant, found '" + a.text + "'",
                    "constant-expected");
 }

@@ -70,16 +70,12 @@ LoopNest& nest_of(Plan& plan, const Group& g) {
 
 void apply_split(Plan& plan, Group& g, const Directive& d) {
   const std::string v = d.args[0].text, vo = d.args[1].text, vi = d.args[2].text;
-  int64_t factor = 0;
-  try {
-    size_t used = 0;
-    factor = std::stoll(d.args[3].text, &used);
-    if (used != d.args[3].text.size()) throw std::invalid_argument("trailing text");
-  } catch (const std::exception&) {
+  const std::optional<int64_t> factor_value = d.args[3].integer();
+  if (!factor_value)
     throw Diagnostic(d.loc,
                      "split: the factor must be an integer constant, not '" + d.args[3].text + "'",
                      "directive-args");
-  }
+  const int64_t factor = *factor_value;
   for (const std::string& name : {vo, vi}) {
     bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
     for (char c : name) identifier &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';

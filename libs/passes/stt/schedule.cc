@@ -146,7 +146,8 @@ std::vector<std::string> KernelTransformer::names_of(const DirectiveArg& list) {
   return out;
 }
 
-int64_t KernelTransformer::int_of(const DirectiveArg& a) { return std::stoll(a.text); }
+// (check_form has found every integer argument an integer.)
+int64_t KernelTransformer::int_of(const DirectiveArg& a) { return a.integer().value(); }
 
 // The normal forms of docs/ir.md, checked before they are trusted (IR may be written by hand):
 //   simple:  [{space vars}, {one integer per space var} or {}, check]
@@ -178,16 +179,8 @@ void KernelTransformer::check_form(const Directive& d) {
   auto integers = [&](const DirectiveArg& a, size_t n, const char* what) {
     if (!is_list(a) || a.items.size() != n)
       bad(std::string(what) + " must be a list of " + std::to_string(n) + " integers");
-    for (const DirectiveArg& c : a.items) {
-      size_t used = 0;
-      bool ok = c.kind == DirectiveArg::kExpr && !c.text.empty();
-      try {
-        if (ok) std::stoll(c.text, &used);
-      } catch (const std::exception&) {
-        ok = false;
-      }
-      if (!ok || used != c.text.size()) bad(std::string(what) + " must hold integer constants");
-    }
+    for (const DirectiveArg& c : a.items)
+      if (!c.integer()) bad(std::string(what) + " must hold integer constants");
   };
   if (d.args.size() != 3 && d.args.size() != 5) bad("3 or 5 arguments");
   if (d.args.back().kind != DirectiveArg::kEnum ||
