@@ -245,13 +245,11 @@ class Compiler {
   }
 
   // The storage a Func name refers to here: the innermost enclosing realize, else its buffer.
-  int lookup_storage(const std::string& name, bool write) {
+  int lookup_storage(const std::string& name) {
     for (size_t i = realizes_.size(); i-- > 0;)
       if (realizes_[i].first == name) return realizes_[i].second;
     for (size_t i = 0; i < program_.buffers.size(); ++i) {
-      if (program_.buffers[i].name != name) continue;
-      (write ? out_.buffers_written : out_.buffers_read).insert(static_cast<int>(i));
-      return static_cast<int>(i);
+      if (program_.buffers[i].name == name) return static_cast<int>(i);
     }
     dangling("the storage of Func '" + name + "'");
   }
@@ -268,7 +266,7 @@ class Compiler {
     switch (e->call_kind) {
       case CallKind::kFunc: {
         n.op = Op::kLoadFunc;
-        n.slot = lookup_storage(e->name, false);
+        n.slot = lookup_storage(e->name);
         n.args = index_args(e->operands, 0, "Func '" + e->name + "'");
         return;
       }
@@ -282,7 +280,7 @@ class Compiler {
         if (!allow_channels_) fail("read_channel outside a kernel");
         const std::string& name = e->operands[0]->name;
         n.op = Op::kReadChannel;
-        n.slot = channel_slot(name, false);
+        n.slot = channel_slot(name);
         n.args.push_back(nullptr);  // operands[0], the channel name: keeps indices aligned
         for (const Node* a : index_args(e->operands, 1, "channel '" + name + "'"))
           n.args.push_back(a);
@@ -450,12 +448,9 @@ class Compiler {
     dangling("input '" + name + "'");
   }
 
-  int channel_slot(const std::string& name, bool write) {
+  int channel_slot(const std::string& name) {
     for (size_t i = 0; i < program_.channels.size(); ++i) {
-      if (program_.channels[i].name == name) {
-        (write ? out_.channels_written : out_.channels_read).insert(static_cast<int>(i));
-        return static_cast<int>(i);
-      }
+      if (program_.channels[i].name == name) return static_cast<int>(i);
     }
     dangling("channel '" + name + "'");
   }
@@ -492,7 +487,7 @@ class Compiler {
       compile_realize(*realize, n);
     } else if (const WriteChannel* write = s.as<WriteChannel>()) {
       if (!allow_channels_) fail("write_channel outside a kernel");
-      n.slot = channel_slot(write->channel, true);
+      n.slot = channel_slot(write->channel);
       n.args = index_args(write->index, 0, "channel '" + write->channel + "'");
       n.a = expr(write->value);
     } else if (const Shift* shift = s.as<Shift>()) {
@@ -517,7 +512,7 @@ class Compiler {
       n.a = expr(s.value);
       return;
     }
-    n.slot = lookup_storage(s.func, true);
+    n.slot = lookup_storage(s.func);
     n.args = index_args(s.args, 0, "Func '" + s.func + "'");
     n.a = expr(s.value);
     for (const Node* a : n.args) n.lanes = std::max(n.lanes, a->lanes);  // a scatter

@@ -217,27 +217,8 @@ void run_group(RunState& run, const Program& program, const std::vector<Compiled
   }
   group.active = n;
 
-  // Two kernels running at once must not share a buffer that one of them writes: that would
-  // be a data race (and a lowering bug, since such values travel over channels).
-  for (size_t x = first; x < last; ++x)
-    for (size_t y = first; y < last; ++y)
-      for (int b : compiled[x].buffers_written)
-        if (x != y && (compiled[y].buffers_read.count(b) || compiled[y].buffers_written.count(b)))
-          throw InternalError("interpreter: kernels '" + compiled[x].kernel->name + "' and '" +
-                              compiled[y].kernel->name + "' run concurrently and share buffer '" +
-                              program.buffers[b].name + "', which '" + compiled[x].kernel->name +
-                              "' writes");
-
-  // A FIFO has one reader and one writer kernel: a blocked kernel is woken by the other one.
-  for (size_t x = first; x < last; ++x)
-    for (size_t y = x + 1; y < last; ++y)
-      for (int c = 0; c < static_cast<int>(program.channels.size()); ++c)
-        if ((compiled[x].channels_read.count(c) && compiled[y].channels_read.count(c)) ||
-            (compiled[x].channels_written.count(c) && compiled[y].channels_written.count(c)))
-          throw InternalError("interpreter: kernels '" + compiled[x].kernel->name + "' and '" +
-                              compiled[y].kernel->name + "' both " +
-                              (compiled[x].channels_read.count(c) ? "read" : "write") +
-                              " channel '" + program.channels[c].name + "'");
+  // Verified IR: no kernel of the run writes a buffer another uses, and each channel has one
+  // reader and one writer kernel (libs/ir/program_facts.h), which wakes a blocked kernel.
 
   std::vector<std::unique_ptr<Exec>> execs;
   for (int m = 0; m < n; ++m)
@@ -277,8 +258,9 @@ void run_group(RunState& run, const Program& program, const std::vector<Compiled
 
   std::set<int> used;
   for (size_t k = first; k < last; ++k) {
-    used.insert(compiled[k].channels_read.begin(), compiled[k].channels_read.end());
-    used.insert(compiled[k].channels_written.begin(), compiled[k].channels_written.end());
+    for (const std::set<size_t>* channels :
+         {&compiled[k].accesses.channels_read, &compiled[k].accesses.channels_written})
+      for (size_t c : *channels) used.insert(static_cast<int>(c));
   }
   channels::check_drained(run.channels, used);  // program.channels order
 }

@@ -4,6 +4,7 @@
 
 #include "libs/backends/runtime/options.h"
 #include "libs/exec/interpreter_internal.h"
+#include "libs/ir/program_facts.h"
 
 namespace t2s {
 namespace interp {
@@ -125,15 +126,11 @@ NdArray run_program_on_this_thread(const Program& program,
     compiled[k].kernel = &kernel;
     for (const Register& r : program.registers)
       if (r.kernel == kernel.name) compiled[k].registers.push_back(&r);
+    compiled[k].accesses = kernel_accesses(program, kernel);
     compile_kernel(program, compiled[k]);
   }
-  for (size_t k = 0; k < program.kernels.size();) {
-    size_t end = k + 1;
-    if (program.kernels[k].place == Place::kDevice)
-      while (end < program.kernels.size() && program.kernels[end].place == Place::kDevice) ++end;
-    run_group(run, program, compiled, k, end, options.max_live);
-    k = end;
-  }
+  for (const KernelRun& group : kernel_runs(program))
+    run_group(run, program, compiled, group.first, group.last, options.max_live);
 
   // The output, every element of which must have been computed.
   int64_t unwritten = 0, first = -1;

@@ -18,6 +18,7 @@
 #include "libs/exec/compare.h"
 #include "libs/exec/interpreter.h"
 #include "libs/ir/program.h"
+#include "libs/ir/program_facts.h"
 
 namespace t2s {
 namespace interp {
@@ -306,8 +307,7 @@ struct CompiledKernel {
   std::vector<const SNode*> body;
   int num_vars = 0;
   std::vector<Storage> locals;  // one per realize statement: name, type, dims (a template)
-  std::set<int> buffers_read, buffers_written;
-  std::set<int> channels_read, channels_written;
+  KernelAccesses accesses;      // the buffers and channels it reads and writes (program_facts.h)
   std::vector<const Register*> registers;  // those whose `kernel` names it, in program order
 };
 

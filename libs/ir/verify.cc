@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "libs/ir/program_facts.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/verify_internal.h"
 
@@ -343,24 +344,22 @@ class Verifier {
 
   // Consecutive device kernels run at once (t2s-run, the emulations, the device): none may
   // write a buffer another of them reads or writes (a data race; such values travel over
-  // channels). The interpreter and the emitters stopped with an internal error.
+  // channels). The interpreter and the emitters trust this rule (libs/ir/program_facts.h).
   void concurrent_buffers() {
     const std::vector<Kernel>& ks = p_.kernels;
-    for (size_t first = 0; first < ks.size();) {
-      size_t last = first + 1;
-      if (ks[first].place == Place::kDevice)
-        while (last < ks.size() && ks[last].place == Place::kDevice) ++last;
-      for (size_t x = first; x < last; ++x)
-        for (const auto& [buffer, written] : buffer_uses_[&ks[x]])
-          for (size_t y = first; y < last && written; ++y)
-            if (y != x && buffer_uses_[&ks[y]].count(buffer))
+    std::vector<KernelAccesses> uses;
+    for (const Kernel& k : ks) uses.push_back(kernel_accesses(p_, k));
+    for (const KernelRun& run : kernel_runs(p_))
+      for (size_t x = run.first; x < run.last; ++x)
+        for (size_t buffer : uses[x].buffers_written)
+          for (size_t y = run.first; y < run.last; ++y)
+            if (y != x &&
+                (uses[y].buffers_read.count(buffer) || uses[y].buffers_written.count(buffer)))
               fail("kernels[" + std::to_string(y) + "]",
                    "kernels '" + ks[x].name + "' and '" + ks[y].name +
-                       "' run concurrently and share buffer '" + buffer + "', which '" +
-                       ks[x].name + "' writes",
+                       "' run concurrently and share buffer '" + p_.buffers[buffer].name +
+                       "', which '" + ks[x].name + "' writes",
                    "ir-storage", ks[y].loc);
-      first = last;
-    }
   }
 
   void reg(size_t i) {
@@ -501,8 +500,6 @@ class Verifier {
     for (size_t i = realizes_.size(); i-- > 0;)
       if (realizes_[i].first == func) return realizes_[i].second;
     if (const Buffer* b = p_.find_buffer(func)) {
-      bool& written = buffer_uses_[kernel_][func];
-      written = written || std::string(use) == "provide";
       return {b->type, b->mins.size()};
     }
     fail(where_,
@@ -822,7 +819,6 @@ class Verifier {
   std::string where_;
   std::vector<std::pair<std::string, Type>> vars_;  // scope, innermost last
   std::vector<std::pair<std::string, std::pair<Type, size_t>>> realizes_;
-  std::map<const Kernel*, std::map<std::string, bool>> buffer_uses_;  // buffer -> written
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "libs/backends/cpp/emu_proofs.h"
 #include "libs/backends/cpp/profile.h"
 #include "libs/backends/runtime/runtime_source.h"
+#include "libs/ir/program_facts.h"
 #include "libs/ir/visitor.h"
 
 namespace t2s {
@@ -78,9 +79,7 @@ std::string comment_text(const std::string& text) {
 }
 
 // What a kernel touches, by index into the program's lists.
-struct KernelUse {
-  std::set<size_t> buffers_read, buffers_written;
-  std::set<size_t> channels_read, channels_written;
+struct KernelUse : KernelAccesses {
   std::vector<const Register*> registers;  // those whose `kernel` names it, in program order
 };
 
@@ -113,11 +112,10 @@ std::string type_text(Type t) { return t.known() ? t.name() : "<unknown>"; }
 
 // Walks one kernel of a verified program (libs/ir/verify checks names, scopes, arities and
 // types when a tool reads IR) before code generation: refuses what the target cannot emulate
-// and records what the kernel reads and writes.
+// and notes whether an index needs 64-bit unsigned arithmetic.
 class KernelScan {
  public:
-  KernelScan(const Program& program, const Kernel& kernel, KernelUse* use, bool* wide_index)
-      : program_(program), kernel_(kernel), use_(use), wide_index_(wide_index) {}
+  KernelScan(const Kernel& kernel, bool* wide_index) : kernel_(kernel), wide_index_(wide_index) {}
 
   void run() {
     loc_ = &kernel_.loc;
@@ -140,31 +138,15 @@ class KernelScan {
       if (index[i]->type.is_uint() && index[i]->type.bits == 64) *wide_index_ = true;
   }
 
-  // Records a read or write of Func `name` when it refers to a buffer (no enclosing realize).
-  void func_use(const std::string& name, bool write) {
-    if (std::find(realizes_.begin(), realizes_.end(), name) != realizes_.end()) return;
-    for (size_t i = 0; i < program_.buffers.size(); ++i)
-      if (program_.buffers[i].name == name)
-        (write ? use_->buffers_written : use_->buffers_read).insert(i);
-  }
-
-  void channel_use(const std::string& name, bool write) {
-    for (size_t i = 0; i < program_.channels.size(); ++i)
-      if (program_.channels[i].name == name)
-        (write ? use_->channels_written : use_->channels_read).insert(i);
-  }
-
   void expr(const Expr& e) {
     for_each_expr(e, [&](const Expr& n) {
       check_type(n->type);
       if (n->kind != ExprKind::kCall) return;
       switch (n->call_kind) {
         case CallKind::kFunc:
-          func_use(n->name, false);
           indices(n->operands);
           return;
         case CallKind::kChannel:
-          channel_use(n->operands[0]->name, false);
           indices(n->operands, 1);
           return;
         case CallKind::kFifo:
@@ -189,7 +171,6 @@ class KernelScan {
     } else if (const LetStmt* let = s.as<LetStmt>()) {
       check_name(let->var, "let variable", *loc_);
     } else if (const Provide* provide = s.as<Provide>()) {
-      if (!program_.find_register(provide->func)) func_use(provide->func, true);
       indices(provide->args);
     } else if (const Realize* realize = s.as<Realize>()) {
       check_name(realize->func, "Func", *loc_);
@@ -198,9 +179,7 @@ class KernelScan {
         unsupported_vector_storage("the storage of '" + realize->func + "'", realize->type, *loc_);
       indices(realize->mins);
       indices(realize->extents);
-      realizes_.push_back(realize->func);
     } else if (const WriteChannel* write = s.as<WriteChannel>()) {
-      channel_use(write->channel, true);
       indices(write->index);
     } else if (const Shift* shift = s.as<Shift>()) {
       indices(shift->pe);
@@ -211,16 +190,12 @@ class KernelScan {
                        "emit-unsupported");
     }
     for (const StmtList* child : s.children()) stmts(*child);
-    if (s.as<Realize>()) realizes_.pop_back();
     loc_ = saved;
   }
 
-  const Program& program_;
   const Kernel& kernel_;
-  KernelUse* use_;
   bool* wide_index_;
   const SourceLoc* loc_ = nullptr;
-  std::vector<std::string> realizes_;  // scope: the Funcs of the enclosing realizes
 };
 
 // Whether `text` (a printed C expression) needs no parentheses as an operand of `*` or `+`:
@@ -571,44 +546,13 @@ std::string emit_cpp(const Program& program, const CppOptions& options) {
     check_name(kernel.name, "kernel", kernel.loc);
     for (const Register& r : program.registers)
       if (r.kernel == kernel.name) uses[k].registers.push_back(&r);
-    KernelScan(program, kernel, &uses[k], &wide_index).run();
+    static_cast<KernelAccesses&>(uses[k]) = kernel_accesses(program, kernel);
+    KernelScan(kernel, &wide_index).run();
   }
 
-  // The groups of kernels that run together: each maximal run of consecutive device kernels.
-  std::vector<std::pair<size_t, size_t>> groups;
-  for (size_t k = 0; k < program.kernels.size();) {
-    size_t end = k + 1;
-    if (program.kernels[k].place == Place::kDevice)
-      while (end < program.kernels.size() && program.kernels[end].place == Place::kDevice) ++end;
-    groups.emplace_back(k, end);
-    k = end;
-  }
-  for (const auto& [first, last] : groups) {
-    // Concurrent kernels must not share a buffer that one of them writes, and a FIFO has one
-    // reader and one writer (as the interpreter requires).
-    for (size_t x = first; x < last; ++x) {
-      for (size_t y = first; y < last; ++y) {
-        if (x == y) continue;
-        for (size_t b : uses[x].buffers_written)
-          if (uses[y].buffers_read.count(b) || uses[y].buffers_written.count(b))
-            throw InternalError("emit: kernels '" + program.kernels[x].name + "' and '" +
-                                program.kernels[y].name + "' run concurrently and share buffer '" +
-                                program.buffers[b].name + "', which '" + program.kernels[x].name +
-                                "' writes");
-        if (y < x) continue;
-        for (size_t c = 0; c < program.channels.size(); ++c) {
-          const bool both_read = uses[x].channels_read.count(c) && uses[y].channels_read.count(c);
-          const bool both_write =
-              uses[x].channels_written.count(c) && uses[y].channels_written.count(c);
-          if (both_read || both_write)
-            throw InternalError("emit: kernels '" + program.kernels[x].name + "' and '" +
-                                program.kernels[y].name + "' both " +
-                                (both_read ? "read" : "write") + " channel '" +
-                                program.channels[c].name + "'");
-        }
-      }
-    }
-  }
+  // The rules of concurrent kernels (no shared written buffer, one reader and one writer per
+  // channel) hold in verified IR (libs/ir/program_facts.h).
+  const std::vector<KernelRun> groups = kernel_runs(program);
 
   EmuStorage storage(wide_index, options.checked);
   CCodegen codegen(program, CDialect::kCpp, storage);

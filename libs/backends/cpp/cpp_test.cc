@@ -11,6 +11,7 @@
 #include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/ir_json.h"
+#include "libs/ir/verify.h"
 #include "libs/testing/golden.h"
 
 namespace t2s {
@@ -392,15 +393,24 @@ TEST(EmitCpp, RefusesNamesThatAreNotIdentifiers) {
 // verify_test), which every tool runs on the IR it reads; what is left here is the target's own.
 TEST(EmitCpp, MalformedIrIsAnInternalError) {
   Program p;
-  // Two device kernels that run together and share a buffer one of them writes.
+  // Two device kernels that run together and share a buffer one of them writes: the verifier's
+  // rule (ir-storage), which emit_cpp trusts (libs/ir/program_facts.h).
   p = copy_program();
   p.kernels[0].place = Place::kDevice;
   p.kernels.push_back(p.kernels[0]);
   p.kernels[1].name = "g2";
-  EXPECT_EQ(internal_error_of(p),
-            "emit: kernels 'g' and 'g2' run concurrently and share buffer 'g', which 'g' writes");
+  try {
+    verify_program(p, "p.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const Diagnostic& d) {
+    EXPECT_EQ(d.rule(), "ir-storage");
+    EXPECT_EQ(d.message(),
+              "kernels[1]: kernels 'g' and 'g2' run concurrently and share buffer 'g', which 'g' "
+              "writes");
+  }
   // One after the other (a host kernel between them) they may.
   p.kernels[1].place = Place::kHost;
+  EXPECT_NO_THROW(verify_program(p, "p.json"));
   EXPECT_NO_THROW(emit_cpp(p));
 
   p = copy_program();

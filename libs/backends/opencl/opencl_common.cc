@@ -7,6 +7,7 @@
 #include "libs/backends/c/c_codegen.h"
 #include "libs/backends/opencl/opencl_internal.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/program_facts.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
@@ -30,56 +31,6 @@ void check_element_count(const std::string& what, const std::vector<int64_t>& ex
                      "emit-extent");
   }
 }
-
-class UseCollector {
- public:
-  explicit UseCollector(const Program& program) : program_(program) {}
-
-  Uses collect(const Kernel& kernel) {
-    uses_ = Uses();
-    realized_.clear();
-    stmts(kernel.body);
-    return uses_;
-  }
-
- private:
-  bool is_buffer(const std::string& name) const {
-    for (const std::string& r : realized_) {
-      if (r == name) return false;
-    }
-    return program_.find_buffer(name) != nullptr;
-  }
-
-  void expr(const Expr& e) {
-    for_each_expr(e, [&](const Expr& n) {
-      if (n->kind != ExprKind::kCall) return;
-      if (n->call_kind == CallKind::kImage) uses_.inputs.insert(n->name);
-      if (n->call_kind == CallKind::kFunc && is_buffer(n->name)) uses_.reads.insert(n->name);
-      if (n->call_kind == CallKind::kChannel && !n->operands.empty()) {
-        uses_.channels.insert(n->operands[0]->name);
-      }
-    });
-  }
-
-  void stmts(const StmtList& list) {
-    for (const StmtPtr& s : list) {
-      for (const Expr* e : s->exprs()) expr(*e);
-      const Provide* provide = s->as<Provide>();
-      if (provide && !program_.find_register(provide->func) && is_buffer(provide->func)) {
-        uses_.writes.insert(provide->func);
-      }
-      if (const WriteChannel* write = s->as<WriteChannel>()) uses_.channels.insert(write->channel);
-      const Realize* realize = s->as<Realize>();
-      if (realize) realized_.push_back(realize->func);
-      for (const StmtList* child : s->children()) stmts(*child);
-      if (realize) realized_.pop_back();
-    }
-  }
-
-  const Program& program_;
-  Uses uses_;
-  std::vector<std::string> realized_;
-};
 
 // Names the OpenCL type of every value of a kernel (c_value_type_name), so that a vector type
 // OpenCL cannot express (more than 32 lanes) is refused with emit-type at the innermost
@@ -197,7 +148,14 @@ std::string bounds_text(const std::vector<std::string>& mins, const std::vector<
 }
 
 Uses collect_uses(const Program& program, const Kernel& kernel) {
-  return UseCollector(program).collect(kernel);
+  const KernelAccesses accesses = kernel_accesses(program, kernel);
+  Uses uses;
+  for (size_t i : accesses.inputs_read) uses.inputs.insert(program.inputs[i].name);
+  for (size_t b : accesses.buffers_read) uses.reads.insert(program.buffers[b].name);
+  for (size_t b : accesses.buffers_written) uses.writes.insert(program.buffers[b].name);
+  for (const std::set<size_t>* channels : {&accesses.channels_read, &accesses.channels_written})
+    for (size_t c : *channels) uses.channels.insert(program.channels[c].name);
+  return uses;
 }
 
 namespace {
@@ -626,18 +584,12 @@ std::vector<const Buffer*> used_buffers(const Program& program, const Uses& uses
   return out;
 }
 
-// The runs of the execution model: each maximal run of consecutive device kernels, and each
-// host kernel alone.
+// The runs of the execution model (libs/ir/program_facts.h), as the kernels of each.
 std::vector<std::vector<const Kernel*>> execution_runs(const Program& program) {
   std::vector<std::vector<const Kernel*>> runs;
-  bool previous_device = false;
-  for (const Kernel& k : program.kernels) {
-    if (is_device(k) && previous_device) {
-      runs.back().push_back(&k);
-    } else {
-      runs.push_back({&k});
-    }
-    previous_device = is_device(k);
+  for (const KernelRun& run : kernel_runs(program)) {
+    runs.emplace_back();
+    for (size_t k = run.first; k < run.last; ++k) runs.back().push_back(&program.kernels[k]);
   }
   return runs;
 }

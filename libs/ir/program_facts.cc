@@ -1,0 +1,97 @@
+#include "libs/ir/program_facts.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "libs/ir/visitor.h"
+
+namespace t2s {
+
+std::vector<KernelRun> kernel_runs(const Program& program) {
+  std::vector<KernelRun> runs;
+  const std::vector<Kernel>& ks = program.kernels;
+  for (size_t first = 0; first < ks.size();) {
+    size_t last = first + 1;
+    if (ks[first].place == Place::kDevice)
+      while (last < ks.size() && ks[last].place == Place::kDevice) ++last;
+    runs.push_back({first, last});
+    first = last;
+  }
+  return runs;
+}
+
+namespace {
+
+class AccessCollector {
+ public:
+  explicit AccessCollector(const Program& program) : program_(program) {
+    for (size_t i = 0; i < program.inputs.size(); ++i) inputs_[program.inputs[i].name] = i;
+    for (size_t i = 0; i < program.buffers.size(); ++i) buffers_[program.buffers[i].name] = i;
+    for (size_t i = 0; i < program.channels.size(); ++i) channels_[program.channels[i].name] = i;
+  }
+
+  KernelAccesses run(const Kernel& kernel) {
+    stmts(kernel.body);
+    return std::move(out_);
+  }
+
+ private:
+  void func(const std::string& name, bool write) {
+    if (std::find(realizes_.begin(), realizes_.end(), name) != realizes_.end()) return;
+    auto it = buffers_.find(name);
+    if (it != buffers_.end()) (write ? out_.buffers_written : out_.buffers_read).insert(it->second);
+  }
+
+  void channel(const std::string& name, bool write) {
+    auto it = channels_.find(name);
+    if (it != channels_.end())
+      (write ? out_.channels_written : out_.channels_read).insert(it->second);
+  }
+
+  void expr(const Expr& e) {
+    for_each_expr(e, [&](const Expr& n) {
+      if (n->kind != ExprKind::kCall) return;
+      if (n->call_kind == CallKind::kFunc) func(n->name, false);
+      if (n->call_kind == CallKind::kImage) {
+        auto it = inputs_.find(n->name);
+        if (it != inputs_.end()) out_.inputs_read.insert(it->second);
+      }
+      if (n->call_kind == CallKind::kChannel && !n->operands.empty() && n->operands[0])
+        channel(n->operands[0]->name, false);
+    });
+  }
+
+  void stmts(const StmtList& list) {
+    for (const StmtPtr& s : list)
+      if (s) stmt(*s);
+  }
+
+  void stmt(const Stmt& s) {
+    for (const Expr* e : s.exprs()) expr(*e);
+    if (const Provide* provide = s.as<Provide>()) {
+      if (!program_.find_register(provide->func)) func(provide->func, true);
+    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
+      channel(write->channel, true);
+    } else if (const Realize* realize = s.as<Realize>()) {
+      realizes_.push_back(realize->func);
+      stmts(realize->body);
+      realizes_.pop_back();
+      return;
+    }
+    for (const StmtList* child : s.children()) stmts(*child);
+  }
+
+  const Program& program_;
+  std::map<std::string, size_t> inputs_, buffers_, channels_;
+  std::vector<std::string> realizes_;  // the enclosing realizes, outermost first
+  KernelAccesses out_;
+};
+
+}  // namespace
+
+KernelAccesses kernel_accesses(const Program& program, const Kernel& kernel) {
+  return AccessCollector(program).run(kernel);
+}
+
+}  // namespace t2s
