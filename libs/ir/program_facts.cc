@@ -94,4 +94,28 @@ KernelAccesses kernel_accesses(const Program& program, const Kernel& kernel) {
   return AccessCollector(program).run(kernel);
 }
 
+NameSupply::NameSupply(const Program& program) {
+  taken_.insert(program.vars.begin(), program.vars.end());
+  for (const Func& f : program.funcs) taken_.insert(f.name);
+  for (const Input& i : program.inputs) taken_.insert(i.name);
+  for (const Buffer& b : program.buffers) taken_.insert(b.name);
+  for (const Channel& c : program.channels) taken_.insert(c.name);
+  for (const Register& r : program.registers) taken_.insert(r.name);
+  for (const Kernel& k : program.kernels) {
+    taken_.insert(k.name);
+    for_each_stmt(k.body, [&](const Stmt& s) {
+      if (const For* f = s.as<For>()) taken_.insert(f->var);
+      if (const LetStmt* l = s.as<LetStmt>()) taken_.insert(l->var);
+      if (const Realize* r = s.as<Realize>()) taken_.insert(r->func);
+    });
+  }
+}
+
+std::string NameSupply::fresh(const std::string& base) {
+  std::string name = base;
+  for (int i = 1; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
+  taken_.insert(name);
+  return name;
+}
+
 }  // namespace t2s

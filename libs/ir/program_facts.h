@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "libs/ir/program.h"
@@ -30,5 +31,24 @@ struct KernelAccesses {
   std::set<size_t> channels_read, channels_written;
 };
 KernelAccesses kernel_accesses(const Program& program, const Kernel& kernel);
+
+// Every name a program holds (its Vars, Funcs, inputs, buffers, kernels, channels, registers,
+// and the loop, let and realize names of its kernels' bodies), and fresh names none of them is,
+// for what a pass adds: the one supply of new names of the passes (t2s-stt, t2s-vec,
+// t2s-gather).
+class NameSupply {
+ public:
+  explicit NameSupply(const Program& program);
+  // `base` when it is free, else base_1, base_2, ...: the first that is. Taken from then on.
+  std::string fresh(const std::string& base);
+  // Marks a name the caller chose itself (a loop a directive names) as taken.
+  void take(const std::string& name) { taken_.insert(name); }
+  bool taken(const std::string& name) const { return taken_.count(name) != 0; }
+  // The names taken so far, those of the program and those given out.
+  const std::set<std::string>& names() const { return taken_; }
+
+ private:
+  std::set<std::string> taken_;
+};
 
 }  // namespace t2s

@@ -68,5 +68,30 @@ TEST(ProgramFacts, AccessesSeeBuffersInputsAndChannelsButNotRealizedStorage) {
   EXPECT_EQ(a.channels_written, (std::set<size_t>{0}));
 }
 
+TEST(ProgramFacts, FreshNamesAvoidEveryNameOfTheProgram) {
+  Program p;
+  p.vars = {"i"};
+  p.funcs.push_back({"F", kInt, {"i"}, Place::kDevice, true, "", nullptr, {}, {}});
+  p.inputs.push_back({"x", kInt, 1, {4}, {}});
+  p.buffers.push_back({"B", kInt, {}, {}, {}});
+  p.channels.push_back({"ch", kInt, {}, 0, "k", "k", {}, ""});
+  Kernel k;
+  k.name = "k";
+  k.body = {loop({make_let("v", make_int(kInt, 1),
+                           {make_realize("R", kInt, {}, {}, {make_provide("R", {}, var("v"))})})})};
+  p.kernels.push_back(k);
+  NameSupply names(p);
+  for (const char* taken : {"i", "F", "x", "B", "ch", "k", "v", "R"}) {
+    EXPECT_TRUE(names.taken(taken)) << taken;
+    EXPECT_EQ(names.fresh(taken), std::string(taken) + "_1");
+  }
+  EXPECT_EQ(names.fresh("t"), "t");
+  EXPECT_EQ(names.fresh("t"), "t_1");
+  EXPECT_EQ(names.fresh("t"), "t_2");
+  names.take("u");
+  EXPECT_EQ(names.fresh("u"), "u_1");
+  EXPECT_TRUE(names.taken("t_2"));
+}
+
 }  // namespace
 }  // namespace t2s

@@ -75,28 +75,5 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
-Names::Names(const Program& p) {
-  for (const Func& f : p.funcs) used_.insert(f.name);
-  for (const Input& i : p.inputs) used_.insert(i.name);
-  for (const Channel& c : p.channels) used_.insert(c.name);
-  for (const Register& r : p.registers) used_.insert(r.name);
-  for (const Buffer& b : p.buffers) used_.insert(b.name);
-  for (const std::string& v : p.vars) used_.insert(v);
-  for (const Kernel& k : p.kernels) {
-    used_.insert(k.name);
-    for_each_stmt(k.body, [&](const Stmt& s) {
-      if (const For* f = s.as<For>()) used_.insert(f->var);
-      if (const LetStmt* l = s.as<LetStmt>()) used_.insert(l->var);
-    });
-  }
-}
-
-std::string Names::fresh(const std::string& base) {
-  std::string name = base;
-  for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
-  used_.insert(name);
-  return name;
-}
-
 }  // namespace gather_internal
 }  // namespace t2s

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "libs/ir/program.h"
+#include "libs/ir/program_facts.h"
 #include "libs/passes/gather/gather.h"
 
 namespace t2s {
@@ -73,18 +74,8 @@ void check_consumer(const Program& p, const Site& site);
 // The channel F writes loses v's dimension, and so do its reads in the consumer.
 void drop_consumer_dim(Program& p, const Site& site);
 
-// Names not taken anywhere in a program (Funcs, inputs, channels, registers, kernels, loop and
-// let variables), for the loops, lets and channels a rewrite adds.
-class Names {
- public:
-  explicit Names(const Program& p);
-  // `base` when free, else base_1, base_2, ...; the name is taken from then on.
-  std::string fresh(const std::string& base);
-  bool taken(const std::string& name) const { return used_.count(name) != 0; }
-
- private:
-  std::set<std::string> used_;
-};
+// The names a rewrite may take: libs/ir/program_facts.h.
+using Names = NameSupply;
 
 // Rewrites F's kernel and adds the FIFO channel (seed 003, Code 2 or Code 4); fills `report`.
 void rewrite(Program& p, const Site& site, Names& names, GatherItemReport* report);

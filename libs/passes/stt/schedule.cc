@@ -57,7 +57,7 @@ void KernelTransformer::peel() {
     mins_.push_back(l.min->int_value);
     extents_.push_back(l.extent->int_value);
     loops_.push_back(Loop{l.var, Aff::var(n, v), l.min->int_value, l.extent->int_value, false});
-    used_.insert(l.var);
+    name_supply_.take(l.var);
     if (l.loop_kind == LoopKind::kUnrolled) unrolled_.insert(l.var);
     if (l.loop_kind == LoopKind::kVectorized) vectorized_.insert(l.var);
   }
@@ -297,7 +297,7 @@ void KernelTransformer::apply_general(const Directive& d, bool check) {
                std::find(names_.begin(), names_.end(), dst[r]) != names_.end()) {
       fail("destination loop '" + dst[r] + "' is already a loop of the kernel", "stt-dst-name");
     } else {
-      used_.insert(dst[r]);
+      name_supply_.take(dst[r]);
     }
   }
   // Loops outside the source loops stay sequential outer loops: two iterations that differ in

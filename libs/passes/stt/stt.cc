@@ -68,10 +68,12 @@ Expr KernelTransformer::directive_expr(const std::string& text) {
   return resolve_in_program(parse_expr_text(text, {}), out_);
 }
 
+// t2s-stt spells a taken name with underscores appended (t1_, t1__), where NameSupply::fresh
+// numbers it: the names the stt stage has always written.
 std::string KernelTransformer::fresh(const std::string& base) {
   std::string name = base;
-  while (used_.count(name)) name += "_";
-  used_.insert(name);
+  while (name_supply_.taken(name)) name += "_";
+  name_supply_.take(name);
   return name;
 }
 
@@ -88,11 +90,7 @@ Program stt_pass(const Program& merged) {
   Program out = merged;
   out.stage = Stage::kStt;
   out.registers.clear();
-  std::set<std::string> used(out.vars.begin(), out.vars.end());
-  for (const Func& f : out.funcs) used.insert(f.name);
-  for (const Input& i : out.inputs) used.insert(i.name);
-  for (const Channel& c : out.channels) used.insert(c.name);
-  for (const Buffer& b : out.buffers) used.insert(b.name);
+  NameSupply names(out);
   // The transforms of each Func, in program order.
   std::vector<std::string> order;
   std::map<std::string, std::vector<const Directive*>> transforms;
@@ -126,7 +124,7 @@ Program stt_pass(const Program& merged) {
       for (Kernel& k : out.kernels)
         if (k.name == f) {
           current = &k;
-          stt_internal::KernelTransformer transformer(out, k, transforms[f], used);
+          stt_internal::KernelTransformer transformer(out, k, transforms[f], names);
           transformer.run();
           views[k.name] = transformer.view();
         }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "libs/ir/program.h"
+#include "libs/ir/program_facts.h"
 #include "libs/poly/poly.h"
 
 namespace t2s::stt_internal {
@@ -185,12 +186,12 @@ std::optional<KernelView> untransformed_view(const Kernel& k);
 void arrange_channels(Program& out, const std::map<std::string, KernelView>& views);
 
 // Applies the space_time_transform directives of one kernel (in program order) to it, adds its
-// registers to `out` and takes the names it introduces from `used_names`.
+// registers to `out` and takes the names it introduces from `names`.
 class KernelTransformer {
  public:
   KernelTransformer(Program& out, Kernel& kernel, const std::vector<const Directive*>& directives,
-                    std::set<std::string>& used_names)
-      : out_(out), kernel_(kernel), directives_(directives), used_(used_names) {}
+                    NameSupply& names)
+      : out_(out), kernel_(kernel), directives_(directives), name_supply_(names) {}
 
   // Throws Diagnostic at the directive that makes the transform illegal.
   void run();
@@ -269,7 +270,7 @@ class KernelTransformer {
   Program& out_;
   Kernel& kernel_;
   std::vector<const Directive*> directives_;
-  std::set<std::string>& used_;
+  NameSupply& name_supply_;  // the program's names, shared by every kernel's transform
   SourceLoc at_;
 
   std::vector<StmtPtr> realizes_;

@@ -28,8 +28,8 @@ struct RegisterWrite {
 class LaneVectorizer {
  public:
   LaneVectorizer(const Program& program, const std::string& kernel, const Lanes& lanes,
-                 std::set<std::string>& used, VecLoopReport& report)
-      : program_(program), kernel_(kernel), lanes_(lanes), used_(used), report_(report) {
+                 NameSupply& names, VecLoopReport& report)
+      : program_(program), kernel_(kernel), lanes_(lanes), names_(names), report_(report) {
     for (const Register& r : program.registers)
       if (r.kernel == kernel && has_lane_dims(r)) lane_regs_[r.name] = &r;
   }
@@ -58,12 +58,7 @@ class LaneVectorizer {
 
   size_t k() const { return lanes_.vars.size(); }
 
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
-    used_.insert(name);
-    return name;
-  }
+  std::string fresh(const std::string& base) { return names_.fresh(base); }
 
   // ---- analysis: positions, register writes, Func stores, channel users ----
 
@@ -821,7 +816,7 @@ class LaneVectorizer {
   const Program& program_;
   std::string kernel_;
   const Lanes& lanes_;
-  std::set<std::string>& used_;
+  NameSupply& names_;
   VecLoopReport& report_;
   std::map<std::string, const Register*> lane_regs_;
   std::map<const Stmt*, int> positions_;
@@ -841,9 +836,9 @@ class LaneVectorizer {
 }  // namespace
 
 StmtList vectorize_lanes(const Program& program, const std::string& kernel, const Lanes& lanes,
-                         const StmtList& body, std::set<std::string>& used, VecLoopReport& report,
+                         const StmtList& body, NameSupply& names, VecLoopReport& report,
                          std::set<std::string>* vector_registers) {
-  LaneVectorizer v(program, kernel, lanes, used, report);
+  LaneVectorizer v(program, kernel, lanes, names, report);
   StmtList out = v.run(body);
   vector_registers->insert(v.vector_registers().begin(), v.vector_registers().end());
   return out;

@@ -30,15 +30,8 @@ using vec_internal::Serialise;
 
 class VecPass {
  public:
-  VecPass(const Program& in, VecReport* report) : out_(in), report_(report) {
-    for (const std::string& v : in.vars) used_.insert(v);
-    for (const Func& f : in.funcs) used_.insert(f.name);
-    for (const Input& i : in.inputs) used_.insert(i.name);
-    for (const Channel& c : in.channels) used_.insert(c.name);
-    for (const Register& r : in.registers) used_.insert(r.name);
-    for (const Kernel& k : in.kernels) collect_names(k.body);
-    original_names_ = used_;
-  }
+  VecPass(const Program& in, VecReport* report)
+      : out_(in), report_(report), names_(in), original_names_(names_.names()) {}
 
   Program run() {
     out_.stage = Stage::kVectorized;
@@ -66,7 +59,7 @@ class VecPass {
         k.body = vec_internal::drop_unused_lets(
             vec_internal::propagate_copies(vec_internal::decide_known_conditions(k.body),
                                            new_names()),
-            used_);
+            names_.names());
     match_channels();
     return out_;
   }
@@ -137,14 +130,6 @@ class VecPass {
     for (const std::string& r : unread) {
       vector_regs_.erase(r);
       if (report_) report_->dropped.push_back(r);
-    }
-  }
-
-  void collect_names(const StmtList& list) {
-    for (const StmtPtr& s : list) {
-      if (const For* f = s->as<For>()) used_.insert(f->var);
-      if (const LetStmt* l = s->as<LetStmt>()) used_.insert(l->var);
-      for (const StmtList* c : s->children()) collect_names(*c);
     }
   }
 
@@ -234,7 +219,7 @@ class VecPass {
       try {
         // Every use of the loop variables is replaced: the nest is gone.
         std::set<std::string> registers;
-        result = vec_internal::vectorize_lanes(out_, kernel_->name, lanes, *body, used_, rep,
+        result = vec_internal::vectorize_lanes(out_, kernel_->name, lanes, *body, names_, rep,
                                                &registers);
         for (const std::string& r : registers)
           vector_regs_[r] = {lanes.vars.size(), lanes.typed(Type::Int(32))};
@@ -372,9 +357,7 @@ class VecPass {
         out.push_back(with_node(*s, tmp.node));
         continue;
       }
-      std::string tmp_name = "ch_value";
-      for (int i = 1; used_.count(tmp_name); ++i) tmp_name = "ch_value_" + std::to_string(i);
-      used_.insert(tmp_name);
+      const std::string tmp_name = names_.fresh("ch_value");
       const Expr v = make_var(tmp_name, w->value->type, s->loc);
       StmtList writes;
       for (int at = 0; at < w->value->type.lanes; at += it->second)
@@ -395,12 +378,14 @@ class VecPass {
   // The names the pass took (the lets of lane-by-lane code, among others).
   std::set<std::string> new_names() const {
     std::set<std::string> out;
-    for (const std::string& n : used_)
+    for (const std::string& n : names_.names())
       if (!original_names_.count(n)) out.insert(n);
     return out;
   }
 
-  std::set<std::string> used_, vectorized_kernels_, original_names_;
+  NameSupply names_;  // the program's names and those the pass takes
+  const std::set<std::string> original_names_;
+  std::set<std::string> vectorized_kernels_;
   // register -> lane dims, the lanes' shape (int32 of that shape)
   std::map<std::string, std::pair<size_t, Type>> vector_regs_;
 };

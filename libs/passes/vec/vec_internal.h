@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libs/ir/program.h"
+#include "libs/ir/program_facts.h"
 #include "libs/passes/vec/vec.h"
 
 namespace t2s::vec_internal {
@@ -70,10 +71,10 @@ Expr ramp_arithmetic(const Lanes& lanes, BinaryOp op, const Expr& a, const Expr&
 
 // lane_vectorizer.cc: the body of one nest of vectorized loops of kernel `kernel` as vector code
 // (statement after statement, each for all lanes). Throws Serialise when the lanes' order cannot
-// be kept; adds notes to `report`, takes new names from `used`, and adds to `vector_registers`
+// be kept; adds notes to `report`, takes new names from `names`, and adds to `vector_registers`
 // the registers whose lane dimensions became a vector type.
 StmtList vectorize_lanes(const Program& program, const std::string& kernel, const Lanes& lanes,
-                         const StmtList& body, std::set<std::string>& used, VecLoopReport& report,
+                         const StmtList& body, NameSupply& names, VecLoopReport& report,
                          std::set<std::string>* vector_registers);
 
 // narrow_registers.cc: a register (name -> lanes in `vector_registers`) whose every read takes
