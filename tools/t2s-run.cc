@@ -85,6 +85,13 @@ int main(int argc, char** argv) {
                      "--check runs the merged stage with the interpreter)")
       ->check(CLI::IsMember({"interp", "jit", "auto", "opencl"}))
       ->default_str("auto");
+  int jit_opt_level = t2s::jit::kDefaultJitOptLevel;
+  app.add_option("--jit-opt", jit_opt_level,
+                 "With the JIT (--engine jit or auto): clang's optimization level, 0 to 3. 0 "
+                 "compiles in about 40% of the default's time and runs several times slower, "
+                 "for small problems; the output is the same bits at every level")
+      ->check(CLI::Range(0, 3))
+      ->default_str(std::to_string(t2s::jit::kDefaultJitOptLevel));
   bool profile = false;
   app.add_flag(
       "--profile", profile,
@@ -144,7 +151,7 @@ int main(int argc, char** argv) {
     auto run = [&](const t2s::Program& p, const char* what) {
       t2s::jit::EngineRun r;
       try {
-        r = t2s::jit::run_with_engine(choice, p, inputs, options, memory_limit);
+        r = t2s::jit::run_with_engine(choice, p, inputs, options, memory_limit, jit_opt_level);
       } catch (const t2s::jit::JitUnavailable& e) {
         throw t2s::IoError(e.what());  // the machine's fault, not the program's: exit 1
       }

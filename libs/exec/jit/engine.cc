@@ -204,7 +204,11 @@ std::unique_ptr<CompiledUnit> compile_unit(const std::string& source, const std:
   if (!machine) throw JitUnavailable("--engine jit: " + to_string(machine.takeError()));
   machine->setRelocationModel(llvm::Reloc::PIC_);
   machine->setCodeModel(llvm::CodeModel::Small);
-  machine->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+  // -O0 (t2s-run --jit-opt 0) is for programs whose compile time is their cost: LLVM's fast
+  // instruction selector as well as no IR optimization.
+  machine->setCodeGenOptLevel(invocation->getCodeGenOpts().OptimizationLevel == 0
+                                  ? llvm::CodeGenOpt::None
+                                  : llvm::CodeGenOpt::Default);
   machine->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;  // as -ffp-contract=off
   machine->getOptions().EmulatedTLS = true;                          // as -femulated-tls
   machine->getOptions().ExplicitEmulatedTLS = true;

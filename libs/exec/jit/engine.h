@@ -46,7 +46,8 @@ class CompiledUnit {
 };
 
 // Compiles `source` (C++17, -O2, -ffp-contract=off, for the host CPU) named `file_name` in
-// diagnostics, with the extra driver options `options` (-D...), and links it. Throws
+// diagnostics, with the extra compiler (cc1) options `options` (-D..., -O0 to -O3, which
+// replaces -O2 and sets the code generator's level: none at -O0), and links it. Throws
 // JitUnavailable (unavailable.h), or InternalError with clang's diagnostics when it does not
 // compile.
 std::unique_ptr<CompiledUnit> compile_unit(const std::string& source, const std::string& file_name,

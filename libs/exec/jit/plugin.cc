@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 #include "libs/exec/jit/engine.h"
@@ -22,12 +23,16 @@ using ProgramEntry = int (*)(int, char**, void (*)(void*, const char*), void*);
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) void t2s_jit_compile_and_run_v1(T2sJitRun* run) {
+extern "C" __attribute__((visibility("default"))) void t2s_jit_compile_and_run_v2(T2sJitRun* run) {
   run->status = kT2sJitInternal;
   run->message[0] = '\0';
   try {
     auto start = std::chrono::steady_clock::now();
-    auto unit = t2s::jit::compile_unit(std::string(run->source, run->source_size), run->file_name);
+    if (run->opt_level < 0 || run->opt_level > 3)
+      throw std::invalid_argument("optimization level " + std::to_string(run->opt_level) +
+                                  " is not 0 to 3");
+    auto unit = t2s::jit::compile_unit(std::string(run->source, run->source_size), run->file_name,
+                                       {"-O" + std::to_string(run->opt_level)});
     auto entry = reinterpret_cast<ProgramEntry>(unit->function("t2s_jit_run"));
     run->compile_seconds = seconds_since(start);
     start = std::chrono::steady_clock::now();

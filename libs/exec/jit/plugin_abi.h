@@ -23,6 +23,7 @@ struct T2sJitRun {
   const char* file_name;  // for diagnostics
   int argc;
   char** argv;
+  int opt_level;  // clang's -O level, 0 to 3 (t2s-run --jit-opt)
   // Out.
   int status;  // a T2sJitStatus
   char message[8192];
@@ -36,4 +37,4 @@ typedef void (*T2sJitCompileAndRun)(T2sJitRun* run);
 
 // The library's file name and its entry's symbol (versioned with this interface).
 #define T2S_JIT_LIBRARY "libt2s_jit.so"
-#define T2S_JIT_ENTRY "t2s_jit_compile_and_run_v1"
+#define T2S_JIT_ENTRY "t2s_jit_compile_and_run_v2"

@@ -195,7 +195,7 @@ int64_t loop_iterations(const Program& program) {
 }
 
 NdArray run_program(const Program& program, const std::map<std::string, NdArray>& inputs,
-                    Timings* timings) {
+                    Timings* timings, int opt_level) {
   auto start = std::chrono::steady_clock::now();
   const std::string source = kPrelude + emit_cpp(program) + kEntry;
   const std::string file_name = program.output.func + "_emu.cpp";
@@ -226,6 +226,7 @@ NdArray run_program(const Program& program, const std::map<std::string, NdArray>
   run->file_name = file_name.c_str();
   run->argc = static_cast<int>(args.size());
   run->argv = argv.data();
+  run->opt_level = opt_level;
   engine(run.get());
   if (timings) {
     timings->compile_seconds = emit_seconds + run->compile_seconds;

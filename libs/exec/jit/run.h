@@ -21,6 +21,10 @@ class ProgramError : public std::runtime_error {
   using runtime_error::runtime_error;
 };
 
+// clang's -O level of the JIT's compiles unless t2s-run --jit-opt says otherwise. -O0 compiles
+// in about 40% of -O2's time and runs several times slower: for small problems and tests.
+constexpr int kDefaultJitOptLevel = 2;
+
 struct Timings {
   double compile_seconds = 0;  // emitting the C++, clang, and linking the code
   double run_seconds = 0;      // the program's main: reading its inputs to writing its output
@@ -31,8 +35,10 @@ struct Timings {
 // ProgramError for a run-time error of the program, Diagnostic for a program the cpp target
 // cannot emulate (rule emit-unsupported, ...), JitUnavailable (unavailable.h) when the engine's
 // library, LLVM or the compiler's headers are missing or its temporary files cannot be written.
+// `opt_level` is clang's -O level (0 to 3; t2s-run --jit-opt): the output is the same at every
+// level (no contraction into FMAs, Halide's arithmetic spelled out), only the times differ.
 NdArray run_program(const Program& program, const std::map<std::string, NdArray>& inputs,
-                    Timings* timings = nullptr);
+                    Timings* timings = nullptr, int opt_level = kDefaultJitOptLevel);
 
 // Whether the cpp target emulates `program` (emit_cpp does not refuse it).
 bool emits_cpp(const Program& program);

@@ -30,6 +30,17 @@ TEST(JitRunTest, GivesTheInterpretersOutput) {
   }
 }
 
+TEST(JitRunTest, EveryOptimizationLevelGivesTheSameBits) {
+  Program program = testing::load_golden_ir("seed000_abc", "gathered");
+  auto inputs = complete_inputs(program, {}, FillKind::kRandom, 5);
+  NdArray expected = t2s::run_program(program, inputs);
+  for (int level : {0, 1, 3}) {
+    NdArray result = jit::run_program(program, inputs, nullptr, level);
+    EXPECT_EQ(result.data, expected.data) << "-O" << level;
+  }
+  EXPECT_THROW(jit::run_program(program, inputs, nullptr, 4), InternalError);
+}
+
 Program overflowing_fifo() {
   Program program = testing::load_golden_ir("seed000_abc", "stt");
   for (Register& r : program.registers)

@@ -35,7 +35,7 @@ void check_engine_memory(EngineChoice engine, const Program& program, int64_t ma
 
 EngineRun run_with_engine(EngineChoice choice, const Program& program,
                           const std::map<std::string, NdArray>& inputs, const RunOptions& options,
-                          int64_t max_memory) {
+                          int64_t max_memory, int jit_opt_level) {
   EngineRun run;
   const bool automatic = choice == EngineChoice::kAuto;
   choice = resolve_engine(choice, program, options.max_steps);
@@ -43,7 +43,7 @@ EngineRun run_with_engine(EngineChoice choice, const Program& program,
   if (choice == EngineChoice::kJit) {
     run.used_jit = true;
     try {
-      run.result = jit::run_program(program, inputs, &run.timings);
+      run.result = jit::run_program(program, inputs, &run.timings, jit_opt_level);
       return run;
     } catch (const ProgramError& e) {
       // The interpreter stops at the same error and locates it (it throws the Diagnostic), when

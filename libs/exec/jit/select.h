@@ -31,10 +31,10 @@ struct EngineRun {
 // `options.max_steps` bounds the interpreter only. Throws what the engines throw.
 // `max_memory` bounds the storage of the engine that runs (check_engine_memory, before the
 // run) and the interpreter's where run_with_engine falls back to it or runs it to locate an
-// error (check_run_memory).
+// error (check_run_memory). `jit_opt_level`: jit::run_program's `opt_level`.
 EngineRun run_with_engine(EngineChoice choice, const Program& program,
                           const std::map<std::string, NdArray>& inputs, const RunOptions& options,
-                          int64_t max_memory = INT64_MAX);
+                          int64_t max_memory = INT64_MAX, int jit_opt_level = kDefaultJitOptLevel);
 
 // The engine `choice` runs `program` with, unless the JIT turns out unavailable: interp or jit.
 // auto: jit when loop_iterations(program) >= kAutoJitMinIterations, the cpp target emulates the
