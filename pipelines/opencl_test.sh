@@ -8,7 +8,21 @@
 # Runs `CHECK_CL.sh HEADER.h NAME.cl` (the device code is valid OpenCL, given a header that
 # declares the Intel channel built-ins) and `CHECK_HOST.sh NAME_host.cpp` (the host program
 # compiles); both must exit 0.
+#
+#   opencl_test.sh --report NAME.opencl_checks.log
+#
+# What the test itself runs: t2s_opencl_test runs the checks above as a build action (they read
+# nothing but the emitted files and the checks, so Bazel caches them as it caches a compile, and
+# a failing check fails the test target's build with the checks' output); the test prints the
+# action's log and passes when it records both checks passed.
 set -uo pipefail
+
+if [[ $# == 2 && "$1" == --report ]]; then
+  cat "$2" || exit 1
+  grep -q '^ok   .*check_cl.sh ' "$2" && grep -q '^ok   .*check_host.sh ' "$2" && exit 0
+  echo "FAIL: $2 does not record both checks passed" >&2
+  exit 1
+fi
 
 check_cl="" check_host="" header="" cl="" host=""
 while (($#)); do

@@ -577,23 +577,34 @@ def _t2s_opencl_test_impl(ctx):
     for n in needed:
         if n not in checks:
             fail("%s has no %s" % (ctx.attr._checks.label, n))
-    args = [
-        "--check-cl",
-        _runfiles_path(checks["check_cl.sh"]),
-        "--check-host",
-        _runfiles_path(checks["check_host.sh"]),
-        "--header",
-        _runfiles_path(checks["intel_fpga_channels.h"]),
-        "--cl",
-        _runfiles_path(info.outputs["cl"]),
-        "--host",
-        _runfiles_path(info.outputs["host"]),
-    ]
-    _write_launcher(ctx, ctx.file._script, args)
-    runfiles = ctx.runfiles(
-        files = [ctx.file._script, info.outputs["cl"], info.outputs["host"]] + ctx.files._checks,
+    # The checks are a build action (cached like a compile: clang and g++ on the emitted files);
+    # the test reports its log (opencl_test.sh --report).
+    log = ctx.actions.declare_file(ctx.label.name + ".opencl_checks.log")
+    ctx.actions.run_shell(
+        inputs = [ctx.file._script, info.outputs["cl"], info.outputs["host"]] + ctx.files._checks,
+        outputs = [log],
+        command = 'bash "$1" "${@:3}" >"$2" 2>&1 || { cat "$2" >&2; exit 1; }',
+        arguments = [
+            ctx.file._script.path,
+            log.path,
+            "--check-cl",
+            checks["check_cl.sh"].path,
+            "--check-host",
+            checks["check_host.sh"].path,
+            "--header",
+            checks["intel_fpga_channels.h"].path,
+            "--cl",
+            info.outputs["cl"].path,
+            "--host",
+            info.outputs["host"].path,
+        ],
+        # PATH (the strict action environment's /bin:/usr/bin:/usr/local/bin) for clang and g++.
+        use_default_shell_env = True,
+        mnemonic = "T2sOpenclCheck",
+        progress_message = "Checking %s: the .cl with clang, the host program with g++" % ctx.label,
     )
-    runfiles = runfiles.merge(ctx.attr._checks[DefaultInfo].default_runfiles)
+    _write_launcher(ctx, ctx.file._script, ["--report", _runfiles_path(log)])
+    runfiles = ctx.runfiles(files = [ctx.file._script, log])
     return [DefaultInfo(executable = ctx.outputs.executable, runfiles = runfiles)]
 
 _t2s_opencl_test = rule(
@@ -609,5 +620,6 @@ _t2s_opencl_test = rule(
 def t2s_opencl_test(name, pipeline, **kwargs):
     """Syntax-checks the pipeline's NAME.cl (as OpenCL, with a header declaring the Intel
     channel built-ins: libs/backends/opencl/testing/check_cl.sh) and NAME_host.cpp
-    (check_host.sh)."""
+    (check_host.sh). The checks run as a build action, cached as a compile is; a failing check
+    fails the test's build with their output, and the test reports their log."""
     _t2s_opencl_test(name = name, pipeline = pipeline, **kwargs)
