@@ -1,22 +1,24 @@
 #!/bin/bash
-# syntax_test.sh: every spec in testdata/specs through the opencl target, checked by the tools
-# other tests use (libs/backends/opencl/testing):
+# syntax_test.sh: every spec in testdata/specs through the opencl target (syntax_emit.sh says
+# what is emitted and which refusals are expected):
 #
-#   t2s-parse | t2s-merge                 -> merged.json
-#   t2s-stt                               -> stt.json
-#   merged, stt; as placed and --all-device: emit_opencl_driver device -> check_cl.sh (as placed,
-#                                         a host-only program is refused: emit-no-device)
-#   stt;         as placed and --all-device: emit_opencl_driver host   -> check_host.sh (g++;
-#                                         clang++-14 for --all-device)
-#   stt, as placed, no device kernel: the host program (which then needs no OpenCL device) is
-#   built and run on random inputs and must write the same .npy as t2s-run.
+#   t2s-parse | t2s-merge | t2s-stt; merged and stt stages, as placed and --all-device:
+#   emit_opencl_driver device -> .cl, and at the stt stage emit_opencl_driver host -> host programs
 #
-# --all-device places every kernel on the device, so that the FIFO and shift-register code of
-# the host-placed specs (seed000_abc has FIFO registers) goes through clang too. First, the
-# checkers must reject known-bad files, so that a checker that accepts everything fails here.
+# The compilers' checks (check_cl.sh on every .cl, check_host.sh on every host program: g++ for
+# the placed one, clang++-14 for --all-device; a host-only program built) are build actions of
+# :syntax_checks (syntax_checks.bzl, syntax_compile.sh), cached on the emitted files' bytes.
+# This test runs the tools again and requires their files to be those the actions checked, an
+# `ok` for every check, and each host-only program (no device kernel, so no OpenCL device
+# needed) to write the same .npy as t2s-run on random inputs. Under the sanitizers (BUILD) it
+# runs the instrumented tools only. --all-device places every kernel on the device, so that the
+# FIFO and shift-register code of the host-placed specs (seed000_abc has FIFO registers) goes
+# through clang too. First, the checkers must reject known-bad files, so that a checker that
+# accepts everything fails here.
 #
 # Under `bazel test`, runs from the runfiles root of the `t2s` workspace. By hand, from the
-# repository root after `bazel build //libs/backends/opencl:emit_opencl_driver //tools:all`:
+# repository root after `bazel build //libs/backends/opencl:emit_opencl_driver
+# //libs/backends/opencl:syntax_checks //tools:all`:
 #   bash libs/backends/opencl/syntax_test.sh
 set -u
 
@@ -26,6 +28,7 @@ if [[ -n "${TEST_SRCDIR:-}" && -d "${TEST_SRCDIR}/t2s" ]]; then
 else
   cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
   bin=bazel-bin
+  T2S_SYNTAX_CHECKS=${T2S_SYNTAX_CHECKS-bazel-bin/libs/backends/opencl/syntax_checks}
 fi
 PARSE=$bin/tools/t2s-parse
 MERGE=$bin/tools/t2s-merge
@@ -37,7 +40,12 @@ HEADER=$TESTING/intel_fpga_channels.h
 CHECK_CL=$TESTING/check_cl.sh
 CHECK_HOST=$TESTING/check_host.sh
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-JOBS=$(nproc 2>/dev/null || echo 2)
+# T2S_SYNTAX_CHECKS (the plain build's setting, BUILD): the runfiles path of
+# :syntax_checks, whose build actions emitted every spec's files with the exec configuration's
+# tools and ran clang and g++ on them (syntax_checks.bzl). Unset (the sanitizer build, whose
+# tools are instrumented while clang, g++ and what they build are not): the sanitized tools emit
+# every spec's files and refuse what they must (syntax_emit.sh), nothing is compiled.
+CHECKED=${T2S_SYNTAX_CHECKS:-}
 
 for tool in "$PARSE" "$MERGE" "$STT" "$RUN" "$DRIVER"; do
   if [[ ! -x "$tool" ]]; then
@@ -53,6 +61,8 @@ fail() {
 }
 
 # --- The checkers reject bad files. ---------------------------------------------------------
+# (With the compilers only, under the sanitizers nothing is compiled; in the first shard.)
+if [[ -n $CHECKED && ${TEST_SHARD_INDEX:-0} == 0 ]]; then
 cat >"$TMP/bad_type.cl" <<'EOF'
 #pragma OPENCL EXTENSION cl_intel_channels : enable
 typedef struct { float data[5]; } float_vec5;
@@ -120,46 +130,14 @@ for bad in bad_host bad_link; do
     fail "check_host.sh accepted $bad.cpp"
   fi
 done
+fi
 
 # --- Every spec. ------------------------------------------------------------------------------
-# Extra flags for a spec: the first `// t2s-parse-flags: ...` among its first 40 lines.
-spec_flags() {
-  head -n 40 "$1" | grep -m1 -E '^//[[:space:]]*t2s-parse-flags:' |
-    sed -E 's#^//[[:space:]]*t2s-parse-flags:[[:space:]]*##' || true
-}
-
-# A spec whose stt stage the opencl target must refuse says so among its first 40 lines:
-# `// t2s-opencl-expect: emit-channel` (a channel array read or written with an index of a
-# vectorized loop, which only the vectorized stage turns into constants).
-spec_opencl_expect() {
-  head -n 40 "$1" | grep -m1 -E '^//[[:space:]]*t2s-opencl-expect:' |
-    sed -E 's#^//[[:space:]]*t2s-opencl-expect:[[:space:]]*##' || true
-}
-
-# T2S_HOST_COMPILES=0 (the sanitizer build's setting, BUILD): the emitted host programs are
-# emitted (by the sanitized driver) but not compiled: g++ and the programs it builds are not
-# instrumented, and the plain build's run compiles and runs every one of them.
-HOST_COMPILES=${T2S_HOST_COMPILES:-1}
-
-# Host-program jobs (g++ is slow): JOBS at a time; each leaves NAME.status and NAME.log.
-jobs_list=()
-run_job() {  # NAME COMMAND...
-  local name=$1
-  shift
-  ("$@" >"$TMP/$name.log" 2>&1; echo $? >"$TMP/$name.status") &
-  jobs_list+=("$name")
-  while (($(jobs -rp | wc -l) >= JOBS)); do wait -n; done
-}
-
-# Builds and runs a host-only program; its output must be t2s-run's, byte for byte.
-run_host_program() {  # DIR
-  local dir=$1
-  g++ -std=c++17 -O1 -ffp-contract=off -pthread "$dir/host_placed.cpp" -o "$dir/host_program" \
-    -lOpenCL || return 1
-  "$dir/host_program" unused.aocx --fill random --seed 7 -o "$dir/host.npy" || return 1
-  "$RUN" "$dir/stt.json" --fill random --seed 7 -o "$dir/ref.npy" || return 1
-  cmp "$dir/host.npy" "$dir/ref.npy"
-}
+# Each spec through the test's own tools (syntax_emit.sh); with T2S_SYNTAX_CHECKS, their files
+# must be the build actions' bytes (so what the compilers checked is what these tools emit), the
+# action's log must hold an `ok` line for every check, and a host-only program must write the
+# same .npy as t2s-run.
+EMIT=libs/backends/opencl/syntax_emit.sh
 
 # Bazel's test sharding (shard_count in BUILD): shard K of N takes every N-th spec from the K-th.
 shards=${TEST_TOTAL_SHARDS:-1}
@@ -167,97 +145,64 @@ shard=${TEST_SHARD_INDEX:-0}
 [[ -z ${TEST_SHARD_STATUS_FILE:-} ]] || touch "$TEST_SHARD_STATUS_FILE"
 
 specs=0
+compiled=0
+runs=0
 index=-1
 for spec in testdata/specs/*.t2s; do
   index=$((index + 1))
   ((index % shards == shard)) || continue
   name=$(basename "$spec" .t2s)
   dir="$TMP/$name"
-  mkdir -p "$dir"
   specs=$((specs + 1))
-  # shellcheck disable=SC2046
-  if ! "$PARSE" $(spec_flags "$spec") "$spec" >"$dir/parsed.json" 2>"$dir/err" ||
-    ! "$MERGE" "$dir/parsed.json" >"$dir/merged.json" 2>>"$dir/err" ||
-    ! "$STT" "$dir/merged.json" >"$dir/stt.json" 2>>"$dir/err"; then
-    cat "$dir/err" >&2
-    fail "$name: the pipeline to the stt stage failed"
+  if ! "$EMIT" "$PARSE" "$MERGE" "$STT" "$DRIVER" "$spec" "$dir"; then
+    fail "$name: syntax_emit.sh"
     continue
   fi
-  expect=$(spec_opencl_expect "$spec")
-  # A program whose Funcs all run on the host has no device code as placed (emit-no-device).
-  host_only=0
-  grep -q '"place": "device"' "$dir/stt.json" || host_only=1
-  for stage in merged stt; do
-    for variant in placed all_device; do
-      flag=()
-      [[ $variant == all_device ]] && flag=(--all-device)
-      out="$dir/${stage}_$variant.cl"
-      if [[ $variant == placed && $host_only == 1 ]]; then
-        if "$DRIVER" device <"$dir/$stage.json" >"$out" 2>"$dir/err"; then
-          fail "$name: emit_opencl_driver device accepted the host-only $stage stage"
-        elif ! grep -q "\[emit-no-device\]" "$dir/err"; then
-          cat "$dir/err" >&2
-          fail "$name: emit_opencl_driver device failed on the host-only $stage stage without [emit-no-device]"
-        fi
-        continue
-      fi
-      if [[ $stage == stt && -n $expect ]]; then
-        if "$DRIVER" device "${flag[@]}" <"$dir/$stage.json" >"$out" 2>"$dir/err"; then
-          fail "$name: emit_opencl_driver device ${flag[*]} accepted the stt stage (expected [$expect])"
-        elif ! grep -q "\[$expect\]" "$dir/err"; then
-          cat "$dir/err" >&2
-          fail "$name: emit_opencl_driver device ${flag[*]} failed without [$expect]"
-        fi
-        continue
-      fi
-      if ! "$DRIVER" device "${flag[@]}" <"$dir/$stage.json" >"$out" 2>"$dir/err"; then
-        cat "$dir/err" >&2
-        fail "$name: emit_opencl_driver device ${flag[*]} failed on the $stage stage"
-      elif ! "$CHECK_CL" "$HEADER" "$out" >"$dir/cl.log" 2>&1; then
-        cat "$dir/cl.log" >&2
-        fail "$name: the $stage stage's .cl ($variant) does not pass check_cl.sh"
-      fi
-    done
+  [[ -n $CHECKED ]] || continue
+  emitted="$CHECKED/$name.emitted"
+  checked="$CHECKED/$name.checked"
+  for f in "$dir"/*; do
+    base=$(basename "$f")
+    if [[ ! -f "$emitted/$base" ]]; then
+      fail "$name: the build action wrote no $base (this test's tools did)"
+    elif ! cmp -s "$f" "$emitted/$base"; then
+      fail "$name: $base differs between the build action's tools and this test's"
+    fi
   done
-  for variant in placed all_device; do
-    flag=()
-    [[ $variant == all_device ]] && flag=(--all-device)
-    out="$dir/host_$variant.cpp"
-    if ! "$DRIVER" host "${flag[@]}" <"$dir/stt.json" >"$out" 2>"$dir/err"; then
-      cat "$dir/err" >&2
-      fail "$name: emit_opencl_driver host ${flag[*]} failed"
+  while read -r kind a b; do
+    case $kind in
+      cl) want="ok cl $a" ;;
+      host) want="ok host $a $b" ;;
+      run) want="ok built $a" ;;
+      *) fail "$name: unknown check '$kind' in checks.txt"; continue ;;
+    esac
+    if ! grep -qxF "$want" "$checked/log"; then
+      fail "$name: $checked/log has no '$want'"
       continue
     fi
-    # The placed host program with g++ (what users build it with), the --all-device one with
-    # clang++-14: both compilers see every spec's host code, and clang takes half g++'s time.
-    cxx=(--cxx g++)
-    [[ $variant == all_device ]] && cxx=(--cxx clang++-14)
-    [[ $HOST_COMPILES == 1 ]] && run_job "${name}_host_$variant" "$CHECK_HOST" "${cxx[@]}" "$out"
-  done
-  if [[ -z $expect && $host_only == 1 && $HOST_COMPILES == 1 ]]; then
-    run_job "${name}_run" run_host_program "$dir"
-  fi
-done
-wait
-for job in "${jobs_list[@]}"; do
-  status=$(cat "$TMP/$job.status" 2>/dev/null || echo missing)
-  if [[ $status != 0 ]]; then
-    cat "$TMP/$job.log" >&2
-    fail "$job (status $status)"
-  fi
+    compiled=$((compiled + 1))
+    if [[ $kind == run ]]; then
+      runs=$((runs + 1))
+      if ! "$checked/host_program" unused.aocx --fill random --seed 7 -o "$dir/host.npy" ||
+        ! "$RUN" "$dir/stt.json" --fill random --seed 7 -o "$dir/ref.npy"; then
+        fail "$name: the host-only program or t2s-run failed"
+      elif ! cmp -s "$dir/host.npy" "$dir/ref.npy"; then
+        fail "$name: the host-only program's output differs from t2s-run's"
+      fi
+    fi
+  done <"$dir/checks.txt"
 done
 
 if ((index < 0)); then
   fail "no specs found in testdata/specs"
 fi
-runs=$(printf '%s\n' "${jobs_list[@]}" | grep -c '_run$')
 if ((failures > 0)); then
   echo "$failures failure(s)" >&2
   exit 1
 fi
-if [[ $HOST_COMPILES == 1 ]]; then
-  hosts="stt host programs through check_host.sh (placed with g++, --all-device with clang++-14), $runs host-only programs agree with t2s-run"
+if [[ -n $CHECKED ]]; then
+  what="the same files as the build actions', whose $compiled clang and g++ checks passed ($runs host-only programs agree with t2s-run)"
 else
-  hosts="stt host programs emitted (T2S_HOST_COMPILES=0: not compiled)"
+  what="emitted by the sanitized tools (T2S_SYNTAX_CHECKS unset: nothing compiled)"
 fi
-echo "PASS: $specs specs (shard $((shard + 1)) of $shards): merged and stt .cl (placed and --all-device) through check_cl.sh, $hosts"
+echo "PASS: $specs specs (shard $((shard + 1)) of $shards): merged and stt .cl (placed and --all-device) and stt host programs $what"
