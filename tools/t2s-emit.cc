@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
                  "parsed IR is first lowered through t2s-merge, t2s-stt, t2s-vec and "
                  "t2s-gather).");
   tool.add_spec_options();
+  tool.add_lowering_options();
   std::string target_name, host;
   std::vector<std::string> names;
   std::string help = "What to generate: ";
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
     // IR of a lowered stage is emitted as it is; a spec or parsed IR goes through every stage
     // first, as the Unix pipe would.
     if (program.stage == t2s::Stage::kParsed)
-      program = t2s::lower_to(program, t2s::Stage::kGathered);
+      program = t2s::lower_to(program, t2s::Stage::kGathered, tool.lowering_hooks());
     const t2s::EmitTarget& target = *t2s::find_emit_target(target_name);
     const std::string code = t2s::emit_with_options(target, program, options);
     // Both files or neither.

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
                  "along v pass the values F reads from A's channel to one exit PE over FIFOs. "
                  "The gathered stage (JSON).");
   tool.add_spec_options();
+  tool.add_lowering_options();
   bool report = false;
   tool.app()
       .add_flag("--report", report,
@@ -27,10 +28,10 @@ int main(int argc, char** argv) {
           return static_cast<int>(s) <= static_cast<int>(t2s::Stage::kVectorized);
         },
         "parsed, merged, stt or vectorized");
-    t2s::Program vectorized = t2s::lower_to(in, t2s::Stage::kVectorized);
     t2s::GatherReport gather_report;
-    t2s::Program out = t2s::gather_pass(vectorized, &gather_report);
-    t2s::verify_pass_output(out, "gather");
+    t2s::LowerHooks reports;
+    reports.gather_report = &gather_report;
+    t2s::Program out = t2s::lower_to(in, t2s::Stage::kGathered, tool.lowering_hooks(reports));
     if (report) std::cerr << t2s::gather_report_text(gather_report);
     tool.write_output(t2s::write_program(out));
   });

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
                  "with the reference interpreter or the JIT engine and write or print the realized "
                  "output.");
   tool.add_spec_options();
+  tool.add_lowering_options();
   std::vector<std::string> input_specs;
   std::string fill = "sequential";
   uint64_t seed = 0;
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
       throw t2s::UsageError(
           "--check compares the run with the merged stage, and this run is of the merged stage "
           "itself: run a later stage (--stage stt, vectorized or gathered)");
-    if (stage != program.stage) program = t2s::lower_to(program, stage);
+    if (stage != program.stage) program = t2s::lower_to(program, stage, tool.lowering_hooks());
     // A .npy file may be as large as its data; one that does not start like one (/dev/zero) is
     // refused after its first bytes.
     auto read_npy_file = [](const std::string& path) {

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
                  "or a .t2s spec, merged first): PE arrays, time loops and the registers that "
                  "carry values between time steps: the stt stage (JSON).");
   tool.add_spec_options();
+  tool.add_lowering_options();
   bool report = false;
   tool.app()
       .add_flag("--report", report,
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
     t2s::Program in = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return s == t2s::Stage::kParsed || s == t2s::Stage::kMerged; },
         "parsed or merged");
-    t2s::Program out = t2s::lower_to(in, t2s::Stage::kStt);
+    t2s::Program out = t2s::lower_to(in, t2s::Stage::kStt, tool.lowering_hooks());
     if (report) std::cerr << t2s::stt_report(out);
     tool.write_output(t2s::write_program(out));
   });

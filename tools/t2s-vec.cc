@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
                  "channels; what depends on an earlier lane of the same step is computed lane by "
                  "lane. The vectorized stage (JSON).");
   tool.add_spec_options();
+  tool.add_lowering_options();
   bool report = false;
   tool.app()
       .add_flag("--report", report,
@@ -24,10 +25,10 @@ int main(int argc, char** argv) {
     t2s::Program in = tool.read_input_program_or_spec(
         [](t2s::Stage s) { return static_cast<int>(s) <= static_cast<int>(t2s::Stage::kStt); },
         "parsed, merged or stt");
-    t2s::Program stt = t2s::lower_to(in, t2s::Stage::kStt);
     t2s::VecReport vec_report;
-    t2s::Program out = t2s::vec_pass(stt, &vec_report);
-    t2s::verify_pass_output(out, "vec");
+    t2s::LowerHooks reports;
+    reports.vec_report = &vec_report;
+    t2s::Program out = t2s::lower_to(in, t2s::Stage::kVectorized, tool.lowering_hooks(reports));
     if (report) std::cerr << t2s::vec_report_text(vec_report);
     tool.write_output(t2s::write_program(out));
   });

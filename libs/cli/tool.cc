@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -150,6 +151,60 @@ void Tool::add_spec_options() {
   add_frontend_options();
 }
 
+void Tool::add_lowering_options() {
+  app_.add_option("--dump-after", dump_after_,
+                  "Print on standard error the IR (JSON, as the stage's tool writes it) of STAGE "
+                  "as its pass makes it, after a line `// NAME --dump-after STAGE`; repeatable. "
+                  "A stage no pass of this run makes (the input is at or past it, or the run "
+                  "stops before it) prints a note instead")
+      ->check(CLI::IsMember({"merged", "stt", "vectorized", "gathered"}))
+      ->allow_extra_args(false)
+      ->type_name("STAGE");
+  app_.add_flag("--time-passes", time_passes_,
+                "Print on standard error, when the run ends, the wall time of each pass this "
+                "run made (the IR verifier's time not included), as LLVM's -time-passes does");
+}
+
+LowerHooks Tool::lowering_hooks(const LowerHooks& reports) {
+  LowerHooks hooks = reports;
+  if (!dump_after_.empty()) {
+    hooks.after_pass = [this](const Program& p) {
+      const std::string stage = stage_name(p.stage);
+      if (std::find(dump_after_.begin(), dump_after_.end(), stage) == dump_after_.end()) return;
+      std::cerr << "// " << name_ << " --dump-after " << stage << "\n" << write_program(p);
+      dumped_.push_back(stage);
+    };
+  }
+  if (time_passes_) {
+    hooks.pass_timed = [this](const char* pass, double seconds) {
+      pass_times_.emplace_back(pass, seconds);
+    };
+  }
+  return hooks;
+}
+
+void Tool::report_lowering() const {
+  for (const std::string& stage : dump_after_) {
+    if (std::find(dumped_.begin(), dumped_.end(), stage) == dumped_.end())
+      std::cerr << name_ << ": note: --dump-after " << stage << ": no pass of this run made the "
+                << stage << " stage\n";
+  }
+  if (!time_passes_) return;
+  std::ostringstream out;
+  out << name_ << ": pass times (wall clock; the IR verifier's not included):\n";
+  double total = 0;
+  char line[96];
+  for (const auto& [pass, seconds] : pass_times_) {
+    std::snprintf(line, sizeof line, "  %-8s %10.3f ms\n", pass.c_str(), seconds * 1e3);
+    out << line;
+    total += seconds;
+  }
+  if (pass_times_.empty()) out << "  (no pass ran)\n";
+  std::snprintf(line, sizeof line, "  %-8s %10.3f ms\n", "total", total * 1e3);
+  out << line;
+  std::cerr << out.str();
+}
+
 Program Tool::read_input_program_or_spec(const std::function<bool(Stage)>& accepts,
                                          const char* expected) {
   std::string display_name = input_ == "-" ? "<stdin>" : input_;
@@ -289,6 +344,11 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
               << "Run '" << name_ << " --help' for the options.\n";
     return kExitUsage;
   }
+  // The lowering report (--time-passes, --dump-after notes) after the run, whatever its end.
+  struct ReportAtEnd {
+    const Tool& tool;
+    ~ReportAtEnd() { tool.report_lowering(); }
+  } report_at_end{*this};
   try {
     run_with_large_stack(body);
     return kExitOk;

@@ -16,6 +16,7 @@
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/program.h"
 #include "libs/ir/source_manager.h"
+#include "libs/passes/lower/lower.h"
 
 namespace t2s {
 
@@ -93,6 +94,14 @@ class Tool {
   // Registers the -D, -I and --no-t2s-macros options (t2s-parse, and add_spec_options).
   void add_frontend_options();
 
+  // For tools that lower (t2s-merge, t2s-stt, t2s-vec, t2s-gather, t2s-emit, t2s-run): adds
+  // `--dump-after STAGE` (repeatable: the IR of STAGE on standard error as its pass makes it)
+  // and `--time-passes` (each pass's wall time on standard error when the run ends).
+  void add_lowering_options();
+  // The driver's hooks for those options, with `reports` (the vec and gather reports a tool
+  // prints) filled in: pass them to lower_to.
+  LowerHooks lowering_hooks(const LowerHooks& reports = {});
+
   // Writes the output; refuses to replace the input file itself (IoError).
   void write_output(const std::string& text);
   // Writes a second output file (`path`, "-" = standard output) the same way.
@@ -115,7 +124,15 @@ class Tool {
   std::string spec_lines_;
   FrontendOptions frontend_;
   bool no_t2s_macros_ = false;
+  std::vector<std::string> dump_after_;  // stage names
+  std::vector<std::string> dumped_;      // the stages dumped so far
+  bool time_passes_ = false;
+  std::vector<std::pair<std::string, double>> pass_times_;
   SourceManager sources_;
+
+  // At the end of run(): the pass times (--time-passes) and a note per --dump-after stage that
+  // no pass made.
+  void report_lowering() const;
 };
 
 }  // namespace t2s

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "libs/exec/interpreter_internal.h"
+#include "libs/ir/stmt_visitor.h"
 
 namespace t2s {
 namespace interp {
@@ -464,42 +465,50 @@ class Compiler {
     SNode& n = out_.stmts.back();
     n.kind = s.kind();
     n.loc = loc_;
-    if (const For* loop = s.as<For>()) {
-      n.a = expr(loop->min);
-      n.b = expr(loop->extent);
-      n.slot = bind(loop->var);
-      n.body = stmts(loop->body);
-      vars_.pop_back();
-    } else if (const LetStmt* let = s.as<LetStmt>()) {
-      n.a = expr(let->value);  // checks that its type is supported
-      n.lanes = n.a->lanes;
-      n.slot = bind(let->var);
-      out_.num_vars += n.lanes - 1;  // a vector: slots slot .. slot + lanes - 1
-      n.body = stmts(let->body);
-      vars_.pop_back();
-    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-      n.a = expr(branch->condition);
-      n.body = stmts(branch->then_body);
-      n.else_body = stmts(branch->else_body);
-    } else if (const Provide* provide = s.as<Provide>()) {
-      compile_provide(*provide, n);
-    } else if (const Realize* realize = s.as<Realize>()) {
-      compile_realize(*realize, n);
-    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
-      if (!allow_channels_) fail("write_channel outside a kernel");
-      n.slot = channel_slot(write->channel);
-      n.args = index_args(write->index, 0, "channel '" + write->channel + "'");
-      n.a = expr(write->value);
-    } else if (const Shift* shift = s.as<Shift>()) {
-      n.slot = register_slot(shift->reg);
-      n.args = index_args(shift->pe, 0, "register '" + shift->reg + "'");
-    } else if (const Push* push = s.as<Push>()) {
-      n.slot = register_slot(push->fifo);
-      n.args = index_args(push->pe, 0, "register '" + push->fifo + "'");
-      n.a = expr(push->value);
-    } else {
+    // The kinds the chain did not name.
+    const auto otherwise = [&] {
       throw InternalError("interpreter: alloc statements are not supported yet");
-    }
+    };
+    match_stmt(
+        s,
+        [&](const For& loop) {
+          n.a = expr(loop.min);
+          n.b = expr(loop.extent);
+          n.slot = bind(loop.var);
+          n.body = stmts(loop.body);
+          vars_.pop_back();
+        },
+        [&](const LetStmt& let) {
+          n.a = expr(let.value);  // checks that its type is supported
+          n.lanes = n.a->lanes;
+          n.slot = bind(let.var);
+          out_.num_vars += n.lanes - 1;  // a vector: slots slot .. slot + lanes - 1
+          n.body = stmts(let.body);
+          vars_.pop_back();
+        },
+        [&](const IfThenElse& branch) {
+          n.a = expr(branch.condition);
+          n.body = stmts(branch.then_body);
+          n.else_body = stmts(branch.else_body);
+        },
+        [&](const Provide& provide) { compile_provide(provide, n); },
+        [&](const Alloc&) { otherwise(); },
+        [&](const WriteChannel& write) {
+          if (!allow_channels_) fail("write_channel outside a kernel");
+          n.slot = channel_slot(write.channel);
+          n.args = index_args(write.index, 0, "channel '" + write.channel + "'");
+          n.a = expr(write.value);
+        },
+        [&](const Realize& realize) { compile_realize(realize, n); },
+        [&](const Shift& shift) {
+          n.slot = register_slot(shift.reg);
+          n.args = index_args(shift.pe, 0, "register '" + shift.reg + "'");
+        },
+        [&](const Push& push) {
+          n.slot = register_slot(push.fifo);
+          n.args = index_args(push.pe, 0, "register '" + push.fifo + "'");
+          n.a = expr(push.value);
+        });
     loc_ = saved;
     return &n;
   }

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "libs/ir/linear.h"
+#include "libs/ir/stmt_visitor.h"
 
 namespace t2s::explore {
 
@@ -214,27 +215,31 @@ class Builder {
   void statements(const StmtList& list, const Dnf& cond, const std::vector<Read>& lets) {
     for (const StmtPtr& sp : list) {
       const Stmt& s = *sp;
-      if (const IfThenElse* i = s.as<IfThenElse>()) {
-        std::vector<Read> rs = lets;
-        reads(i->condition, cond, &rs);
-        auto c = condition(i->condition, false), nc = condition(i->condition, true);
-        if (!c || !nc) note("an if condition that is not affine (both branches count always)");
-        Dnf then_c = c ? conj(cond, *c) : cond, else_c = nc ? conj(cond, *nc) : cond;
-        statements(i->then_body, then_c.size() > kMaxTerms ? cond : then_c, rs);
-        statements(i->else_body, else_c.size() > kMaxTerms ? cond : else_c, rs);
-      } else if (const LetStmt* l = s.as<LetStmt>()) {
-        std::vector<Read> rs = lets;
-        reads(l->value, cond, &rs);
-        statements(l->body, cond, rs);
-      } else if (const Provide* p = s.as<Provide>()) {
-        provide(*p, s.loc, cond, lets);
-      } else if (const Realize* r = s.as<Realize>()) {
-        statements(r->body, cond, lets);
-      } else if (const WriteChannel* w = s.as<WriteChannel>()) {
-        channel(*w, s.loc, cond, lets);
-      } else {
+      // The kinds the chain did not name.
+      const auto otherwise = [&] {
         fail("its loop nest holds more than one level of loops or other statements");
-      }
+      };
+      match_stmt(
+          s, [&](const For&) { otherwise(); },
+          [&](const LetStmt& l) {
+            std::vector<Read> rs = lets;
+            reads(l.value, cond, &rs);
+            statements(l.body, cond, rs);
+          },
+          [&](const IfThenElse& i) {
+            std::vector<Read> rs = lets;
+            reads(i.condition, cond, &rs);
+            auto c = condition(i.condition, false), nc = condition(i.condition, true);
+            if (!c || !nc) note("an if condition that is not affine (both branches count always)");
+            Dnf then_c = c ? conj(cond, *c) : cond, else_c = nc ? conj(cond, *nc) : cond;
+            statements(i.then_body, then_c.size() > kMaxTerms ? cond : then_c, rs);
+            statements(i.else_body, else_c.size() > kMaxTerms ? cond : else_c, rs);
+          },
+          [&](const Provide& p) { provide(p, s.loc, cond, lets); },
+          [&](const Alloc&) { otherwise(); },
+          [&](const WriteChannel& w) { channel(w, s.loc, cond, lets); },
+          [&](const Realize& r) { statements(r.body, cond, lets); },
+          [&](const Shift&) { otherwise(); }, [&](const Push&) { otherwise(); });
     }
   }
 

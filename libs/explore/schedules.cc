@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "libs/explore/directive_text.h"
+#include "libs/passes/lower/lower.h"
 #include "libs/passes/merge/merge.h"
 #include "libs/passes/stt/stt.h"
 
@@ -168,7 +169,7 @@ class Explorer {
     base_ = base;
     func_ = f;
     // The group's loops and dependencies, from the merged program as the spec writes it.
-    Program merged = merge_pass(own.empty() ? base : parsed_);
+    Program merged = lower_to(own.empty() ? base : parsed_, Stage::kMerged);
     const Kernel* kernel = nullptr;
     for (const Kernel& k : merged.kernels)
       if (k.name == f) kernel = &k;
@@ -328,7 +329,7 @@ class Explorer {
     c.origin = origin;
     c.text = chain_text(func_, ds);
     try {
-      Program stt = stt_pass(merge_pass(with(ds)));
+      Program stt = lower_to(with(ds), Stage::kStt);
       c.ok = true;
       measure(stt, &c);
       locality(reordered(baseline_, ds), &c);
@@ -439,7 +440,7 @@ class Explorer {
       }
       if (!merged && !merge_error) {
         try {
-          merged = std::make_shared<const Program>(merge_pass(with(ds)));
+          merged = std::make_shared<const Program>(lower_to(with(ds), Stage::kMerged));
         } catch (const Diagnostic& d) {
           merge_error = d;
         }
@@ -478,7 +479,7 @@ class Explorer {
         rest.insert(rest.begin() + static_cast<long>(at++), d);
     m.directives = rest;
     try {
-      Program stt = stt_pass(m);
+      Program stt = lower_to(m, Stage::kStt);
       t->c.ok = true;
       measure(stt, &t->c);
       locality(t->order, &t->c);

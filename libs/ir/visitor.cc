@@ -1,5 +1,8 @@
 #include "libs/ir/visitor.h"
 
+#include <utility>
+#include <vector>
+
 namespace t2s {
 
 void ExprVisitor::visit(const Expr& e) {
@@ -79,9 +82,25 @@ StmtList StmtMutator::mutate_stmts(const StmtList& stmts) {
 }
 
 StmtPtr StmtMutator::mutate_stmt(const StmtPtr& s) {
+  // The operands first, then the nested lists, as a copy would be rewritten; `s` itself when
+  // nothing changed (Halide's For::with: unchanged subtrees are shared).
+  std::vector<Expr> exprs;
+  bool changed = false;
+  for (const Expr* e : std::as_const(*s).exprs()) {
+    exprs.push_back(mutate(*e));
+    changed = changed || exprs.back() != *e;
+  }
+  std::vector<StmtList> lists;
+  for (const StmtList* child : std::as_const(*s).children()) {
+    lists.push_back(mutate_stmts(*child));
+    changed = changed || lists.back() != *child;
+  }
+  if (!changed) return s;
   auto copy = std::make_shared<Stmt>(*s);
-  for (Expr* e : copy->exprs()) *e = mutate(*e);
-  for (StmtList* child : copy->children()) *child = mutate_stmts(*child);
+  size_t i = 0;
+  for (Expr* e : copy->exprs()) *e = std::move(exprs[i++]);
+  i = 0;
+  for (StmtList* child : copy->children()) *child = std::move(lists[i++]);
   return copy;
 }
 

@@ -445,5 +445,43 @@ check "t2s-parse of 16 MiB + 1 on standard input: exit 1" \
   "$( ((rc == 1)) && t grep -qF "cannot read standard input: it is larger than" "$TMP/err" || echo 1)" \
   "status $rc: $(cat "$TMP/err")"
 
+# The driver's options (docs/tools.md, "The lowering options"): --dump-after prints the IR of a
+# stage as its pass makes it (the bytes the stage's tool writes, after a header line), a stage no
+# pass made gets a note, and --time-passes lists the passes run, failed runs included.
+rc=0
+"$T2S_STT" "$SPEC" -o "$TMP/stt_tool.json" 2>"$TMP/err" || rc=$?
+"$T2S_MERGE" "$SPEC" -o "$TMP/merged_tool.json" 2>>"$TMP/err" || rc=$?
+check "t2s-stt and t2s-merge of $SPEC exit 0" "$(t test "$rc" -eq 0)" "status $rc"
+rc=0
+"$T2S_EMIT" --target text --dump-after stt --dump-after merged "$SPEC" -o "$TMP/dumped.txt" \
+  2>"$TMP/dump.err" || rc=$?
+{ echo "// t2s-emit --dump-after merged"; cat "$TMP/merged_tool.json"
+  echo "// t2s-emit --dump-after stt"; cat "$TMP/stt_tool.json"; } >"$TMP/dump.want"
+check "t2s-emit --dump-after stt --dump-after merged: exit 0, each stage's IR as its tool writes it, in pass order" \
+  "$( ((rc == 0)) && t cmp -s "$TMP/dump.err" "$TMP/dump.want" || echo 1)" \
+  "status $rc: $(diff "$TMP/dump.want" "$TMP/dump.err" | head -n 5)"
+rc=0
+"$T2S_VEC" --dump-after merged --dump-after vectorized "$TMP/stt_tool.json" -o "$TMP/vec.json" \
+  2>"$TMP/dump.err" || rc=$?
+check "t2s-vec of stt IR --dump-after merged: a note (no pass made it), the vectorized stage dumped" \
+  "$( ((rc == 0)) &&
+    grep -qxF 't2s-vec: note: --dump-after merged: no pass of this run made the merged stage' \
+      "$TMP/dump.err" && grep -qxF '// t2s-vec --dump-after vectorized' "$TMP/dump.err" &&
+    echo 0 || echo 1)" \
+  "status $rc: $(head -c 300 "$TMP/dump.err")"
+rc=0
+"$T2S_EMIT" --target text --dump-after staged "$SPEC" >"$TMP/out" 2>"$TMP/err" || rc=$?
+check "--dump-after with a stage that does not exist exits 2" "$(t test "$rc" -eq 2)" "status $rc"
+rc=0
+"$T2S_GATHER" --time-passes "$SPEC" -o "$TMP/gathered.json" 2>"$TMP/times.err" || rc=$?
+check "t2s-gather --time-passes: exit 0, one line per pass and the total" \
+  "$( ((rc == 0)) && t test "$(grep -cE '^  (merge|stt|vec|gather|total) +[0-9]+\.[0-9]{3} ms$' "$TMP/times.err")" -eq 5 || echo 1)" \
+  "status $rc: $(cat "$TMP/times.err")"
+rc=0
+"$T2S_STT" --time-passes "$BAD" -o "$TMP/out.json" 2>"$TMP/times.err" || rc=$?
+check "t2s-stt --time-passes of a wrong spec: exit 1, the error, then the times (no pass ran)" \
+  "$( ((rc == 1)) && t grep -qxF '  (no pass ran)' "$TMP/times.err" || echo 1)" \
+  "status $rc: $(cat "$TMP/times.err")"
+
 echo "cli_test: $passed ok, $failed failed"
 ((failed == 0))

@@ -10,6 +10,7 @@
 #include "libs/backends/cpp/profile.h"
 #include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/program_facts.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 
 namespace t2s {
@@ -166,29 +167,26 @@ class KernelScan {
     const SourceLoc* saved = loc_;
     if (s.loc.valid()) loc_ = &s.loc;
     for (const Expr* e : s.exprs()) expr(*e);
-    if (const For* loop = s.as<For>()) {
-      check_name(loop->var, "loop variable", *loc_);
-    } else if (const LetStmt* let = s.as<LetStmt>()) {
-      check_name(let->var, "let variable", *loc_);
-    } else if (const Provide* provide = s.as<Provide>()) {
-      indices(provide->args);
-    } else if (const Realize* realize = s.as<Realize>()) {
-      check_name(realize->func, "Func", *loc_);
-      check_type(realize->type);
-      if (realize->type.lanes != 1)
-        unsupported_vector_storage("the storage of '" + realize->func + "'", realize->type, *loc_);
-      indices(realize->mins);
-      indices(realize->extents);
-    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
-      indices(write->index);
-    } else if (const Shift* shift = s.as<Shift>()) {
-      indices(shift->pe);
-    } else if (const Push* push = s.as<Push>()) {
-      indices(push->pe);
-    } else if (s.as<Alloc>()) {
-      throw Diagnostic(*loc_, "alloc statements are not supported by the cpp target yet",
-                       "emit-unsupported");
-    }
+    match_stmt(
+        s, [&](const For& loop) { check_name(loop.var, "loop variable", *loc_); },
+        [&](const LetStmt& let) { check_name(let.var, "let variable", *loc_); },
+        [&](const IfThenElse&) {}, [&](const Provide& provide) { indices(provide.args); },
+        [&](const Alloc&) {
+          throw Diagnostic(*loc_, "alloc statements are not supported by the cpp target yet",
+                           "emit-unsupported");
+        },
+        [&](const WriteChannel& write) { indices(write.index); },
+        [&](const Realize& realize) {
+          check_name(realize.func, "Func", *loc_);
+          check_type(realize.type);
+          if (realize.type.lanes != 1)
+            unsupported_vector_storage("the storage of '" + realize.func + "'", realize.type,
+                                       *loc_);
+          indices(realize.mins);
+          indices(realize.extents);
+        },
+        [&](const Shift& shift) { indices(shift.pe); },
+        [&](const Push& push) { indices(push.pe); });
     for (const StmtList* child : s.children()) stmts(*child);
     loc_ = saved;
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/poly/poly.h"
 
@@ -342,75 +343,83 @@ class Prover {
   void stmt(const Stmt& s) {
     ++order_;
     for (const Expr* e : s.exprs()) expr(*e);
-    if (const For* loop = s.as<For>()) {
-      const std::string dim = "d" + std::to_string(dims_.size()) + "_" + loop->var;
-      Fact f{dim, without_lets(loop->min), without_lets(loop->extent), nullptr, true, vars_};
-      const auto saved_vars = vars_;
-      const auto saved_lets = lets_;
-      vars_[loop->var] = dim;
-      lets_.erase(loop->var);
-      dims_.push_back(dim);
-      loops_.push_back(loop);
-      facts_.push_back(std::move(f));
-      stmts(loop->body);
-      facts_.pop_back();
-      loops_.pop_back();
-      dims_.pop_back();
-      vars_ = saved_vars;
-      lets_ = saved_lets;
-    } else if (const LetStmt* let = s.as<LetStmt>()) {
-      const auto saved_vars = vars_;
-      const auto saved_lets = lets_;
-      const Expr value = without_lets(let->value);
-      vars_.erase(let->var);
-      if (value->type.lanes == 1)
-        lets_[let->var] = value;
-      else
-        lets_.erase(let->var);
-      stmts(let->body);
-      vars_ = saved_vars;
-      lets_ = saved_lets;
-    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-      const Expr condition = without_lets(branch->condition);
-      facts_.push_back({"", nullptr, nullptr, condition, true, vars_});
-      stmts(branch->then_body);
-      facts_.back().holds = false;
-      stmts(branch->else_body);
-      facts_.pop_back();
-    } else if (const Provide* provide = s.as<Provide>()) {
-      const Kind kind = program_.find_register(provide->func) ? Kind::kRegister : Kind::kFunc;
-      // A scatter's elements are accesses of its Provide (CCodegen::scatter).
-      if (!vector_index(provide->args, 0))
-        access(&s, kind, provide->func, provide->args, false);
-      else if (kind == Kind::kFunc)
-        access(provide, kind, provide->func, provide->args, false);
-      else
-        scattered_registers_.insert(provide->func);  // writes that writes_ does not list
-    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
-      if (!vector_index(write->index, 0))
-        access(&s, Kind::kChannel, write->channel, write->index, false);
-    } else if (const Shift* shift = s.as<Shift>()) {
-      access(&s, Kind::kRegister, shift->reg, shift->pe, false);
-    } else if (const Push* push = s.as<Push>()) {
-      access(&s, Kind::kRegister, push->fifo, push->pe, false);
-    } else if (const Realize* realize = s.as<Realize>()) {
-      Scope scope{realize, loops_.size(), true, {}, {}};
-      for (size_t d = 0; d < realize->mins.size(); ++d) {
-        auto m = poly::Aff::from_expr(without_lets(realize->mins[d]), vars_);
-        auto x = poly::Aff::from_expr(without_lets(realize->extents[d]), vars_);
-        if (!m || !x) {
-          scope.known = false;
-          break;
-        }
-        scope.mins.push_back(*m);
-        scope.extents.push_back(*x);
-      }
-      realizes_.push_back(std::move(scope));
-      stmts(realize->body);
-      realizes_.pop_back();
-    } else {
+    // The kinds the chain did not name.
+    const auto otherwise = [&] {
       for (const StmtList* child : s.children()) stmts(*child);
-    }
+    };
+    match_stmt(
+        s,
+        [&](const For& loop) {
+          const std::string dim = "d" + std::to_string(dims_.size()) + "_" + loop.var;
+          Fact f{dim, without_lets(loop.min), without_lets(loop.extent), nullptr, true, vars_};
+          const auto saved_vars = vars_;
+          const auto saved_lets = lets_;
+          vars_[loop.var] = dim;
+          lets_.erase(loop.var);
+          dims_.push_back(dim);
+          loops_.push_back(&loop);
+          facts_.push_back(std::move(f));
+          stmts(loop.body);
+          facts_.pop_back();
+          loops_.pop_back();
+          dims_.pop_back();
+          vars_ = saved_vars;
+          lets_ = saved_lets;
+        },
+        [&](const LetStmt& let) {
+          const auto saved_vars = vars_;
+          const auto saved_lets = lets_;
+          const Expr value = without_lets(let.value);
+          vars_.erase(let.var);
+          if (value->type.lanes == 1)
+            lets_[let.var] = value;
+          else
+            lets_.erase(let.var);
+          stmts(let.body);
+          vars_ = saved_vars;
+          lets_ = saved_lets;
+        },
+        [&](const IfThenElse& branch) {
+          const Expr condition = without_lets(branch.condition);
+          facts_.push_back({"", nullptr, nullptr, condition, true, vars_});
+          stmts(branch.then_body);
+          facts_.back().holds = false;
+          stmts(branch.else_body);
+          facts_.pop_back();
+        },
+        [&](const Provide& provide) {
+          const Kind kind = program_.find_register(provide.func) ? Kind::kRegister : Kind::kFunc;
+          // A scatter's elements are accesses of its Provide (CCodegen::scatter).
+          if (!vector_index(provide.args, 0))
+            access(&s, kind, provide.func, provide.args, false);
+          else if (kind == Kind::kFunc)
+            access(&provide, kind, provide.func, provide.args, false);
+          else
+            scattered_registers_.insert(provide.func);  // writes that writes_ does not list
+        },
+        [&](const Alloc&) { otherwise(); },
+        [&](const WriteChannel& write) {
+          if (!vector_index(write.index, 0))
+            access(&s, Kind::kChannel, write.channel, write.index, false);
+        },
+        [&](const Realize& realize) {
+          Scope scope{&realize, loops_.size(), true, {}, {}};
+          for (size_t d = 0; d < realize.mins.size(); ++d) {
+            auto m = poly::Aff::from_expr(without_lets(realize.mins[d]), vars_);
+            auto x = poly::Aff::from_expr(without_lets(realize.extents[d]), vars_);
+            if (!m || !x) {
+              scope.known = false;
+              break;
+            }
+            scope.mins.push_back(*m);
+            scope.extents.push_back(*x);
+          }
+          realizes_.push_back(std::move(scope));
+          stmts(realize.body);
+          realizes_.pop_back();
+        },
+        [&](const Shift& shift) { access(&s, Kind::kRegister, shift.reg, shift.pe, false); },
+        [&](const Push& push) { access(&s, Kind::kRegister, push.fifo, push.pe, false); });
   }
 
   // ---- Written before read ----

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "libs/ir/diagnostic.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 
 namespace t2s {
@@ -80,33 +81,43 @@ class Marker {
     StmtList out;
     for (const StmtPtr& sp : list) {
       const Stmt& s = *sp;
-      if (const For* f = s.as<For>()) {
-        For copy = *f;
-        scope_.push_back(f->var);
-        copy.body = mark(f->body);
-        scope_.pop_back();
-        if (f->loop_kind == LoopKind::kSerial && !contains_serial(f->body))
-          copy.body.insert(copy.body.begin(), step());
-        out.push_back(with_node(s, copy));
-      } else if (const LetStmt* let = s.as<LetStmt>()) {
-        if (reads_channel(let->value)) out.push_back(work());
-        LetStmt copy = *let;
-        copy.body = mark(let->body);
-        out.push_back(with_node(s, copy));
-      } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-        if (reads_channel(branch->condition)) out.push_back(work());
-        IfThenElse copy = *branch;
-        copy.then_body = mark(branch->then_body);
-        copy.else_body = mark(branch->else_body);
-        out.push_back(with_node(s, copy));
-      } else if (const Realize* r = s.as<Realize>()) {
-        Realize copy = *r;
-        copy.body = mark(r->body);
-        out.push_back(with_node(s, copy));
-      } else {
-        if (s.as<Provide>() || s.as<WriteChannel>() || s.as<Push>()) out.push_back(work());
+      // A statement that does work (a store, a channel write, a FIFO push) is counted before it.
+      const auto work_then_stmt = [&] {
+        out.push_back(work());
         out.push_back(sp);
-      }
+      };
+      match_stmt(
+          s,
+          [&](const For& f) {
+            For copy = f;
+            scope_.push_back(f.var);
+            copy.body = mark(f.body);
+            scope_.pop_back();
+            if (f.loop_kind == LoopKind::kSerial && !contains_serial(f.body))
+              copy.body.insert(copy.body.begin(), step());
+            out.push_back(with_node(s, copy));
+          },
+          [&](const LetStmt& let) {
+            if (reads_channel(let.value)) out.push_back(work());
+            LetStmt copy = let;
+            copy.body = mark(let.body);
+            out.push_back(with_node(s, copy));
+          },
+          [&](const IfThenElse& branch) {
+            if (reads_channel(branch.condition)) out.push_back(work());
+            IfThenElse copy = branch;
+            copy.then_body = mark(branch.then_body);
+            copy.else_body = mark(branch.else_body);
+            out.push_back(with_node(s, copy));
+          },
+          [&](const Provide&) { work_then_stmt(); }, [&](const Alloc&) { out.push_back(sp); },
+          [&](const WriteChannel&) { work_then_stmt(); },
+          [&](const Realize& r) {
+            Realize copy = r;
+            copy.body = mark(r.body);
+            out.push_back(with_node(s, copy));
+          },
+          [&](const Shift&) { out.push_back(sp); }, [&](const Push&) { work_then_stmt(); });
     }
     return out;
   }

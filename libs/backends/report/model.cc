@@ -10,6 +10,7 @@
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/saturating.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/poly/poly.h"
 
@@ -225,99 +226,110 @@ class KernelWalk {
   void walk(const StmtList& list) {
     for (const StmtPtr& sp : list) {
       const Stmt& s = *sp;
-      if (const For* f = s.as<For>()) {
-        Loop l;
-        l.loop = f;
-        l.bound_min = substitute(f->min);
-        l.bound_extent = substitute(f->extent);
-        poly::Set set = domain();
-        set.add_dim(f->var);
-        const std::optional<poly::Aff> lo = poly::Aff::from_expr(substitute(f->min), dims_);
-        const std::optional<poly::Aff> n = poly::Aff::from_expr(substitute(f->extent), dims_);
-        if (!lo || !n)
-          throw model_error("a loop whose bounds are not affine in the loops around it", s.loc);
-        set.where(poly::Cond::range(*lo, poly::Aff::dim(f->var), *lo + *n));
-        const auto ranges = poly::value_ranges(set, {poly::Aff::dim(f->var)});
-        if (!ranges) continue;  // never runs
-        if (!(*ranges)[0]) throw model_error("an unbounded loop", s.loc);
-        l.lo = (*ranges)[0]->min;
-        l.hi = (*ranges)[0]->max;
-        if (f->loop_kind == LoopKind::kUnrolled) {
-          auto [it, fresh] = pe_range_.emplace(f->var, std::make_pair(l.lo, l.hi));
-          if (!fresh) {
-            it->second.first = std::min(it->second.first, l.lo);
-            it->second.second = std::max(it->second.second, l.hi);
-          }
-        }
-        if (f->loop_kind == LoopKind::kVectorized)
-          vector_lanes_ =
-              std::max(vector_lanes_, saturating_mul(multiplicity_of_vectors(), l.hi - l.lo + 1));
-        loops_.push_back(l);
-        dims_[f->var] = f->var;
-        if (f->loop_kind == LoopKind::kSerial && !contains_serial(f->body)) {
-          // An innermost time loop: each of its iterations is a step.
-          std::vector<poly::Aff> keys;
-          for (const Loop& o : loops_)
-            if (o.loop->loop_kind != LoopKind::kVectorized)
-              keys.push_back(poly::Aff::dim(o.loop->var));
-          step_domains_[f].push_back({domain(), keys});
-          describe_steps();
-        }
-        walk(f->body);
-        loops_.pop_back();
-        dims_.erase(f->var);
-      } else if (const LetStmt* let = s.as<LetStmt>()) {
-        count_value(let->value);
-        // An index (CheckTime's recovered loop variables): conditions see its value.
-        const Expr index = substitute(let->value);
-        const bool affine = !is_data(let->value) && poly::Aff::from_expr(index, dims_).has_value();
-        if (affine) index_lets_[let->var] = index;
-        if (has_channel_read(let->value)) work();
-        const bool data = is_data(let->value);
-        if (data) data_lets_.insert(let->var);
-        if (data && is_product(let->value)) product_lets_.insert(let->var);
-        walk(let->body);
-        if (affine) index_lets_.erase(let->var);
-        data_lets_.erase(let->var);
-        product_lets_.erase(let->var);
-      } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-        if (has_channel_read(branch->condition)) work();
-        const std::optional<poly::Cond> c =
-            poly::Cond::from_expr(substitute(branch->condition), dims_);
-        if (!c) out_->useful_is_upper_bound = true;
-        const size_t n = conds_.size();
-        if (c) conds_.push_back(*c);
-        walk(branch->then_body);
-        conds_.erase(conds_.begin() + n, conds_.end());
-        if (c) conds_.push_back(!*c);
-        walk(branch->else_body);
-        conds_.erase(conds_.begin() + n, conds_.end());
-      } else if (const Provide* pr = s.as<Provide>()) {
-        count_value(pr->value);
-        if (!p_.find_register(pr->func))
-          out_->ops.stores = saturating_add(out_->ops.stores, multiplicity());
-        work();
-      } else if (const WriteChannel* w = s.as<WriteChannel>()) {
-        count_value(w->value);
-        out_->ops.channel_writes = saturating_add(out_->ops.channel_writes, multiplicity());
-        work();
-      } else if (const Push* push = s.as<Push>()) {
-        count_value(push->value);
-        work();
-      } else if (const Realize* r = s.as<Realize>()) {
-        int64_t elements = 1;
-        for (const Expr& e : r->extents) {
-          if (e->kind != ExprKind::kIntImm)
-            throw model_error("a realize whose extents are not constants", s.loc);
-          elements = saturating_mul(elements, std::max<int64_t>(e->int_value, 0));
-        }
-        out_->local_bits = saturating_add(
-            out_->local_bits,
-            saturating_mul(saturating_mul(multiplicity(), elements), type_bits(r->type)));
-        out_->m20k_blocks = saturating_add(
-            out_->m20k_blocks, m20k_blocks(multiplicity(), elements, type_bits(r->type)));
-        walk(r->body);
-      }
+      match_stmt(
+          s,
+          [&](const For& f) {
+            Loop l;
+            l.loop = &f;
+            l.bound_min = substitute(f.min);
+            l.bound_extent = substitute(f.extent);
+            poly::Set set = domain();
+            set.add_dim(f.var);
+            const std::optional<poly::Aff> lo = poly::Aff::from_expr(substitute(f.min), dims_);
+            const std::optional<poly::Aff> n = poly::Aff::from_expr(substitute(f.extent), dims_);
+            if (!lo || !n)
+              throw model_error("a loop whose bounds are not affine in the loops around it", s.loc);
+            set.where(poly::Cond::range(*lo, poly::Aff::dim(f.var), *lo + *n));
+            const auto ranges = poly::value_ranges(set, {poly::Aff::dim(f.var)});
+            if (!ranges) return;  // never runs: the next statement
+            if (!(*ranges)[0]) throw model_error("an unbounded loop", s.loc);
+            l.lo = (*ranges)[0]->min;
+            l.hi = (*ranges)[0]->max;
+            if (f.loop_kind == LoopKind::kUnrolled) {
+              auto [it, fresh] = pe_range_.emplace(f.var, std::make_pair(l.lo, l.hi));
+              if (!fresh) {
+                it->second.first = std::min(it->second.first, l.lo);
+                it->second.second = std::max(it->second.second, l.hi);
+              }
+            }
+            if (f.loop_kind == LoopKind::kVectorized)
+              vector_lanes_ = std::max(vector_lanes_,
+                                       saturating_mul(multiplicity_of_vectors(), l.hi - l.lo + 1));
+            loops_.push_back(l);
+            dims_[f.var] = f.var;
+            if (f.loop_kind == LoopKind::kSerial && !contains_serial(f.body)) {
+              // An innermost time loop: each of its iterations is a step.
+              std::vector<poly::Aff> keys;
+              for (const Loop& o : loops_)
+                if (o.loop->loop_kind != LoopKind::kVectorized)
+                  keys.push_back(poly::Aff::dim(o.loop->var));
+              step_domains_[&f].push_back({domain(), keys});
+              describe_steps();
+            }
+            walk(f.body);
+            loops_.pop_back();
+            dims_.erase(f.var);
+          },
+          [&](const LetStmt& let) {
+            count_value(let.value);
+            // An index (CheckTime's recovered loop variables): conditions see its value.
+            const Expr index = substitute(let.value);
+            const bool affine =
+                !is_data(let.value) && poly::Aff::from_expr(index, dims_).has_value();
+            if (affine) index_lets_[let.var] = index;
+            if (has_channel_read(let.value)) work();
+            const bool data = is_data(let.value);
+            if (data) data_lets_.insert(let.var);
+            if (data && is_product(let.value)) product_lets_.insert(let.var);
+            walk(let.body);
+            if (affine) index_lets_.erase(let.var);
+            data_lets_.erase(let.var);
+            product_lets_.erase(let.var);
+          },
+          [&](const IfThenElse& branch) {
+            if (has_channel_read(branch.condition)) work();
+            const std::optional<poly::Cond> c =
+                poly::Cond::from_expr(substitute(branch.condition), dims_);
+            if (!c) out_->useful_is_upper_bound = true;
+            const size_t n = conds_.size();
+            if (c) conds_.push_back(*c);
+            walk(branch.then_body);
+            conds_.erase(conds_.begin() + n, conds_.end());
+            if (c) conds_.push_back(!*c);
+            walk(branch.else_body);
+            conds_.erase(conds_.begin() + n, conds_.end());
+          },
+          [&](const Provide& pr) {
+            count_value(pr.value);
+            if (!p_.find_register(pr.func))
+              out_->ops.stores = saturating_add(out_->ops.stores, multiplicity());
+            work();
+          },
+          [&](const Alloc&) {},
+          [&](const WriteChannel& w) {
+            count_value(w.value);
+            out_->ops.channel_writes = saturating_add(out_->ops.channel_writes, multiplicity());
+            work();
+          },
+          [&](const Realize& r) {
+            int64_t elements = 1;
+            for (const Expr& e : r.extents) {
+              if (e->kind != ExprKind::kIntImm)
+                throw model_error("a realize whose extents are not constants", s.loc);
+              elements = saturating_mul(elements, std::max<int64_t>(e->int_value, 0));
+            }
+            out_->local_bits = saturating_add(
+                out_->local_bits,
+                saturating_mul(saturating_mul(multiplicity(), elements), type_bits(r.type)));
+            out_->m20k_blocks = saturating_add(
+                out_->m20k_blocks, m20k_blocks(multiplicity(), elements, type_bits(r.type)));
+            walk(r.body);
+          },
+          [&](const Shift&) {},
+          [&](const Push& push) {
+            count_value(push.value);
+            work();
+          });
       // Shifts and allocs move or hold values: no work of their own.
     }
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
@@ -144,45 +145,53 @@ class TextPrinter {
       line(depth, "<null statement>");
       return;
     }
-    if (const For* loop = s->as<For>()) {
-      line(depth, "for " + loop->var + " in " + print_range(loop->min, loop->extent) + " " +
-                      loop_kind_name(loop->loop_kind) + ":");
-      stmts(loop->body, depth + 1);
-    } else if (const LetStmt* let = s->as<LetStmt>()) {
-      // The seed's listings bind a value and go on at the same level; that reads right when
-      // nothing follows the let in its block (the let's scope is the rest of the block).
-      if (last) {
-        line(depth, "let " + let->var + " = " + expr_or_null(let->value));
-        stmts(let->body, depth);
-      } else {
-        line(depth, "let " + let->var + " = " + expr_or_null(let->value) + ":");
-        stmts(let->body, depth + 1);
-      }
-    } else if (const IfThenElse* branch = s->as<IfThenElse>()) {
-      line(depth, "if (" + expr_or_null(branch->condition) + "):");
-      stmts(branch->then_body, depth + 1);
-      if (!branch->else_body.empty()) {
-        line(depth, "else:");
-        stmts(branch->else_body, depth + 1);
-      }
-    } else if (const Provide* provide = s->as<Provide>()) {
-      line(depth, provide->func + "(" + join_exprs(provide->args, ", ") +
-                      ") = " + expr_or_null(provide->value));
-    } else if (const Alloc* alloc = s->as<Alloc>()) {
-      line(depth, "alloc " + alloc->reg + ": " + type_name(alloc->type) + " [" +
-                      join_exprs(alloc->shape, ", ") + "]");
-    } else if (const WriteChannel* write = s->as<WriteChannel>()) {
-      line(depth, "write_channel " + indexed(write->channel, write->index) + " <- " +
-                      expr_or_null(write->value));
-    } else if (const Realize* realize = s->as<Realize>()) {
-      line(depth, "realize " + realize->func + ": " + type_name(realize->type) + " " +
-                      bounds(realize->mins, realize->extents) + ":");
-      stmts(realize->body, depth + 1);
-    } else if (const Shift* shift = s->as<Shift>()) {
-      line(depth, "shift " + indexed(shift->reg, shift->pe));
-    } else if (const Push* push = s->as<Push>()) {
-      line(depth, "push " + indexed(push->fifo, push->pe) + " <- " + expr_or_null(push->value));
-    }
+    match_stmt(
+        *s,
+        [&](const For& loop) {
+          line(depth, "for " + loop.var + " in " + print_range(loop.min, loop.extent) + " " +
+                          loop_kind_name(loop.loop_kind) + ":");
+          stmts(loop.body, depth + 1);
+        },
+        [&](const LetStmt& let) {
+          // The seed's listings bind a value and go on at the same level; that reads right when
+          // nothing follows the let in its block (the let's scope is the rest of the block).
+          if (last) {
+            line(depth, "let " + let.var + " = " + expr_or_null(let.value));
+            stmts(let.body, depth);
+          } else {
+            line(depth, "let " + let.var + " = " + expr_or_null(let.value) + ":");
+            stmts(let.body, depth + 1);
+          }
+        },
+        [&](const IfThenElse& branch) {
+          line(depth, "if (" + expr_or_null(branch.condition) + "):");
+          stmts(branch.then_body, depth + 1);
+          if (!branch.else_body.empty()) {
+            line(depth, "else:");
+            stmts(branch.else_body, depth + 1);
+          }
+        },
+        [&](const Provide& provide) {
+          line(depth, provide.func + "(" + join_exprs(provide.args, ", ") +
+                          ") = " + expr_or_null(provide.value));
+        },
+        [&](const Alloc& alloc) {
+          line(depth, "alloc " + alloc.reg + ": " + type_name(alloc.type) + " [" +
+                          join_exprs(alloc.shape, ", ") + "]");
+        },
+        [&](const WriteChannel& write) {
+          line(depth, "write_channel " + indexed(write.channel, write.index) + " <- " +
+                          expr_or_null(write.value));
+        },
+        [&](const Realize& realize) {
+          line(depth, "realize " + realize.func + ": " + type_name(realize.type) + " " +
+                          bounds(realize.mins, realize.extents) + ":");
+          stmts(realize.body, depth + 1);
+        },
+        [&](const Shift& shift) { line(depth, "shift " + indexed(shift.reg, shift.pe)); },
+        [&](const Push& push) {
+          line(depth, "push " + indexed(push.fifo, push.pe) + " <- " + expr_or_null(push.value));
+        });
   }
 
   void channels() {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/gather/gather_internal.h"
 
@@ -39,30 +40,41 @@ class ReadFinder {
 
  private:
   void stmt(const Stmt& s) {
-    if (const For* f = s.as<For>()) {
-      expr(f->min, "a loop bound");
-      expr(f->extent, "a loop bound");
-      stmts(f->body);
-    } else if (const LetStmt* l = s.as<LetStmt>()) {
-      expr(l->value, "a let");
-      stmts(l->body);
-    } else if (const IfThenElse* i = s.as<IfThenElse>()) {
-      expr(i->condition, "an if condition");
-      stmts(i->then_body);
-      stmts(i->else_body);
-    } else if (const Provide* p = s.as<Provide>()) {
-      for (const Expr& a : p->args) expr(a, "an index");
-      expr(p->value, "value");
-    } else if (const WriteChannel* w = s.as<WriteChannel>()) {
-      for (const Expr& a : w->index) expr(a, "a channel index");
-      expr(w->value, "value");
-    } else if (const Realize* r = s.as<Realize>()) {
-      for (const Expr& e : r->mins) expr(e, "storage bounds");
-      for (const Expr& e : r->extents) expr(e, "storage bounds");
-      stmts(r->body);
-    } else {
+    // The kinds the chain did not name.
+    const auto otherwise = [&] {
       for (const Expr* e : s.exprs()) expr(*e, "a register access");
-    }
+    };
+    match_stmt(
+        s,
+        [&](const For& f) {
+          expr(f.min, "a loop bound");
+          expr(f.extent, "a loop bound");
+          stmts(f.body);
+        },
+        [&](const LetStmt& l) {
+          expr(l.value, "a let");
+          stmts(l.body);
+        },
+        [&](const IfThenElse& i) {
+          expr(i.condition, "an if condition");
+          stmts(i.then_body);
+          stmts(i.else_body);
+        },
+        [&](const Provide& p) {
+          for (const Expr& a : p.args) expr(a, "an index");
+          expr(p.value, "value");
+        },
+        [&](const Alloc&) { otherwise(); },
+        [&](const WriteChannel& w) {
+          for (const Expr& a : w.index) expr(a, "a channel index");
+          expr(w.value, "value");
+        },
+        [&](const Realize& r) {
+          for (const Expr& e : r.mins) expr(e, "storage bounds");
+          for (const Expr& e : r.extents) expr(e, "storage bounds");
+          stmts(r.body);
+        },
+        [&](const Shift&) { otherwise(); }, [&](const Push&) { otherwise(); });
   }
 
   void expr(const Expr& e, const char* place, bool conditional = false) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/passes/merge/plan.h"
 #include "libs/poly/poly.h"
 
@@ -42,52 +43,67 @@ class AccessChecker {
   }
 
   void stmt(const Stmt& s) {
-    if (const For* loop = s.as<For>()) {
-      expr(loop->min);
-      expr(loop->extent);
-      auto lo = poly::Aff::from_expr(loop->min, dims_);
-      auto ext = poly::Aff::from_expr(loop->extent, dims_);
-      const std::string dim = "v" + std::to_string(domain_.dims().size());
-      dims_[loop->var] = dim;
-      domain_.add_dim(dim);
-      size_t saved = domain_.constraints().size();
-      if (lo && ext) domain_.where(poly::Cond::range(*lo, poly::Aff::dim(dim), *lo + *ext));
-      stmts(loop->body);
-      domain_.keep_constraints(saved);
-      dims_.erase(loop->var);
-    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-      expr(branch->condition);
-      size_t saved = domain_.constraints().size();
-      auto c = poly::Cond::from_expr(branch->condition, dims_);
-      if (c) domain_.where(*c);
-      if (!c) ++unseen_conditions_;
-      stmts(branch->then_body);
-      domain_.keep_constraints(saved);
-      if (c) domain_.where(!*c);
-      stmts(branch->else_body);
-      domain_.keep_constraints(saved);
-      if (!c) --unseen_conditions_;
-    } else if (const Realize* r = s.as<Realize>()) {
-      // Reads of the Func inside are checked against its bounds (constant at this stage).
-      std::vector<std::pair<int64_t, int64_t>> bounds;
-      for (size_t d = 0; d < r->mins.size() && d < r->extents.size(); ++d) {
-        expr(r->mins[d]);
-        expr(r->extents[d]);
-        const Expr& lo = r->mins[d];
-        const Expr& ext = r->extents[d];
-        if (lo->kind == ExprKind::kIntImm && ext->kind == ExprKind::kIntImm)
-          bounds.emplace_back(lo->int_value, ext->int_value);
-      }
-      const bool known = bounds.size() == r->mins.size();
-      if (known) realized_[r->func] = bounds;
-      stmts(r->body);
-      if (known) realized_.erase(r->func);
-    } else {
-      if (const Provide* w = s.as<Provide>(); w && w->func == p_.output.func) output_write(*w, s);
-      // A let variable is unknown to isl: reads indexed by it keep no extents.
+    // A statement that binds no loop variable, adds no condition and realizes nothing: its
+    // operands and nested statements (a let variable is unknown to isl: reads indexed by it
+    // keep no extents).
+    const auto operands_and_children = [&] {
       for (const Expr* e : s.exprs()) expr(*e);
       for (const StmtList* child : s.children()) stmts(*child);
-    }
+    };
+    match_stmt(
+        s,
+        [&](const For& loop) {
+          expr(loop.min);
+          expr(loop.extent);
+          auto lo = poly::Aff::from_expr(loop.min, dims_);
+          auto ext = poly::Aff::from_expr(loop.extent, dims_);
+          const std::string dim = "v" + std::to_string(domain_.dims().size());
+          dims_[loop.var] = dim;
+          domain_.add_dim(dim);
+          size_t saved = domain_.constraints().size();
+          if (lo && ext) domain_.where(poly::Cond::range(*lo, poly::Aff::dim(dim), *lo + *ext));
+          stmts(loop.body);
+          domain_.keep_constraints(saved);
+          dims_.erase(loop.var);
+        },
+        [&](const LetStmt&) { operands_and_children(); },
+        [&](const IfThenElse& branch) {
+          expr(branch.condition);
+          size_t saved = domain_.constraints().size();
+          auto c = poly::Cond::from_expr(branch.condition, dims_);
+          if (c) domain_.where(*c);
+          if (!c) ++unseen_conditions_;
+          stmts(branch.then_body);
+          domain_.keep_constraints(saved);
+          if (c) domain_.where(!*c);
+          stmts(branch.else_body);
+          domain_.keep_constraints(saved);
+          if (!c) --unseen_conditions_;
+        },
+        [&](const Provide& w) {
+          if (w.func == p_.output.func) output_write(w, s);
+          operands_and_children();
+        },
+        [&](const Alloc&) { operands_and_children(); },
+        [&](const WriteChannel&) { operands_and_children(); },
+        [&](const Realize& r) {
+          // Reads of the Func inside are checked against its bounds (constant at this stage).
+          std::vector<std::pair<int64_t, int64_t>> bounds;
+          for (size_t d = 0; d < r.mins.size() && d < r.extents.size(); ++d) {
+            expr(r.mins[d]);
+            expr(r.extents[d]);
+            const Expr& lo = r.mins[d];
+            const Expr& ext = r.extents[d];
+            if (lo->kind == ExprKind::kIntImm && ext->kind == ExprKind::kIntImm)
+              bounds.emplace_back(lo->int_value, ext->int_value);
+          }
+          const bool known = bounds.size() == r.mins.size();
+          if (known) realized_[r.func] = bounds;
+          stmts(r.body);
+          if (known) realized_.erase(r.func);
+        },
+        [&](const Shift&) { operands_and_children(); },
+        [&](const Push&) { operands_and_children(); });
   }
 
   void expr(const Expr& e) {

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <utility>
 
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/visitor.h"
@@ -372,9 +373,12 @@ class ChannelArranger {
      public:
       Writes(const std::string& ch, const std::vector<Expr>& index) : ch_(ch), index_(index) {}
       StmtPtr mutate_stmt(const StmtPtr& s) override {
-        StmtPtr copy = StmtMutator::mutate_stmt(s);
-        if (WriteChannel* w = copy->as<WriteChannel>(); w && w->channel == ch_) w->index = index_;
-        return copy;
+        StmtPtr out = StmtMutator::mutate_stmt(s);
+        const WriteChannel* w = std::as_const(*out).as<WriteChannel>();
+        if (!w || w->channel != ch_) return out;
+        WriteChannel indexed = *w;
+        indexed.index = index_;
+        return with_node(*out, std::move(indexed));
       }
 
      private:

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "libs/ir/visitor.h"
 #include "libs/passes/vec/vec_internal.h"
@@ -118,10 +119,16 @@ class Narrower : public StmtMutator {
       return out;
     }
     StmtPtr out = StmtMutator::mutate_stmt(s);
-    if (Provide* p = std::get_if<Provide>(&out->node); p && ranges_.count(p->func))
-      p->value = slice_of(p->value, ranges_.at(p->func), lets_);
-    if (Push* p = std::get_if<Push>(&out->node); p && ranges_.count(p->fifo))
-      p->value = slice_of(p->value, ranges_.at(p->fifo), lets_);
+    if (const Provide* p = std::get_if<Provide>(&out->node); p && ranges_.count(p->func)) {
+      Provide sliced = *p;
+      sliced.value = slice_of(p->value, ranges_.at(p->func), lets_);
+      return with_node(*out, std::move(sliced));
+    }
+    if (const Push* p = std::get_if<Push>(&out->node); p && ranges_.count(p->fifo)) {
+      Push sliced = *p;
+      sliced.value = slice_of(p->value, ranges_.at(p->fifo), lets_);
+      return with_node(*out, std::move(sliced));
+    }
     return out;
   }
 
