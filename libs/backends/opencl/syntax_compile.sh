@@ -22,35 +22,29 @@ fi
 mkdir -p "$out" || exit 2
 : >"$out/log"
 failures=0
+# check OK_LINE FAILURE COMMAND...: runs COMMAND; OK_LINE to the log when it succeeds, else its
+# output and FAILURE on standard error.
+check() {
+  local ok_line=$1 failure=$2
+  shift 2
+  if "$@" </dev/null >"$out/check.log" 2>&1; then
+    echo "$ok_line" >>"$out/log"
+  else
+    cat "$out/check.log" >&2
+    echo "FAIL: $failure" >&2
+    failures=$((failures + 1))
+  fi
+}
 while read -r kind a b; do
   case $kind in
-    cl)
-      if "$CHECK_CL" "$HEADER" "$in/$a" >"$out/check.log" 2>&1; then
-        echo "ok cl $a" >>"$out/log"
-      else
-        cat "$out/check.log" >&2
-        echo "FAIL: $in/$a does not pass check_cl.sh" >&2
-        failures=$((failures + 1))
-      fi
-      ;;
+    cl) check "ok cl $a" "$in/$a does not pass check_cl.sh" "$CHECK_CL" "$HEADER" "$in/$a" ;;
     host)
-      if "$CHECK_HOST" --cxx "$a" "$in/$b" >"$out/check.log" 2>&1; then
-        echo "ok host $a $b" >>"$out/log"
-      else
-        cat "$out/check.log" >&2
-        echo "FAIL: $in/$b does not pass check_host.sh --cxx $a" >&2
-        failures=$((failures + 1))
-      fi
+      check "ok host $a $b" "$in/$b does not pass check_host.sh --cxx $a" \
+        "$CHECK_HOST" --cxx "$a" "$in/$b"
       ;;
     run)
-      if g++ -std=c++17 -O1 -ffp-contract=off -pthread "$in/$a" -o "$out/host_program" \
-        -lOpenCL >"$out/check.log" 2>&1; then
-        echo "ok built $a" >>"$out/log"
-      else
-        cat "$out/check.log" >&2
-        echo "FAIL: $in/$a does not build with g++ -O1" >&2
-        failures=$((failures + 1))
-      fi
+      check "ok built $a" "$in/$a does not build with g++ -O1" \
+        g++ -std=c++17 -O1 -ffp-contract=off -pthread "$in/$a" -o "$out/host_program" -lOpenCL
       ;;
     *)
       echo "syntax_compile.sh: $in/checks.txt: unknown check '$kind'" >&2
