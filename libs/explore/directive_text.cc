@@ -6,6 +6,7 @@
 
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 
 namespace t2s::explore {
 
@@ -110,12 +111,15 @@ bool is_int(const std::string& s) {
   return true;
 }
 
-std::string canonical(const std::string& text) {
+// An expression argument from the text a user wrote, decoded once and spelled canonically.
+DirectiveArg expression(const std::string& text) {
+  Expr e;
   try {
-    return print_expr(parse_expr_text(text, {}));
+    e = parse_expr_text(text, {});
   } catch (const std::exception&) {
     throw std::invalid_argument("'" + text + "' is not an expression");
   }
+  return DirectiveArg::expr(e);
 }
 
 DirectiveArg names(const Raw& r, const char* what) {
@@ -123,7 +127,7 @@ DirectiveArg names(const Raw& r, const char* what) {
   if (!r.list) throw std::invalid_argument(std::string(what) + " must be a list {...}");
   for (const Raw& x : r.items) {
     if (x.list) throw std::invalid_argument(std::string(what) + " must hold names");
-    items.push_back(DirectiveArg::expr(x.text));
+    items.push_back(expression(x.text));
   }
   return DirectiveArg::list(items);
 }
@@ -134,8 +138,10 @@ DirectiveArg integers(const Raw& r, const char* what) {
   for (const Raw& x : r.items) {
     std::string t = x.list ? "" : x.text;
     t.erase(std::remove_if(t.begin(), t.end(), ::isspace), t.end());
-    if (!is_int(t)) throw std::invalid_argument(std::string(what) + " must hold integers");
-    items.push_back(DirectiveArg::expr(std::to_string(std::stoll(t))));
+    int64_t value = 0;
+    if (!parse_int64(t, &value))
+      throw std::invalid_argument(std::string(what) + " must hold integers");
+    items.push_back(DirectiveArg::expr(std::to_string(value)));
   }
   return DirectiveArg::list(items);
 }
@@ -156,7 +162,7 @@ Directive transform(const std::vector<Raw>& raw, const std::string& func, const 
     std::vector<DirectiveArg> space;
     for (const Raw& a : args) {
       if (a.list) throw std::invalid_argument("space_time_transform(i, j) takes names");
-      space.push_back(DirectiveArg::expr(a.text));
+      space.push_back(expression(a.text));
     }
     d.args = {DirectiveArg::list(space), DirectiveArg::list({}), check};
     return d;
@@ -202,8 +208,7 @@ Directive transform(const std::vector<Raw>& raw, const std::string& func, const 
     }
     if (flat.size() % 2) throw std::invalid_argument("the reverse mapping has an odd length");
     for (size_t i = 0; i < flat.size(); i += 2)
-      pairs.push_back(DirectiveArg::list(
-          {DirectiveArg::expr(flat[i].text), DirectiveArg::expr(canonical(flat[i + 1].text))}));
+      pairs.push_back(DirectiveArg::list({expression(flat[i].text), expression(flat[i + 1].text)}));
   }
   if (args.size() > 4) throw std::invalid_argument("space_time_transform: too many arguments");
   d.args = {src, dst, DirectiveArg::list(rows), DirectiveArg::list(pairs), check};
@@ -304,7 +309,7 @@ std::vector<Directive> parse_chain(const std::string& text, const std::string& f
       Directive d = Directive::make(func, DirectiveKind::kReorder, {}, loc);
       for (const Raw& a : args) {
         if (a.list) throw std::invalid_argument("reorder takes loop names");
-        d.args.push_back(DirectiveArg::expr(a.text));
+        d.args.push_back(expression(a.text));
       }
       out.push_back(d);
     } else if (directive_kind(name) == DirectiveKind::kSpaceTimeTransform) {

@@ -5,7 +5,6 @@
 #include <set>
 
 #include "libs/ir/diagnostic.h"
-#include "libs/ir/expr_parser.h"
 #include "libs/ir/strings.h"
 
 namespace t2s::frontend_internal {
@@ -63,8 +62,8 @@ class DirectiveNormalizer {
   int64_t int_of(const DirectiveArg& arg, const SourceLoc& loc, const std::string& directive,
                  const char* what) {
     if (arg.kind == DirectiveArg::kExpr) {
-      Expr e = parse_expr_text(arg.text, loc);
-      if (e->kind == ExprKind::kIntImm && e->type == Type::Int(32)) return e->int_value;
+      const Expr& e = arg.value;
+      if (e && e->kind == ExprKind::kIntImm && e->type == Type::Int(32)) return e->int_value;
     }
     bad_args(loc, directive,
              std::string(what) + " must be an integer constant, not " + describe(arg));

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "libs/ir/expr_printer.h"
 #include "libs/ir/program.h"
 
 namespace t2s {
@@ -50,11 +51,32 @@ TEST(DirectiveDecl, FuncArgumentsComeFromTheDeclaration) {
 TEST(DirectiveArg, IntegersAreDecodedFromTheWholeCanonicalText) {
   EXPECT_EQ(DirectiveArg::expr("-3").integer(), std::optional<int64_t>(-3));
   EXPECT_EQ(DirectiveArg::expr("9223372036854775807").integer(), std::optional<int64_t>(INT64_MAX));
-  EXPECT_EQ(DirectiveArg::expr("9223372036854775808").integer(), std::nullopt);
   EXPECT_EQ(DirectiveArg::expr("4 + i").integer(), std::nullopt);
-  EXPECT_EQ(DirectiveArg::expr("").integer(), std::nullopt);
+  EXPECT_EQ(DirectiveArg::decoded("9223372036854775808", nullptr).integer(), std::nullopt);
+  EXPECT_EQ(DirectiveArg::decoded("", nullptr).integer(), std::nullopt);
   EXPECT_EQ(DirectiveArg::enumerator("GatherStrategy::Up").integer(), std::nullopt);
   EXPECT_EQ(DirectiveArg::list({DirectiveArg::expr("1")}).integer(), std::nullopt);
+}
+
+// An expression argument is decoded once, where it is built: its value is the expression its
+// text spells, and text built in code that is no expression is a bug of that code.
+TEST(DirectiveArg, ExpressionsAreDecodedOnceWhereTheyAreBuilt) {
+  const DirectiveArg sum = DirectiveArg::expr("i + 1");
+  ASSERT_TRUE(sum.value);
+  EXPECT_EQ(sum.value->kind, ExprKind::kBinary);
+  EXPECT_EQ(print_expr(sum.value), "i + 1");
+  const DirectiveArg from_expr = DirectiveArg::expr(sum.value);
+  EXPECT_EQ(from_expr.text, "i + 1");
+  EXPECT_EQ(from_expr, sum);
+  // An integer beyond int32 is no expression (it needs its 'l'), but an integer argument may
+  // hold it: its stage refuses it by range, with integer().
+  const DirectiveArg big = DirectiveArg::expr("2147483648");
+  EXPECT_FALSE(big.value);
+  EXPECT_EQ(big.integer(), std::optional<int64_t>(2147483648));
+  EXPECT_THROW(DirectiveArg::expr("9223372036854775808"), InternalError);
+  EXPECT_THROW(DirectiveArg::expr(""), InternalError);
+  EXPECT_THROW(DirectiveArg::expr("i +"), InternalError);
+  EXPECT_THROW(DirectiveArg::expr(Expr()), InternalError);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 #include "libs/ir/typing.h"
 
 namespace t2s {
@@ -320,7 +321,9 @@ class Reader {
       if (digits == 0 || digits != text.size() || digits > 18 || (text[0] == '0' && digits > 1))
         fail(where, "'extents' must hold non-negative decimal integers such as \"4\", not \"" +
                         text + "\"");
-      out.push_back(std::stoll(text));
+      int64_t value = 0;
+      parse_int64(text, &value);  // at most 18 digits, checked above
+      out.push_back(value);
     }
     return out;
   }
@@ -331,28 +334,30 @@ class Reader {
     return v.get<int64_t>();
   }
 
-  DirectiveArg directive_arg(const Json& v, const std::string& where, int depth = 0) {
+  // An argument of the directive at `at`, whose expressions are located there.
+  DirectiveArg directive_arg(const Json& v, const std::string& where, const SourceLoc& at,
+                             int depth = 0) {
     if (v.is_array()) {
       if (depth >= 8) fail(where, "directive argument lists nested too deeply");
       std::vector<DirectiveArg> items;
-      for (const Json& item : v) items.push_back(directive_arg(item, where, depth + 1));
+      for (const Json& item : v) items.push_back(directive_arg(item, where, at, depth + 1));
       return DirectiveArg::list(std::move(items));
     }
     if (!v.is_string()) fail(where, "a directive argument must be a string or an array");
     std::string text = v.get<std::string>();
     if (text.find("::") != std::string::npos) return DirectiveArg::enumerator(text);
-    // Check that it parses; keep the text (directive arguments are interpreted by the stage
-    // that applies the directive).
-    expr(v, where, {});
-    return DirectiveArg::expr(text);
+    // Decoded once, here: the stage that applies the directive uses the expression (and the
+    // text as written is kept, so a document reads back to the same bytes).
+    Expr e = expr(v, where, at);
+    return DirectiveArg::decoded(std::move(text), std::move(e));
   }
 
   Directive directive(const Json& v, const std::string& where) {
     Directive d;
     d.func = str(v, "func", where);
     d.name = str(v, "name", where);
-    for (const Json& a : array(v, "args", where)) d.args.push_back(directive_arg(a, where));
     d.loc = loc(v, "loc", where);
+    for (const Json& a : array(v, "args", where)) d.args.push_back(directive_arg(a, where, d.loc));
     return d;
   }
 

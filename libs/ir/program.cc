@@ -1,19 +1,37 @@
 #include "libs/ir/program.h"
 
 #include <algorithm>
-#include <charconv>
-#include <system_error>
 #include <type_traits>
+
+#include "libs/ir/expr_parser.h"
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 
 namespace t2s {
 
+DirectiveArg DirectiveArg::expr(std::string t) {
+  Expr e;
+  try {
+    e = parse_expr_text(t, {});
+  } catch (const Diagnostic& d) {
+    int64_t integer = 0;
+    if (parse_int64(t, &integer)) return decoded(std::move(t), nullptr);
+    throw InternalError("a directive argument built from text that is no expression: '" + t +
+                        "' (" + d.message() + ")");
+  }
+  return decoded(std::move(t), std::move(e));
+}
+
+DirectiveArg DirectiveArg::expr(Expr e) {
+  if (!e) throw InternalError("a directive argument built from a null expression");
+  std::string t = print_expr(e);
+  return decoded(std::move(t), std::move(e));
+}
+
 std::optional<int64_t> DirectiveArg::integer() const {
-  if (kind != kExpr || text.empty()) return std::nullopt;
-  int64_t value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || ptr != end) return std::nullopt;
-  return value;
+  int64_t v = 0;
+  if (kind != kExpr || !parse_int64(text, &v)) return std::nullopt;
+  return v;
 }
 
 std::pair<size_t, size_t> Directive::func_args() const {

@@ -51,17 +51,32 @@ struct Func {
 };
 
 // A directive argument: an expression (a name is an expression too), a brace list, or an enum
-// value such as SpaceTimeTransform::CheckTime.
+// value such as SpaceTimeTransform::CheckTime. An expression argument is decoded once, when it
+// is built or read (`value`); the stages that apply a directive use `value` (resolving its
+// names against the program) and never parse `text` again.
 struct DirectiveArg {
   enum Kind { kExpr, kList, kEnum };
   Kind kind = kExpr;
   std::string text;                 // canonical expression text, or the enum's full name
   std::vector<DirectiveArg> items;  // kList
+  // kExpr: the expression `text` spells (names unresolved); null when the text is an integer
+  // no expression spells, one beyond int32 without its 'l' (an integer argument such as a depth
+  // decodes it with integer(), and its stage says it is out of range).
+  Expr value;
 
-  static DirectiveArg expr(std::string t) { return {kExpr, std::move(t), {}}; }
-  static DirectiveArg enumerator(std::string t) { return {kEnum, std::move(t), {}}; }
+  // An expression argument from its text (a name, "4", "i + 1"), parsed here; throws
+  // InternalError when code builds one from text that does not parse and is no integer.
+  static DirectiveArg expr(std::string t);
+  // An expression argument from its expression, spelled by the canonical printer.
+  static DirectiveArg expr(Expr e);
+  // An expression argument read from a document: its text as written and the expression the
+  // reader parsed from it (with the document's location for errors).
+  static DirectiveArg decoded(std::string t, Expr e) {
+    return {kExpr, std::move(t), {}, std::move(e)};
+  }
+  static DirectiveArg enumerator(std::string t) { return {kEnum, std::move(t), {}, nullptr}; }
   static DirectiveArg list(std::vector<DirectiveArg> items) {
-    return {kList, "", std::move(items)};
+    return {kList, "", std::move(items), nullptr};
   }
   bool operator==(const DirectiveArg& o) const {
     return kind == o.kind && text == o.text && items == o.items;

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 
 namespace t2s {
@@ -19,6 +20,34 @@ std::vector<KernelRun> kernel_runs(const Program& program) {
     first = last;
   }
   return runs;
+}
+
+LoopNest loop_nest(const StmtList& list) {
+  LoopNest nest;
+  const StmtList* body = &list;
+  while (body->size() == 1 && (*body)[0]->kind() == Stmt::kRealize) {
+    nest.realizes.push_back((*body)[0]);
+    body = &std::get<Realize>((*body)[0]->node).body;
+  }
+  while (body->size() == 1 && (*body)[0]->kind() == Stmt::kFor) {
+    nest.loops.push_back(&std::get<For>((*body)[0]->node));
+    body = &nest.loops.back()->body;
+  }
+  nest.body = body;
+  return nest;
+}
+
+const std::string* stored_name(const Stmt& s) {
+  return match_stmt(
+      s, [](const For&) -> const std::string* { return nullptr; },
+      [](const LetStmt&) -> const std::string* { return nullptr; },
+      [](const IfThenElse&) -> const std::string* { return nullptr; },
+      [](const Provide& n) -> const std::string* { return &n.func; },
+      [](const Alloc&) -> const std::string* { return nullptr; },
+      [](const WriteChannel&) -> const std::string* { return nullptr; },
+      [](const Realize&) -> const std::string* { return nullptr; },
+      [](const Shift& n) -> const std::string* { return &n.reg; },
+      [](const Push& n) -> const std::string* { return &n.fifo; });
 }
 
 namespace {

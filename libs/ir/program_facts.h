@@ -32,6 +32,21 @@ struct KernelAccesses {
 };
 KernelAccesses kernel_accesses(const Program& program, const Kernel& kernel);
 
+// A statement list seen as t2s-stt's input form: realizes, each alone in its list, around one
+// perfect loop nest (each loop alone in the body of the one around it). `body` is the list
+// inside the innermost loop, or inside the realizes when there is no loop.
+struct LoopNest {
+  std::vector<StmtPtr> realizes;  // outermost first
+  std::vector<const For*> loops;  // outermost first
+  const StmtList* body = nullptr;
+};
+LoopNest loop_nest(const StmtList& list);
+
+// The storage a statement stores into: the Func (a buffer, a realize or, from the stt stage on,
+// a shift register) of a Provide, the register of a Shift, the FIFO of a Push; null for the
+// other kinds (a WriteChannel sends, it does not store).
+const std::string* stored_name(const Stmt& s);
+
 // Every name a program holds (its Vars, Funcs, inputs, buffers, kernels, channels, registers,
 // and the loop, let and realize names of its kernels' bodies), and fresh names none of them is,
 // for what a pass adds: the one supply of new names of the passes (t2s-stt, t2s-vec,

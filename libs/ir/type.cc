@@ -1,5 +1,7 @@
 #include "libs/ir/type.h"
 
+#include "libs/ir/strings.h"
+
 namespace t2s {
 
 std::string Type::name() const {
@@ -74,7 +76,9 @@ std::optional<Type> Type::from_name(const std::string& name) {
       std::string l = name.substr(x + 1, next == std::string::npos ? next : next - x - 1);
       if (l.empty() || l.size() > 3 || l.find_first_not_of("0123456789") != std::string::npos)
         return std::nullopt;
-      shape.push_back(std::stoi(l));
+      int64_t lanes_here = 0;
+      parse_int64(l, &lanes_here);  // at most 3 digits, checked above
+      shape.push_back(static_cast<int>(lanes_here));
       if (shape.back() < 2 && !(shape.size() == 1 && next == std::string::npos))
         return std::nullopt;  // a tensor's dimensions have 2 lanes at least
       x = next;
@@ -85,7 +89,9 @@ std::optional<Type> Type::from_name(const std::string& name) {
   auto bits_of = [](const std::string& s) -> int {
     if (s.empty() || s.size() > 2 || s.find_first_not_of("0123456789") != std::string::npos)
       return -1;
-    return std::stoi(s);
+    int64_t bits = -1;
+    parse_int64(s, &bits);  // at most 2 digits, checked above
+    return static_cast<int>(bits);
   };
   if (base == "bool") {
     t = Bool(lanes);

@@ -3,6 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "libs/ir/stmt_visitor.h"
+
 namespace t2s {
 
 void ExprVisitor::visit(const Expr& e) {
@@ -82,6 +84,19 @@ StmtList StmtMutator::mutate_stmts(const StmtList& stmts) {
 }
 
 StmtPtr StmtMutator::mutate_stmt(const StmtPtr& s) {
+  return match_stmt(
+      *s, [&](const For& n) { return mutate_for(n, s); },
+      [&](const LetStmt& n) { return mutate_let(n, s); },
+      [&](const IfThenElse& n) { return mutate_if(n, s); },
+      [&](const Provide& n) { return mutate_provide(n, s); },
+      [&](const Alloc& n) { return mutate_alloc(n, s); },
+      [&](const WriteChannel& n) { return mutate_write_channel(n, s); },
+      [&](const Realize& n) { return mutate_realize(n, s); },
+      [&](const Shift& n) { return mutate_shift(n, s); },
+      [&](const Push& n) { return mutate_push(n, s); });
+}
+
+StmtPtr StmtMutator::mutate_children(const StmtPtr& s) {
   // The operands first, then the nested lists, as a copy would be rewritten; `s` itself when
   // nothing changed (Halide's For::with: unchanged subtrees are shared).
   std::vector<Expr> exprs;

@@ -48,11 +48,31 @@ class ExprMutator {
 };
 
 // Applies an ExprMutator to every expression of a statement tree, and lets subclasses rewrite
-// statements. Statements are rebuilt only where something changed.
+// statements: one hook per statement kind (its node and the statement holding it), each
+// defaulting to mutate_children. Statements are rebuilt only where something changed; a hook
+// that returns null drops the statement from its list. mutate_stmt's dispatch is a match_stmt
+// (stmt_visitor.h), so a new statement kind does not compile until it has a hook here.
 class StmtMutator : public ExprMutator {
  public:
   virtual StmtList mutate_stmts(const StmtList& stmts);
+  // Calls the hook of s's kind.
   virtual StmtPtr mutate_stmt(const StmtPtr& s);
+
+ protected:
+  virtual StmtPtr mutate_for(const For&, const StmtPtr& s) { return mutate_children(s); }
+  virtual StmtPtr mutate_let(const LetStmt&, const StmtPtr& s) { return mutate_children(s); }
+  virtual StmtPtr mutate_if(const IfThenElse&, const StmtPtr& s) { return mutate_children(s); }
+  virtual StmtPtr mutate_provide(const Provide&, const StmtPtr& s) { return mutate_children(s); }
+  virtual StmtPtr mutate_alloc(const Alloc&, const StmtPtr& s) { return mutate_children(s); }
+  virtual StmtPtr mutate_write_channel(const WriteChannel&, const StmtPtr& s) {
+    return mutate_children(s);
+  }
+  virtual StmtPtr mutate_realize(const Realize&, const StmtPtr& s) { return mutate_children(s); }
+  virtual StmtPtr mutate_shift(const Shift&, const StmtPtr& s) { return mutate_children(s); }
+  virtual StmtPtr mutate_push(const Push&, const StmtPtr& s) { return mutate_children(s); }
+  // `s` with its operands (through mutate) and its nested lists (through mutate_stmts)
+  // rewritten, as a copy; `s` itself when nothing changed (Halide's For::with).
+  StmtPtr mutate_children(const StmtPtr& s);
 };
 
 // Replaces Vars by name, in expressions and (mutate_stmts) statement trees. Binders (loop and

@@ -685,11 +685,13 @@ std::string helper_definition(const std::string& name, CDialect dialect) {
   const std::string rest = name.substr(first + 1);
   auto type_of = [&](const std::string& suffix) {
     const char code = suffix[0];
-    const int bits = suffix == "b" ? 1 : std::stoi(suffix.substr(1));
+    int64_t bits = 1;
+    if (suffix != "b" && !parse_int64(suffix.substr(1), &bits))
+      throw InternalError("no runtime helper '" + name + "'");
     const Type t = code == 'b'   ? Type::Bool()
-                   : code == 'f' ? Type::Float(bits)
-                   : code == 'i' ? Type::Int(bits)
-                                 : Type::UInt(bits);
+                   : code == 'f' ? Type::Float(static_cast<int>(bits))
+                   : code == 'i' ? Type::Int(static_cast<int>(bits))
+                                 : Type::UInt(static_cast<int>(bits));
     return t;
   };
   const std::string inl = "static inline ";

@@ -59,18 +59,6 @@ class VectorTypeCheck {
 
 }  // namespace
 
-// A decimal integer, as the IR spells constant input extents.
-bool parse_integer(const std::string& text, int64_t* value) {
-  if (text.empty()) return false;
-  size_t i = text[0] == '-' ? 1 : 0;
-  if (i == text.size() || text.size() > 19) return false;
-  for (size_t j = i; j < text.size(); ++j) {
-    if (!std::isdigit(static_cast<unsigned char>(text[j]))) return false;
-  }
-  *value = std::stoll(text);
-  return true;
-}
-
 // The constant extents of an input (mins are 0). emit-extent when they are missing or not
 // integer constants.
 std::vector<int64_t> input_extents(const Input& input) {
@@ -139,7 +127,7 @@ std::string bounds_text(const std::vector<std::string>& mins, const std::vector<
   std::vector<std::string> parts;
   for (size_t d = 0; d < extents.size(); ++d) {
     int64_t m = 0;
-    parts.push_back(parse_integer(mins[d], &m)
+    parts.push_back(parse_int64(mins[d], &m)
                         ? "[" + mins[d] + ", " + std::to_string(m + extents[d]) + ")"
                         : "[" + mins[d] + ", " + mins[d] + " + " + std::to_string(extents[d]) +
                               ")");

@@ -52,7 +52,7 @@ std::string additive_operand(const std::string& s) { return additive_safe(s) ? s
 std::string offset(const std::string& x, const std::string& min) {
   if (min == "0") return additive_operand(x);
   int64_t m = 0;
-  if (parse_integer(min, &m) && m < 0) return additive_operand(x) + " + " + min.substr(1);
+  if (parse_int64(min, &m) && m < 0) return additive_operand(x) + " + " + min.substr(1);
   return additive_operand(x) + " - " + paren(min);
 }
 

@@ -14,9 +14,6 @@
 namespace t2s {
 namespace opencl_internal {
 
-// A decimal integer, as the IR spells constant input extents.
-bool parse_integer(const std::string& text, int64_t* value);
-
 // The constant extents of an input (mins are 0). emit-extent when they are missing or not
 // integer constants.
 std::vector<int64_t> input_extents(const Input& input);

@@ -514,7 +514,7 @@ class Merger {
     std::vector<std::string> producers;
     for (size_t i = 1; i < d.args.size(); ++i) producers.push_back(arg_name(d.args[i]));
     if (d.args[0].kind != DirectiveArg::kList) {
-      isolate_value(d, d.args[0].text, producers);
+      isolate_value(d, d.args[0], producers);
       return;
     }
     for (size_t v = 0; v < d.args[0].items.size(); ++v) {
@@ -522,7 +522,7 @@ class Merger {
       if (v > 0) {
         for (std::string& name : names) name = value_producer(name, v, d);
       }
-      isolate_value(d, d.args[0].items[v].text, names);
+      isolate_value(d, d.args[0].items[v], names);
     }
   }
 
@@ -555,9 +555,11 @@ class Merger {
     return name;
   }
 
-  void isolate_value(const Directive& d, const std::string& text,
+  void isolate_value(const Directive& d, const DirectiveArg& value,
                      const std::vector<std::string>& producers) {
-    Expr x = resolve_in_program(parse_expr_text(text, d.loc), out_);
+    if (value.kind != DirectiveArg::kExpr || !value.value)
+      throw Diagnostic(d.loc, "the value to isolate must be an expression", "directive-args");
+    Expr x = resolve_in_program(value.value, out_);
     // Occurrences: a bare name stands for every call of that Func or input.
     bool by_name = x->kind == ExprKind::kVar;
     std::vector<Expr> conditions;  // select conditions on the path to the occurrence
@@ -606,8 +608,8 @@ class Merger {
                               : "the definition of '" + d.func + "'";
       if (!occurs_in.empty() && rg.members.size() > 1) where += ", in " + join(occurs_in);
       throw Diagnostic(d.loc,
-                       "'" + text + "' occurs " + std::to_string(count) + " times in " + where +
-                           "; isolate_producer_chain needs exactly one occurrence",
+                       "'" + value.text + "' occurs " + std::to_string(count) + " times in " +
+                           where + "; isolate_producer_chain needs exactly one occurrence",
                        "isolate-producer-occurrence");
     }
     Func& reader = func(found_in);

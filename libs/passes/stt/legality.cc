@@ -76,7 +76,7 @@ void KernelTransformer::reverse_mapping(const std::vector<std::string>& src,
       fail("the reverse mapping recovers '" + var + "' twice", "stt-reverse");
     Expr e;
     try {
-      e = directive_expr(pair.items[1].text);
+      e = directive_expr(pair.items[1]);
     } catch (const Diagnostic& diag) {
       fail("the reverse expression for '" + var + "': " + diag.message(), "stt-reverse");
     }

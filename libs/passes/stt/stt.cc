@@ -64,8 +64,10 @@ KernelView KernelTransformer::view() const {
   return v;
 }
 
-Expr KernelTransformer::directive_expr(const std::string& text) {
-  return resolve_in_program(parse_expr_text(text, {}), out_);
+Expr KernelTransformer::directive_expr(const DirectiveArg& arg) {
+  if (arg.kind != DirectiveArg::kExpr || !arg.value)
+    throw Diagnostic({}, "expected an expression, not a list", "stt-reverse");
+  return resolve_in_program(arg.value, out_);
 }
 
 // t2s-stt spells a taken name with underscores appended (t1_, t1__), where NameSupply::fresh

@@ -204,7 +204,7 @@ class KernelTransformer {
   [[noreturn]] void fail(const std::string& message, const std::string& rule);
   std::string what() const;
   // A directive argument (canonical expression text in the IR) as a typed expression.
-  Expr directive_expr(const std::string& text);
+  Expr directive_expr(const DirectiveArg& arg);
   std::string fresh(const std::string& base);
 
   // schedule.cc: the loop nest, the transform steps, time bounds, index recovery.

@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +47,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "libs/backends/runtime/t2s_runtime.h"
@@ -454,6 +456,17 @@ std::string read_text(const std::string& path) {
 
 // The program-scope channel declarations of the source: `channel T name[d0][d1] ...;`, with
 // an optional __attribute__((depth(N))).
+// A channel's array dimension or depth, as its declaration spells it (digits only: the regex
+// matched them); a number beyond int64_t is a fault of the device code, not a crash.
+int64_t declared_number(const std::string& digits, const std::string& channel) {
+  int64_t value = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [ptr, error] = std::from_chars(digits.data(), end, value);
+  if (error != std::errc() || ptr != end)
+    t2s_rt::fail("channel '" + channel + "' is declared with a size out of range: " + digits);
+  return value;
+}
+
 cl_int find_channels(_cl_program& p) {
   static const std::regex declaration(
       R"(^[ \t]*channel[ \t]+[^;\n]+?[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*((?:\[[ \t]*[0-9]+[ \t]*\][ \t]*)*)((?:__attribute__[^;\n]*)?);)",
@@ -468,13 +481,14 @@ cl_int find_channels(_cl_program& p) {
     std::vector<int64_t> c_order;
     for (auto d = std::sregex_iterator(dims.begin(), dims.end(), dim); d != std::sregex_iterator();
          ++d)
-      c_order.push_back(std::stoll((*d)[1].str()));
+      c_order.push_back(declared_number((*d)[1].str(), c.name));
     c.dims.assign(c_order.rbegin(), c_order.rend());
     for (int64_t d : c.dims) c.count *= static_cast<size_t>(d);
     int64_t capacity = 1;
     std::smatch m;
     const std::string rest = (*it)[3].str();
-    if (std::regex_search(rest, m, depth)) capacity = std::max<int64_t>(std::stoll(m[1].str()), 1);
+    if (std::regex_search(rest, m, depth))
+      capacity = std::max<int64_t>(declared_number(m[1].str(), c.name), 1);
     void* symbol = dlsym(p.library, c.name.c_str());
     ElfW(Sym)* entry = nullptr;
     Dl_info info;
