@@ -8,6 +8,7 @@
 #include "libs/exec/compare.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/saturating.h"
+#include "libs/ir/stmt_visitor.h"
 
 namespace t2s {
 
@@ -97,18 +98,8 @@ int64_t realize_peak(const StmtList& list, const RealizeExtents* folded,
   for (const StmtPtr& s : list) {
     std::vector<Declared> here;
     int64_t bytes = 0;
-    if (const Realize* realize = s->as<Realize>()) {
-      const std::vector<int64_t>* extents = nullptr;
-      if (folded) {
-        auto it = folded->find(realize);
-        if (it != folded->end()) extents = &it->second;
-      }
-      if (auto n = storage_bytes(realize->type, realize->extents, extents)) {
-        here.push_back({"realize of '" + realize->func + "'", s->loc, *n});
-        bytes = *n;
-      }
-      bytes = saturating_add(bytes, realize_peak(realize->body, folded, &here));
-    } else {
+    // A statement that is no realize peaks where the largest of its nested lists does.
+    const auto largest_nested = [&] {
       for (const StmtList* child : s->children()) {
         std::vector<Declared> inner;
         const int64_t b = realize_peak(*child, folded, &inner);
@@ -117,7 +108,24 @@ int64_t realize_peak(const StmtList& list, const RealizeExtents* folded,
           here = std::move(inner);
         }
       }
-    }
+    };
+    match_stmt(
+        *s, [&](const For&) { largest_nested(); }, [&](const LetStmt&) { largest_nested(); },
+        [&](const IfThenElse&) { largest_nested(); }, [](const Provide&) {}, [](const Alloc&) {},
+        [](const WriteChannel&) {},
+        [&](const Realize& realize) {
+          const std::vector<int64_t>* extents = nullptr;
+          if (folded) {
+            auto it = folded->find(&realize);
+            if (it != folded->end()) extents = &it->second;
+          }
+          if (auto n = storage_bytes(realize.type, realize.extents, extents)) {
+            here.push_back({"realize of '" + realize.func + "'", s->loc, *n});
+            bytes = *n;
+          }
+          bytes = saturating_add(bytes, realize_peak(realize.body, folded, &here));
+        },
+        [](const Shift&) {}, [](const Push&) {});
     if (bytes > best) {
       best = bytes;
       best_chain = std::move(here);

@@ -21,28 +21,19 @@ class Builder {
   Builder(const Program& merged, const Kernel& k) : merged_(merged), kernel_(k) {}
 
   KernelProgram build() {
-    const StmtList* body = &kernel_.body;
-    for (;;) {
-      if (body->size() != 1) break;
-      const Stmt& s = *(*body)[0];
-      if (const Realize* r = s.as<Realize>()) {
-        body = &r->body;
-      } else if (const For* f = s.as<For>()) {
-        if (f->min->kind != ExprKind::kIntImm || f->extent->kind != ExprKind::kIntImm)
-          fail("loop '" + f->var + "' has bounds that are not constant");
-        out_.loops.push_back(f->var);
-        out_.mins.push_back(f->min->int_value);
-        out_.extents.push_back(f->extent->int_value);
-        body = &f->body;
-      } else {
-        break;
-      }
-    }
+    const StmtList& body = walk_kernel_nest(kernel_.body, [&](const For& f) {
+      if (f.min->kind != ExprKind::kIntImm || f.extent->kind != ExprKind::kIntImm)
+        fail("loop '" + f.var + "' has bounds that are not constant");
+      out_.loops.push_back(f.var);
+      out_.mins.push_back(f.min->int_value);
+      out_.extents.push_back(f.extent->int_value);
+      return true;
+    });
     if (out_.loops.empty()) fail("it has no loop nest");
     out_.program.space = out_.loops;
     out_.program.name = "merge group of " + kernel_.name;
     out_.program.loc = kernel_.loc;
-    statements(*body, Dnf{Conj{}}, {});
+    statements(body, Dnf{Conj{}}, {});
     if (out_.program.statements.empty()) fail("its loop nest computes nothing");
     // The original order: the loops, then the statements' order in the body.
     Placement id{"loops", {}, kernel_.loc};
@@ -307,6 +298,26 @@ class Builder {
 };
 
 }  // namespace
+
+const StmtList& walk_kernel_nest(const StmtList& body,
+                                 const std::function<bool(const For&)>& on_loop) {
+  using Next = const StmtList*;  // the list to go on with; null to stop at this one
+  const StmtList* list = &body;
+  while (list->size() == 1) {
+    const Next next = match_stmt(
+        *(*list)[0], [&](const For& loop) -> Next { return on_loop(loop) ? &loop.body : nullptr; },
+        [](const LetStmt&) -> Next { return nullptr; },
+        [](const IfThenElse&) -> Next { return nullptr; },
+        [](const Provide&) -> Next { return nullptr; },
+        [](const Alloc&) -> Next { return nullptr; },
+        [](const WriteChannel&) -> Next { return nullptr; },
+        [](const Realize& r) -> Next { return &r.body; },
+        [](const Shift&) -> Next { return nullptr; }, [](const Push&) -> Next { return nullptr; });
+    if (!next) break;
+    list = next;
+  }
+  return *list;
+}
 
 KernelProgram kernel_program(const Program& merged, const std::string& kernel) {
   for (const Kernel& k : merged.kernels)

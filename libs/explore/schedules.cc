@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "libs/explore/directive_text.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/passes/lower/lower.h"
 #include "libs/passes/merge/merge.h"
 #include "libs/passes/stt/stt.h"
@@ -125,6 +126,24 @@ std::vector<std::string> reordered(std::vector<std::string> order,
   return order;
 }
 
+// The vectorized loops of a statement tree, through loops and realizes only (not inside a let
+// or an if).
+class VectorizedLoops : public StmtVisitor {
+ public:
+  explicit VectorizedLoops(std::set<std::string>* out) : out_(out) {}
+
+ protected:
+  void visit_for(const For& loop, const Stmt&) override {
+    if (loop.loop_kind == LoopKind::kVectorized) out_->insert(loop.var);
+    visit_stmts(loop.body);
+  }
+  void visit_let(const LetStmt&, const Stmt&) override {}
+  void visit_if(const IfThenElse&, const Stmt&) override {}
+
+ private:
+  std::set<std::string>* out_;
+};
+
 class Explorer {
  public:
   Explorer(const Program& program, const ScheduleOptions& o, const Limits& limits)
@@ -186,21 +205,13 @@ class Explorer {
       modelled_ = false;
       g.kernel = KernelProgram{};
       g.kernel.notes.push_back(d.message() + "; schedules are judged without its dependencies");
-      const StmtList* body = &kernel->body;
-      while (body->size() == 1) {
-        const Stmt& s = *(*body)[0];
-        if (const For* loop = s.as<For>()) {
-          g.kernel.loops.push_back(loop->var);
-          g.kernel.mins.push_back(loop->min->kind == ExprKind::kIntImm ? loop->min->int_value : 0);
-          g.kernel.extents.push_back(
-              loop->extent->kind == ExprKind::kIntImm ? loop->extent->int_value : 0);
-          body = &loop->body;
-        } else if (const Realize* r = s.as<Realize>()) {
-          body = &r->body;
-        } else {
-          break;
-        }
-      }
+      walk_kernel_nest(kernel->body, [&](const For& loop) {
+        g.kernel.loops.push_back(loop.var);
+        g.kernel.mins.push_back(loop.min->kind == ExprKind::kIntImm ? loop.min->int_value : 0);
+        g.kernel.extents.push_back(loop.extent->kind == ExprKind::kIntImm ? loop.extent->int_value
+                                                                          : 0);
+        return true;
+      });
       g.kernel.program.space = g.kernel.loops;
       g.deps.clear();
       g.placed = PlacementAnalysis{};
@@ -210,7 +221,7 @@ class Explorer {
     if (!kernel->pending_order.empty())
       baseline_.assign(kernel->pending_order.rbegin(), kernel->pending_order.rend());
     vectorized_.clear();
-    collect_vectorized(kernel->body);
+    VectorizedLoops(&vectorized_).visit_stmts(kernel->body);
     deps_ = &g.deps;
     placed_ = &g.placed;
     program_ = &g.kernel.program;
@@ -264,17 +275,6 @@ class Explorer {
     return g;
   }
 
-  void collect_vectorized(const StmtList& body) {
-    for (const StmtPtr& s : body) {
-      if (const For* loop = s->as<For>()) {
-        if (loop->loop_kind == LoopKind::kVectorized) vectorized_.insert(loop->var);
-        collect_vectorized(loop->body);
-      } else if (const Realize* r = s->as<Realize>()) {
-        collect_vectorized(r->body);
-      }
-    }
-  }
-
   // base + the candidate's directives, at the place of the group's transforms.
   Program with(const std::vector<Directive>& ds) const {
     Program p = base_;
@@ -287,19 +287,13 @@ class Explorer {
     c->steps = 1;
     for (const Kernel& k : stt.kernels) {
       if (k.name != func_) continue;
-      const StmtList* body = &k.body;
-      while (body->size() == 1) {
-        const Stmt& s = *(*body)[0];
-        if (const For* loop = s.as<For>(); loop && loop->extent->kind == ExprKind::kIntImm) {
-          if (loop->loop_kind == LoopKind::kUnrolled) c->pes *= loop->extent->int_value;
-          if (loop->loop_kind == LoopKind::kSerial) c->steps *= loop->extent->int_value;
-          body = &loop->body;
-        } else if (const Realize* r = s.as<Realize>()) {
-          body = &r->body;
-        } else {
-          break;
-        }
-      }
+      // The PE array and the steps: the constant loops down to the first that is not.
+      walk_kernel_nest(k.body, [&](const For& loop) {
+        if (loop.extent->kind != ExprKind::kIntImm) return false;
+        if (loop.loop_kind == LoopKind::kUnrolled) c->pes *= loop.extent->int_value;
+        if (loop.loop_kind == LoopKind::kSerial) c->steps *= loop.extent->int_value;
+        return true;
+      });
     }
     for (const Register& r : stt.registers) {
       if (r.kernel != func_) continue;

@@ -5,8 +5,10 @@
 
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/typing.h"
+#include "libs/ir/visitor.h"
 
 namespace t2s {
 
@@ -153,45 +155,56 @@ Json bounds_json(const std::vector<Expr>& mins, const std::vector<Expr>& extents
 
 Json stmt_json(const Stmt& s) {
   Json j = Json::object();
-  if (const For* n = s.as<For>()) {
-    j["for"] = n->var;
-    j["min"] = expr_json(n->min);
-    j["extent"] = expr_json(n->extent);
-    j["kind"] = loop_kind_name(n->loop_kind);
-    j["body"] = stmts_json(n->body);
-  } else if (const LetStmt* n = s.as<LetStmt>()) {
-    j["let"] = n->var;
-    j["value"] = expr_json(n->value);
-    j["body"] = stmts_json(n->body);
-  } else if (const IfThenElse* n = s.as<IfThenElse>()) {
-    j["if"] = expr_json(n->condition);
-    j["then"] = stmts_json(n->then_body);
-    j["else"] = stmts_json(n->else_body);
-  } else if (const Provide* n = s.as<Provide>()) {
-    j["provide"] = n->func;
-    j["args"] = exprs_json(n->args);
-    j["value"] = expr_json(n->value);
-  } else if (const Alloc* n = s.as<Alloc>()) {
-    j["alloc"] = n->reg;
-    j["type"] = n->type.name();
-    j["shape"] = exprs_json(n->shape);
-  } else if (const WriteChannel* n = s.as<WriteChannel>()) {
-    j["write_channel"] = n->channel;
-    j["index"] = exprs_json(n->index);
-    j["value"] = expr_json(n->value);
-  } else if (const Realize* n = s.as<Realize>()) {
-    j["realize"] = n->func;
-    j["type"] = n->type.name();
-    j["bounds"] = bounds_json(n->mins, n->extents);
-    j["body"] = stmts_json(n->body);
-  } else if (const Shift* n = s.as<Shift>()) {
-    j["shift"] = n->reg;
-    j["args"] = exprs_json(n->pe);
-  } else if (const Push* n = s.as<Push>()) {
-    j["push"] = n->fifo;
-    j["args"] = exprs_json(n->pe);
-    j["value"] = expr_json(n->value);
-  }
+  // The kind's key first, then its fields (the order of the document's keys).
+  match_stmt(
+      s,
+      [&](const For& n) {
+        j["for"] = n.var;
+        j["min"] = expr_json(n.min);
+        j["extent"] = expr_json(n.extent);
+        j["kind"] = loop_kind_name(n.loop_kind);
+        j["body"] = stmts_json(n.body);
+      },
+      [&](const LetStmt& n) {
+        j["let"] = n.var;
+        j["value"] = expr_json(n.value);
+        j["body"] = stmts_json(n.body);
+      },
+      [&](const IfThenElse& n) {
+        j["if"] = expr_json(n.condition);
+        j["then"] = stmts_json(n.then_body);
+        j["else"] = stmts_json(n.else_body);
+      },
+      [&](const Provide& n) {
+        j["provide"] = n.func;
+        j["args"] = exprs_json(n.args);
+        j["value"] = expr_json(n.value);
+      },
+      [&](const Alloc& n) {
+        j["alloc"] = n.reg;
+        j["type"] = n.type.name();
+        j["shape"] = exprs_json(n.shape);
+      },
+      [&](const WriteChannel& n) {
+        j["write_channel"] = n.channel;
+        j["index"] = exprs_json(n.index);
+        j["value"] = expr_json(n.value);
+      },
+      [&](const Realize& n) {
+        j["realize"] = n.func;
+        j["type"] = n.type.name();
+        j["bounds"] = bounds_json(n.mins, n.extents);
+        j["body"] = stmts_json(n.body);
+      },
+      [&](const Shift& n) {
+        j["shift"] = n.reg;
+        j["args"] = exprs_json(n.pe);
+      },
+      [&](const Push& n) {
+        j["push"] = n.fifo;
+        j["args"] = exprs_json(n.pe);
+        j["value"] = expr_json(n.value);
+      });
   if (s.loc.valid()) j["loc"] = s.loc.str();
   return j;
 }
@@ -446,16 +459,30 @@ class Reader {
          "realize, shift or push)");
   }
 
-  // A let's value is typed before its body, where the let-bound name has the value's type.
-  void type_stmts(StmtList& list, const Program& p, const std::string& where) {
-    for (StmtPtr& s : list) {
-      for (Expr* e : s->exprs()) *e = typed(*e, p, where);
-      const LetStmt* let = s->as<LetStmt>();
-      if (let) lets_.emplace_back(let->var, let->value->type);
-      for (StmtList* child : s->children()) type_stmts(*child, p, where);
-      if (let) lets_.pop_back();
+  // Types every expression of a statement tree (each statement's operands, then its nested
+  // lists). A let's value is typed before its body, where the let-bound name has the value's
+  // type.
+  class StmtTyper : public StmtMutator {
+   public:
+    StmtTyper(Reader* reader, const Program& p, const std::string& where)
+        : reader_(reader), p_(p), where_(where) {}
+    Expr mutate(const Expr& e) override { return reader_->typed(e, p_, where_); }
+
+   protected:
+    StmtPtr mutate_let(const LetStmt& n, const StmtPtr& s) override {
+      LetStmt copy = n;
+      copy.value = mutate(n.value);
+      reader_->lets_.emplace_back(n.var, copy.value->type);
+      copy.body = mutate_stmts(n.body);
+      reader_->lets_.pop_back();
+      return with_node(*s, std::move(copy));
     }
-  }
+
+   private:
+    Reader* reader_;
+    const Program& p_;
+    const std::string& where_;
+  };
 
   // Refuses JSON nested deeper than kMaxJsonDepth before parsing it: nlohmann's parser copies
   // (does not move) the members of an ordered object when its vector grows, so its time is
@@ -652,8 +679,10 @@ class Reader {
       for (Expr& e : p.buffers[i].mins) e = typed(e, p, where);
       for (Expr& e : p.buffers[i].extents) e = typed(e, p, where);
     }
-    for (size_t i = 0; i < p.kernels.size(); ++i)
-      type_stmts(p.kernels[i].body, p, "kernels[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < p.kernels.size(); ++i) {
+      std::string where = "kernels[" + std::to_string(i) + "]";
+      p.kernels[i].body = StmtTyper(this, p, where).mutate_stmts(p.kernels[i].body);
+    }
     return p;
   }
 

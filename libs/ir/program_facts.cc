@@ -52,7 +52,7 @@ const std::string* stored_name(const Stmt& s) {
 
 namespace {
 
-class AccessCollector {
+class AccessCollector : public StmtVisitor {
  public:
   explicit AccessCollector(const Program& program) : program_(program) {
     for (size_t i = 0; i < program.inputs.size(); ++i) inputs_[program.inputs[i].name] = i;
@@ -61,8 +61,27 @@ class AccessCollector {
   }
 
   KernelAccesses run(const Kernel& kernel) {
-    stmts(kernel.body);
+    visit_stmts(kernel.body);
     return std::move(out_);
+  }
+
+  // A statement's own operands are read before its kind's hook runs.
+  void visit_stmt(const Stmt& s) override {
+    for (const Expr* e : s.exprs()) expr(*e);
+    StmtVisitor::visit_stmt(s);
+  }
+
+ protected:
+  void visit_provide(const Provide& provide, const Stmt&) override {
+    if (!program_.find_register(provide.func)) func(provide.func, true);
+  }
+  void visit_write_channel(const WriteChannel& write, const Stmt&) override {
+    channel(write.channel, true);
+  }
+  void visit_realize(const Realize& realize, const Stmt&) override {
+    realizes_.push_back(realize.func);
+    visit_stmts(realize.body);
+    realizes_.pop_back();
   }
 
  private:
@@ -91,26 +110,6 @@ class AccessCollector {
     });
   }
 
-  void stmts(const StmtList& list) {
-    for (const StmtPtr& s : list)
-      if (s) stmt(*s);
-  }
-
-  void stmt(const Stmt& s) {
-    for (const Expr* e : s.exprs()) expr(*e);
-    if (const Provide* provide = s.as<Provide>()) {
-      if (!program_.find_register(provide->func)) func(provide->func, true);
-    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
-      channel(write->channel, true);
-    } else if (const Realize* realize = s.as<Realize>()) {
-      realizes_.push_back(realize->func);
-      stmts(realize->body);
-      realizes_.pop_back();
-      return;
-    }
-    for (const StmtList* child : s.children()) stmts(*child);
-  }
-
   const Program& program_;
   std::map<std::string, size_t> inputs_, buffers_, channels_;
   std::vector<std::string> realizes_;  // the enclosing realizes, outermost first
@@ -132,10 +131,14 @@ NameSupply::NameSupply(const Program& program) {
   for (const Register& r : program.registers) taken_.insert(r.name);
   for (const Kernel& k : program.kernels) {
     taken_.insert(k.name);
+    // The names the statements bind: loop and let variables, realized Funcs.
     for_each_stmt(k.body, [&](const Stmt& s) {
-      if (const For* f = s.as<For>()) taken_.insert(f->var);
-      if (const LetStmt* l = s.as<LetStmt>()) taken_.insert(l->var);
-      if (const Realize* r = s.as<Realize>()) taken_.insert(r->func);
+      match_stmt(
+          s, [&](const For& f) { taken_.insert(f.var); },
+          [&](const LetStmt& l) { taken_.insert(l.var); }, [](const IfThenElse&) {},
+          [](const Provide&) {}, [](const Alloc&) {}, [](const WriteChannel&) {},
+          [&](const Realize& r) { taken_.insert(r.func); }, [](const Shift&) {},
+          [](const Push&) {});
     });
   }
 }

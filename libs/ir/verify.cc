@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libs/ir/program_facts.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/verify_internal.h"
 
@@ -208,13 +209,10 @@ class Verifier {
            std::string("a pending loop order in a ") + stage_name(p_.stage) +
                "-stage program (only the merged stage has one; t2s-stt applies it)",
            "ir-stage", k.loc);
-    const StmtList* body = &k.body;
-    while (body->size() == 1 && (*body)[0]->as<Realize>()) body = &(*body)[0]->as<Realize>()->body;
+    // The nest's loops, innermost first (the order of pending_order).
+    const LoopNest nest = loop_nest(k.body);
     std::vector<std::string> loops;
-    while (body->size() == 1 && (*body)[0]->as<For>()) {
-      loops.insert(loops.begin(), (*body)[0]->as<For>()->var);
-      body = &(*body)[0]->as<For>()->body;
-    }
+    for (auto it = nest.loops.rbegin(); it != nest.loops.rend(); ++it) loops.push_back((*it)->var);
     std::vector<std::string> sorted_loops = loops, sorted_order = k.pending_order;
     std::sort(sorted_loops.begin(), sorted_loops.end());
     std::sort(sorted_order.begin(), sorted_order.end());
@@ -417,77 +415,86 @@ class Verifier {
     const SourceLoc saved = loc_;
     if (s.loc.valid()) loc_ = s.loc;
     where_ = where;
-    if (const For* loop = s.as<For>()) {
-      integer(loop->min, where, "the min of loop '" + loop->var + "'");
-      integer(loop->extent, where, "the extent of loop '" + loop->var + "'");
-      unbound_name(loop->var, "loop", where);
-      vars_.emplace_back(loop->var, Type::Int(32));
-      stmts(loop->body, where + ".body");
-      vars_.pop_back();
-    } else if (const LetStmt* let = s.as<LetStmt>()) {
-      expr(let->value);
-      unbound_name(let->var, "let", where);
-      vars_.emplace_back(let->var, let->value->type);
-      stmts(let->body, where + ".body");
-      vars_.pop_back();
-    } else if (const IfThenElse* branch = s.as<IfThenElse>()) {
-      expr(branch->condition);
-      if (branch->condition->type != Type::Bool())
-        fail(where, "an if condition of type " + type_text(branch->condition->type), "ir-type",
-             loc_);
-      stmts(branch->then_body, where + ".then");
-      stmts(branch->else_body, where + ".else");
-    } else if (const Provide* provide = s.as<Provide>()) {
-      expr(provide->value);
-      if (const Register* r = p_.find_register(provide->func)) {
-        register_use(*r, Register::kShift, "write", provide->args, true);
-        same_type(provide->value, r->type, "the value written to register '" + r->name + "'");
-      } else {
-        auto [type, dims] = storage(provide->func, "provide");
-        arity(provide->args.size(), dims, "provide of '" + provide->func + "'", "ir-storage");
-        const Type index = gather_indices(provide->args, "Func '" + provide->func + "'", type);
-        const int lanes = index.lanes;
-        same_type(provide->value, gathered(type, index),
-                  lanes == 1 ? "the value provided to '" + provide->func + "'"
-                             : "the value scattered to '" + provide->func + "' (" +
-                                   std::to_string(lanes) + "-lane indices)");
-      }
-    } else if (const Realize* realize = s.as<Realize>()) {
-      if (!p_.find_func(realize->func))
-        fail(where, "realize of Func '" + realize->func + "', which the program does not have",
-             "ir-unknown-func", loc_);
-      scalar_storage(realize->type, where, "realize of '" + realize->func + "'", loc_);
-      indices(realize->mins, "the bounds of the realize of '" + realize->func + "'");
-      indices(realize->extents, "the bounds of the realize of '" + realize->func + "'");
-      for (const Expr& e : realize->extents)
-        if (e->kind == ExprKind::kIntImm && e->int_value < 0)
-          fail(where,
-               "the realize of '" + realize->func + "' has the negative extent " +
-                   std::to_string(e->int_value),
-               "ir-storage", loc_);
-      realizes_.push_back({realize->func, {realize->type, realize->mins.size()}});
-      stmts(realize->body, where + ".body");
-      realizes_.pop_back();
-    } else if (const WriteChannel* write = s.as<WriteChannel>()) {
-      const Channel& c = channel_named(write->channel, "write_channel");
-      channel_end(c, c.producer, "write_channel", "producer");
-      arity(write->index.size(), c.dims.size(), "write_channel of '" + c.name + "'", "ir-channel");
-      indices(write->index, "channel '" + c.name + "'");
-      expr(write->value);
-      same_type(write->value, c.type, "the value written to channel '" + c.name + "'");
-    } else if (const Shift* shift = s.as<Shift>()) {
-      const Register* r = p_.find_register(shift->reg);
-      if (!r) fail(where, "shift of unknown register '" + shift->reg + "'", "ir-register", loc_);
-      register_use(*r, Register::kShift, "shift", shift->pe, false);
-    } else if (const Push* push = s.as<Push>()) {
-      const Register* r = p_.find_register(push->fifo);
-      if (!r) fail(where, "push to unknown register '" + push->fifo + "'", "ir-register", loc_);
-      register_use(*r, Register::kFifo, "push", push->pe, false);
-      expr(push->value);
-      same_type(push->value, r->type, "the value pushed to '" + r->name + "'");
-    } else if (const Alloc* alloc = s.as<Alloc>()) {
-      indices(alloc->shape, "the shape of '" + alloc->reg + "'");
-    }
+    match_stmt(
+        s,
+        [&](const For& loop) {
+          integer(loop.min, where, "the min of loop '" + loop.var + "'");
+          integer(loop.extent, where, "the extent of loop '" + loop.var + "'");
+          unbound_name(loop.var, "loop", where);
+          vars_.emplace_back(loop.var, Type::Int(32));
+          stmts(loop.body, where + ".body");
+          vars_.pop_back();
+        },
+        [&](const LetStmt& let) {
+          expr(let.value);
+          unbound_name(let.var, "let", where);
+          vars_.emplace_back(let.var, let.value->type);
+          stmts(let.body, where + ".body");
+          vars_.pop_back();
+        },
+        [&](const IfThenElse& branch) {
+          expr(branch.condition);
+          if (branch.condition->type != Type::Bool())
+            fail(where, "an if condition of type " + type_text(branch.condition->type), "ir-type",
+                 loc_);
+          stmts(branch.then_body, where + ".then");
+          stmts(branch.else_body, where + ".else");
+        },
+        [&](const Provide& provide) {
+          expr(provide.value);
+          if (const Register* r = p_.find_register(provide.func)) {
+            register_use(*r, Register::kShift, "write", provide.args, true);
+            same_type(provide.value, r->type, "the value written to register '" + r->name + "'");
+          } else {
+            auto [type, dims] = storage(provide.func, "provide");
+            arity(provide.args.size(), dims, "provide of '" + provide.func + "'", "ir-storage");
+            const Type index = gather_indices(provide.args, "Func '" + provide.func + "'", type);
+            const int lanes = index.lanes;
+            same_type(provide.value, gathered(type, index),
+                      lanes == 1 ? "the value provided to '" + provide.func + "'"
+                                 : "the value scattered to '" + provide.func + "' (" +
+                                       std::to_string(lanes) + "-lane indices)");
+          }
+        },
+        [&](const Alloc& alloc) { indices(alloc.shape, "the shape of '" + alloc.reg + "'"); },
+        [&](const WriteChannel& write) {
+          const Channel& c = channel_named(write.channel, "write_channel");
+          channel_end(c, c.producer, "write_channel", "producer");
+          arity(write.index.size(), c.dims.size(), "write_channel of '" + c.name + "'",
+                "ir-channel");
+          indices(write.index, "channel '" + c.name + "'");
+          expr(write.value);
+          same_type(write.value, c.type, "the value written to channel '" + c.name + "'");
+        },
+        [&](const Realize& realize) {
+          if (!p_.find_func(realize.func))
+            fail(where, "realize of Func '" + realize.func + "', which the program does not have",
+                 "ir-unknown-func", loc_);
+          scalar_storage(realize.type, where, "realize of '" + realize.func + "'", loc_);
+          indices(realize.mins, "the bounds of the realize of '" + realize.func + "'");
+          indices(realize.extents, "the bounds of the realize of '" + realize.func + "'");
+          for (const Expr& e : realize.extents)
+            if (e->kind == ExprKind::kIntImm && e->int_value < 0)
+              fail(where,
+                   "the realize of '" + realize.func + "' has the negative extent " +
+                       std::to_string(e->int_value),
+                   "ir-storage", loc_);
+          realizes_.push_back({realize.func, {realize.type, realize.mins.size()}});
+          stmts(realize.body, where + ".body");
+          realizes_.pop_back();
+        },
+        [&](const Shift& shift) {
+          const Register* r = p_.find_register(shift.reg);
+          if (!r) fail(where, "shift of unknown register '" + shift.reg + "'", "ir-register", loc_);
+          register_use(*r, Register::kShift, "shift", shift.pe, false);
+        },
+        [&](const Push& push) {
+          const Register* r = p_.find_register(push.fifo);
+          if (!r) fail(where, "push to unknown register '" + push.fifo + "'", "ir-register", loc_);
+          register_use(*r, Register::kFifo, "push", push.pe, false);
+          expr(push.value);
+          same_type(push.value, r->type, "the value pushed to '" + r->name + "'");
+        });
     loc_ = saved;
     where_ = where;
   }

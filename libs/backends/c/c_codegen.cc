@@ -11,6 +11,7 @@
 
 #include "libs/backends/c/c_internal.h"
 #include "libs/ir/linear.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/strings.h"
 
 namespace t2s {
@@ -522,156 +523,152 @@ void CCodegen::stmt_at(const Stmt& s, int indent, std::string* out) {
     for (const Expr& a : args) out_args.push_back(expr(a));
     return out_args;
   };
-  if (const For* loop = s.as<For>()) {
-    if (loop->loop_kind == LoopKind::kUnrolled) lines(storage_.before_unrolled_loop(), indent, out);
-    const std::string var = c_identifier(loop->var);
-    const Printed min_printed = print(loop->min);
-    const std::string& min = min_printed.text;
-    int64_t min_value = 0, extent_value = 0;
-    const bool const_min = constant_int(loop->min, &min_value);
-    const bool const_extent = constant_int(loop->extent, &extent_value);
-    const bool zero_min = const_min && min_value == 0;
-    const Printed extent = print(loop->extent);
-    const std::string type = c_type_name(Type::Int(32), dialect_);
-    // The loop variable's range for the loops inside, and whether the end fits in 32 bits.
-    int64_t min_lo = 0, min_hi = 0, extent_lo = 0, extent_hi = 0;
-    const bool known =
-        range_of(loop->min, &min_lo, &min_hi) && range_of(loop->extent, &extent_lo, &extent_hi);
-    const bool end_fits = known && min_lo >= INT32_MIN && min_hi + extent_hi <= INT32_MAX;
-    const ScopedRange loop_range(&ranges_, loop->var, known && extent_hi > 0,
-                                 {min_lo, min_hi + extent_hi - 1});
-    if (end_fits && !(const_min && const_extent)) {
-      // Computed bounds whose end is known to fit: a 32-bit counter (C evaluates `min + extent`
-      // in int, which cannot overflow here).
-      const std::string end = zero_min
-                                  ? extent.text
-                                  : parenthesize_above(min, min_printed.precedence, 5) + " + " +
-                                        parenthesize_above(extent.text, extent.precedence, 5);
-      *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
-              var + "++) {\n";
-      block(loop->body, indent + 1);
-      *out += pad + "}\n";
-      return;
-    }
-    if (const_min && const_extent && min_value + extent_value <= INT32_MAX) {
-      const std::string end =
-          zero_min ? extent.text
-                   : min + " + " + parenthesize_above(extent.text, extent.precedence, 5);
-      *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
-              var + "++) {\n";
-      block(loop->body, indent + 1);
-      *out += pad + "}\n";
-      return;
-    }
-    // The end does not fit in 32 bits (a loop up to 2^31 - 1), or is computed: a 64-bit
-    // counter, so neither `min + extent` nor the last increment overflows where the IR's
-    // arithmetic (64-bit loop bounds) does not; the body sees the 32-bit loop variable.
-    const std::string wide = c_type_name(Type::Int(64), dialect_);
-    const std::string counter = var + "_t2s_i64";
-    const std::string end = const_min && const_extent ? std::to_string(min_value + extent_value)
-                                                      : "(" + wide + ")(" + min + ") + (" + wide +
-                                                            ")(" + extent.text + ")";
-    *out += pad + "for (" + wide + " " + counter + " = " + min + "; " + counter + " < " + end +
-            "; " + counter + "++) {\n";
-    *out += pad + "  const " + type + " " + var + " = (" + type + ")" + counter + ";\n";
-    block(loop->body, indent + 1);
-    *out += pad + "}\n";
-    return;
-  }
-  if (const LetStmt* let = s.as<LetStmt>()) {
-    const std::string name = c_identifier(let->var);
-    // The let's range, where known, for the loops inside (Down's `let i = I - 1 - i_pe`).
-    int64_t let_lo = 0, let_hi = 0;
-    const bool let_known = let->value->type.is_int() && let->value->type.lanes == 1 &&
-                           range_of(let->value, &let_lo, &let_hi);
-    const ScopedRange let_range(&ranges_, let->var, let_known, {let_lo, let_hi});
-    const std::string declaration = "const " + c_value_type_name(let->value->type, dialect_, loc_) +
-                                    " " + name + " = " + expr(let->value) + ";";
-    if (scopes_.back().count(name)) {
-      // The name is taken in this C block: the let gets a block of its own.
-      *out += pad + "{\n";
-      scopes_.emplace_back();
-      scopes_.back().insert(name);
-      *out += pad + "  " + declaration + "\n";
-      stmts(let->body, indent + 1, out);
-      scopes_.pop_back();
-      *out += pad + "}\n";
-      return;
-    }
-    scopes_.back().insert(name);
-    *out += pad + declaration + "\n";
-    stmts(let->body, indent, out);
-    return;
-  }
-  if (const IfThenElse* branch = s.as<IfThenElse>()) {
-    const std::string condition = expr(branch->condition);
-    *out += pad + "if (" + condition + ") {\n";
-    block(branch->then_body, indent + 1);
-    if (!branch->else_body.empty()) {
-      *out += pad + "} else {\n";
-      block(branch->else_body, indent + 1);
-    }
-    *out += pad + "}\n";
-    return;
-  }
-  if (const Provide* provide = s.as<Provide>()) {
-    for (const Expr& arg : provide->args)
-      if (arg->type.lanes != 1) return scatter(*provide, loc_, indent, out);
-    const std::string value = expr(provide->value);
-    std::vector<std::string> args = print_args(provide->args);
-    if (const Register* reg = program_.find_register(provide->func)) {
-      if (args.empty()) throw InternalError("emit: register write without a slot");
-      const std::string slot = args.back();
-      args.pop_back();
-      const AccessScope scope(storage_, &s);
-      lines(storage_.write_register(*reg, args, slot, value, s.loc), indent, out);
-    } else {
-      const AccessScope scope(storage_, &s);
-      lines(storage_.write_func(provide->func, args, value, s.loc), indent, out);
-    }
-    return;
-  }
-  if (const WriteChannel* write = s.as<WriteChannel>()) {
-    const Channel* channel = program_.find_channel(write->channel);
-    if (!channel) throw InternalError("emit: unknown channel '" + write->channel + "'");
-    const std::string value = expr(write->value);
-    const std::vector<std::string> index = print_args(write->index);
-    const AccessScope scope(storage_, &s);
-    lines(storage_.write_channel(*channel, index, value, s.loc), indent, out);
-    return;
-  }
-  if (const Shift* shift = s.as<Shift>()) {
-    const Register* reg = program_.find_register(shift->reg);
-    if (!reg) throw InternalError("emit: unknown register '" + shift->reg + "'");
-    const std::vector<std::string> pe = print_args(shift->pe);
-    const AccessScope scope(storage_, &s);
-    lines(storage_.shift_register(*reg, pe, s.loc), indent, out);
-    return;
-  }
-  if (const Push* push = s.as<Push>()) {
-    const Register* reg = program_.find_register(push->fifo);
-    if (!reg) throw InternalError("emit: unknown register '" + push->fifo + "'");
-    const std::vector<std::string> pe = print_args(push->pe);
-    const std::string value = expr(push->value);
-    const AccessScope scope(storage_, &s);
-    lines(storage_.push_fifo(*reg, pe, value, s.loc), indent, out);
-    return;
-  }
-  if (const Realize* realize = s.as<Realize>()) {
-    *out += pad + "{\n";
-    scopes_.emplace_back();
-    lines(storage_.declare_realize(*realize, s.loc, print_args(realize->mins),
-                                   print_args(realize->extents)),
-          indent + 1, out);
-    stmts(realize->body, indent + 1, out);
-    scopes_.pop_back();
-    *out += pad + "}\n";
-    return;
-  }
-  if (s.as<Alloc>())
-    throw Diagnostic(s.loc, "alloc statements are not supported by code generation yet",
-                     "emit-unsupported");
-  throw InternalError("emit: unknown statement kind");
+  match_stmt(
+      s,
+      [&](const For& loop) {
+        if (loop.loop_kind == LoopKind::kUnrolled)
+          lines(storage_.before_unrolled_loop(), indent, out);
+        const std::string var = c_identifier(loop.var);
+        const Printed min_printed = print(loop.min);
+        const std::string& min = min_printed.text;
+        int64_t min_value = 0, extent_value = 0;
+        const bool const_min = constant_int(loop.min, &min_value);
+        const bool const_extent = constant_int(loop.extent, &extent_value);
+        const bool zero_min = const_min && min_value == 0;
+        const Printed extent = print(loop.extent);
+        const std::string type = c_type_name(Type::Int(32), dialect_);
+        // The loop variable's range for the loops inside, and whether the end fits in 32 bits.
+        int64_t min_lo = 0, min_hi = 0, extent_lo = 0, extent_hi = 0;
+        const bool known =
+            range_of(loop.min, &min_lo, &min_hi) && range_of(loop.extent, &extent_lo, &extent_hi);
+        const bool end_fits = known && min_lo >= INT32_MIN && min_hi + extent_hi <= INT32_MAX;
+        const ScopedRange loop_range(&ranges_, loop.var, known && extent_hi > 0,
+                                     {min_lo, min_hi + extent_hi - 1});
+        if (end_fits && !(const_min && const_extent)) {
+          // Computed bounds whose end is known to fit: a 32-bit counter (C evaluates `min + extent`
+          // in int, which cannot overflow here).
+          const std::string end = zero_min
+                                      ? extent.text
+                                      : parenthesize_above(min, min_printed.precedence, 5) + " + " +
+                                            parenthesize_above(extent.text, extent.precedence, 5);
+          *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
+                  var + "++) {\n";
+          block(loop.body, indent + 1);
+          *out += pad + "}\n";
+          return;
+        }
+        if (const_min && const_extent && min_value + extent_value <= INT32_MAX) {
+          const std::string end =
+              zero_min ? extent.text
+                       : min + " + " + parenthesize_above(extent.text, extent.precedence, 5);
+          *out += pad + "for (" + type + " " + var + " = " + min + "; " + var + " < " + end + "; " +
+                  var + "++) {\n";
+          block(loop.body, indent + 1);
+          *out += pad + "}\n";
+          return;
+        }
+        // The end does not fit in 32 bits (a loop up to 2^31 - 1), or is computed: a 64-bit
+        // counter, so neither `min + extent` nor the last increment overflows where the IR's
+        // arithmetic (64-bit loop bounds) does not; the body sees the 32-bit loop variable.
+        const std::string wide = c_type_name(Type::Int(64), dialect_);
+        const std::string counter = var + "_t2s_i64";
+        const std::string end = const_min && const_extent ? std::to_string(min_value + extent_value)
+                                                          : "(" + wide + ")(" + min + ") + (" +
+                                                                wide + ")(" + extent.text + ")";
+        *out += pad + "for (" + wide + " " + counter + " = " + min + "; " + counter + " < " + end +
+                "; " + counter + "++) {\n";
+        *out += pad + "  const " + type + " " + var + " = (" + type + ")" + counter + ";\n";
+        block(loop.body, indent + 1);
+        *out += pad + "}\n";
+      },
+      [&](const LetStmt& let) {
+        const std::string name = c_identifier(let.var);
+        // The let's range, where known, for the loops inside (Down's `let i = I - 1 - i_pe`).
+        int64_t let_lo = 0, let_hi = 0;
+        const bool let_known = let.value->type.is_int() && let.value->type.lanes == 1 &&
+                               range_of(let.value, &let_lo, &let_hi);
+        const ScopedRange let_range(&ranges_, let.var, let_known, {let_lo, let_hi});
+        const std::string declaration = "const " +
+                                        c_value_type_name(let.value->type, dialect_, loc_) + " " +
+                                        name + " = " + expr(let.value) + ";";
+        if (scopes_.back().count(name)) {
+          // The name is taken in this C block: the let gets a block of its own.
+          *out += pad + "{\n";
+          scopes_.emplace_back();
+          scopes_.back().insert(name);
+          *out += pad + "  " + declaration + "\n";
+          stmts(let.body, indent + 1, out);
+          scopes_.pop_back();
+          *out += pad + "}\n";
+          return;
+        }
+        scopes_.back().insert(name);
+        *out += pad + declaration + "\n";
+        stmts(let.body, indent, out);
+      },
+      [&](const IfThenElse& branch) {
+        const std::string condition = expr(branch.condition);
+        *out += pad + "if (" + condition + ") {\n";
+        block(branch.then_body, indent + 1);
+        if (!branch.else_body.empty()) {
+          *out += pad + "} else {\n";
+          block(branch.else_body, indent + 1);
+        }
+        *out += pad + "}\n";
+      },
+      [&](const Provide& provide) {
+        for (const Expr& arg : provide.args)
+          if (arg->type.lanes != 1) return scatter(provide, loc_, indent, out);
+        const std::string value = expr(provide.value);
+        std::vector<std::string> args = print_args(provide.args);
+        if (const Register* reg = program_.find_register(provide.func)) {
+          if (args.empty()) throw InternalError("emit: register write without a slot");
+          const std::string slot = args.back();
+          args.pop_back();
+          const AccessScope scope(storage_, &s);
+          lines(storage_.write_register(*reg, args, slot, value, s.loc), indent, out);
+        } else {
+          const AccessScope scope(storage_, &s);
+          lines(storage_.write_func(provide.func, args, value, s.loc), indent, out);
+        }
+      },
+      [&](const Alloc&) {
+        throw Diagnostic(s.loc, "alloc statements are not supported by code generation yet",
+                         "emit-unsupported");
+      },
+      [&](const WriteChannel& write) {
+        const Channel* channel = program_.find_channel(write.channel);
+        if (!channel) throw InternalError("emit: unknown channel '" + write.channel + "'");
+        const std::string value = expr(write.value);
+        const std::vector<std::string> index = print_args(write.index);
+        const AccessScope scope(storage_, &s);
+        lines(storage_.write_channel(*channel, index, value, s.loc), indent, out);
+      },
+      [&](const Realize& realize) {
+        *out += pad + "{\n";
+        scopes_.emplace_back();
+        lines(storage_.declare_realize(realize, s.loc, print_args(realize.mins),
+                                       print_args(realize.extents)),
+              indent + 1, out);
+        stmts(realize.body, indent + 1, out);
+        scopes_.pop_back();
+        *out += pad + "}\n";
+      },
+      [&](const Shift& shift) {
+        const Register* reg = program_.find_register(shift.reg);
+        if (!reg) throw InternalError("emit: unknown register '" + shift.reg + "'");
+        const std::vector<std::string> pe = print_args(shift.pe);
+        const AccessScope scope(storage_, &s);
+        lines(storage_.shift_register(*reg, pe, s.loc), indent, out);
+      },
+      [&](const Push& push) {
+        const Register* reg = program_.find_register(push.fifo);
+        if (!reg) throw InternalError("emit: unknown register '" + push.fifo + "'");
+        const std::vector<std::string> pe = print_args(push.pe);
+        const std::string value = expr(push.value);
+        const AccessScope scope(storage_, &s);
+        lines(storage_.push_fifo(*reg, pe, value, s.loc), indent, out);
+      });
 }
 
 namespace {

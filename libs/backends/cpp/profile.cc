@@ -13,10 +13,30 @@ namespace t2s {
 
 namespace {
 
+// Calls `f(loop, stmt)` on every loop of `list` and of the lists nested in it, outermost first
+// (a StmtVisitor with a hook for loops only).
+template <typename F>
+void for_each_loop(const StmtList& list, F&& f) {
+  class LoopVisitor : public StmtVisitor {
+   public:
+    explicit LoopVisitor(F& f) : f_(f) {}
+
+   protected:
+    void visit_for(const For& loop, const Stmt& s) override {
+      f_(loop, s);
+      visit_stmts(loop.body);
+    }
+
+   private:
+    F& f_;
+  };
+  LoopVisitor(f).visit_stmts(list);
+}
+
 bool contains_serial(const StmtList& list) {
   bool found = false;
-  for_each_stmt(list, [&](const Stmt& s) {
-    if (const For* f = s.as<For>(); f && f->loop_kind == LoopKind::kSerial) found = true;
+  for_each_loop(list, [&](const For& f, const Stmt&) {
+    if (f.loop_kind == LoopKind::kSerial) found = true;
   });
   return found;
 }
@@ -35,19 +55,18 @@ class Marker {
     step_func_ = "t2s_profile_step_" + std::to_string(index);
     work_func_ = "t2s_profile_work_" + std::to_string(index);
     // The PE variables, in order of first appearance, with their constant ranges.
-    for_each_stmt(k.body, [&](const Stmt& s) {
-      const For* f = s.as<For>();
-      if (!f || f->loop_kind != LoopKind::kUnrolled) return;
-      if (f->min->kind != ExprKind::kIntImm || f->extent->kind != ExprKind::kIntImm)
+    for_each_loop(k.body, [&](const For& f, const Stmt& s) {
+      if (f.loop_kind != LoopKind::kUnrolled) return;
+      if (f.min->kind != ExprKind::kIntImm || f.extent->kind != ExprKind::kIntImm)
         throw Diagnostic(s.loc, "--profile needs unrolled loops with constant bounds",
                          "emit-unsupported");
-      const int64_t lo = f->min->int_value, hi = lo + f->extent->int_value - 1;
-      auto it = std::find(vars_.begin(), vars_.end(), f->var);
+      const int64_t lo = f.min->int_value, hi = lo + f.extent->int_value - 1;
+      auto it = std::find(vars_.begin(), vars_.end(), f.var);
       if (it == vars_.end()) {
-        vars_.push_back(f->var);
-        range_[f->var] = {lo, hi};
+        vars_.push_back(f.var);
+        range_[f.var] = {lo, hi};
       } else {
-        range_[f->var] = {std::min(range_[f->var].first, lo), std::max(range_[f->var].second, hi)};
+        range_[f.var] = {std::min(range_[f.var].first, lo), std::max(range_[f.var].second, hi)};
       }
     });
     out_->pes = 1;

@@ -11,6 +11,7 @@
 
 #include "libs/backends/text/text.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
@@ -80,19 +81,39 @@ struct Loop {
   LoopKind kind;
 };
 
-// Every loop of `list`, outermost first (pre-order).
+// Every loop of a statement tree, outermost first (pre-order).
+class LoopCollector : public StmtVisitor {
+ public:
+  explicit LoopCollector(std::vector<Loop>* out) : out_(out) {}
+
+ protected:
+  void visit_for(const For& loop, const Stmt&) override {
+    out_->push_back({loop.var, loop.min, loop.extent, loop.loop_kind});
+    visit_stmts(loop.body);
+  }
+
+ private:
+  std::vector<Loop>* out_;
+};
+
 void collect_loops(const StmtList& list, std::vector<Loop>* out) {
-  for_each_stmt(list, [&](const Stmt& s) {
-    if (const For* loop = s.as<For>())
-      out->push_back({loop->var, loop->min, loop->extent, loop->loop_kind});
-  });
+  LoopCollector(out).visit_stmts(list);
 }
 
-// Names written by a `provide` anywhere in `list`.
+// Names written by a `provide` anywhere in a statement tree.
+class ProvideCollector : public StmtVisitor {
+ public:
+  explicit ProvideCollector(std::set<std::string>* out) : out_(out) {}
+
+ protected:
+  void visit_provide(const Provide& provide, const Stmt&) override { out_->insert(provide.func); }
+
+ private:
+  std::set<std::string>* out_;
+};
+
 void collect_provides(const StmtList& list, std::set<std::string>* out) {
-  for_each_stmt(list, [&](const Stmt& s) {
-    if (const Provide* provide = s.as<Provide>()) out->insert(provide->func);
-  });
+  ProvideCollector(out).visit_stmts(list);
 }
 
 // The PE array of a kernel as drawn.
@@ -650,25 +671,38 @@ class DotPrinter {
     std::vector<std::pair<std::string, Expr>> lets;  // around the access, outermost first
   };
 
-  // The first write and the first read of channel `ch` in `list`.
-  static void find_accesses(const StmtList& list, const std::string& ch,
-                            std::vector<std::pair<std::string, Expr>>* lets,
-                            std::optional<Access>* write, std::optional<Access>* read) {
-    for (const StmtPtr& s : list) {
-      if (const WriteChannel* w = s->as<WriteChannel>(); w && w->channel == ch && !*write)
-        *write = Access{w->index, *lets};
-      for (const Expr* e : s->exprs())
+  // The first write and the first read of channel `ch` in a statement tree, each with the lets
+  // around it.
+  class AccessFinder : public StmtVisitor {
+   public:
+    explicit AccessFinder(const std::string& ch) : ch_(ch) {}
+    std::optional<Access> write, read;
+
+    // A read of the channel in the statement's own operands, then the statement's kind.
+    void visit_stmt(const Stmt& s) override {
+      for (const Expr* e : s.exprs())
         for_each_expr(*e, [&](const Expr& x) {
-          if (!*read && x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel &&
-              !x->operands.empty() && x->operands[0]->name == ch)
-            *read = Access{std::vector<Expr>(x->operands.begin() + 1, x->operands.end()), *lets};
+          if (!read && x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel &&
+              !x->operands.empty() && x->operands[0]->name == ch_)
+            read = Access{std::vector<Expr>(x->operands.begin() + 1, x->operands.end()), lets_};
         });
-      const LetStmt* let = s->as<LetStmt>();
-      if (let) lets->push_back({let->var, let->value});
-      for (const StmtList* c : s->children()) find_accesses(*c, ch, lets, write, read);
-      if (let) lets->pop_back();
+      StmtVisitor::visit_stmt(s);
     }
-  }
+
+   protected:
+    void visit_write_channel(const WriteChannel& w, const Stmt&) override {
+      if (w.channel == ch_ && !write) write = Access{w.index, lets_};
+    }
+    void visit_let(const LetStmt& let, const Stmt&) override {
+      lets_.push_back({let.var, let.value});
+      visit_stmts(let.body);
+      lets_.pop_back();
+    }
+
+   private:
+    const std::string& ch_;
+    std::vector<std::pair<std::string, Expr>> lets_;  // outermost first
+  };
 
   // `e` with integer variables from `env`: + - * of literals and variables only.
   static std::optional<int64_t> eval(const Expr& e, const std::map<std::string, int64_t>& env) {
@@ -721,9 +755,10 @@ class DotPrinter {
     if (c.producer != c.consumer || !kv || !kv->grid.present || kv->grid.symbolic ||
         kv->space_vars.size() != kv->grid.shape.size())
       return false;
-    std::vector<std::pair<std::string, Expr>> lets;
-    std::optional<Access> write, read;
-    find_accesses(kv->kernel->body, c.name, &lets, &write, &read);
+    AccessFinder finder(c.name);
+    finder.visit_stmts(kv->kernel->body);
+    const std::optional<Access>& write = finder.write;
+    const std::optional<Access>& read = finder.read;
     if (!write || !read) return false;
     const Grid& g = kv->grid;
     std::map<std::vector<int64_t>, std::vector<int64_t>> writer;

@@ -35,6 +35,26 @@ const DeviceFamily* find_device_family(const std::string& flag) {
 
 namespace {
 
+// Calls `f(loop, stmt)` on every loop of `list` and of the lists nested in it, outermost first
+// (a StmtVisitor with a hook for loops only).
+template <typename F>
+void for_each_loop(const StmtList& list, F&& f) {
+  class LoopVisitor : public StmtVisitor {
+   public:
+    explicit LoopVisitor(F& f) : f_(f) {}
+
+   protected:
+    void visit_for(const For& loop, const Stmt& s) override {
+      f_(loop, s);
+      visit_stmts(loop.body);
+    }
+
+   private:
+    F& f_;
+  };
+  LoopVisitor(f).visit_stmts(list);
+}
+
 // Both families' DSP blocks (Intel Arria 10 Native Floating Point DSP IP Core User Guide and
 // Intel Stratix 10 Variable Precision DSP Blocks User Guide): one IEEE single-precision
 // multiply-add, multiply or add per block in floating-point mode; in fixed-point mode one
@@ -140,25 +160,23 @@ class KernelWalk {
 
  private:
   void collect_pe_vars(const StmtList& list) {
-    for_each_stmt(list, [&](const Stmt& s) {
-      if (const For* f = s.as<For>()) {
-        if (f->loop_kind == LoopKind::kUnrolled) {
-          if (std::find(pe_vars_.begin(), pe_vars_.end(), f->var) == pe_vars_.end()) {
-            pe_vars_.push_back(f->var);
-            pe_low_[f->var] = f->min->kind == ExprKind::kIntImm ? f->min->int_value : 0;
-          } else if (f->min->kind == ExprKind::kIntImm) {
-            pe_low_[f->var] = std::min(pe_low_[f->var], f->min->int_value);
-          }
+    for_each_loop(list, [&](const For& f, const Stmt&) {
+      if (f.loop_kind == LoopKind::kUnrolled) {
+        if (std::find(pe_vars_.begin(), pe_vars_.end(), f.var) == pe_vars_.end()) {
+          pe_vars_.push_back(f.var);
+          pe_low_[f.var] = f.min->kind == ExprKind::kIntImm ? f.min->int_value : 0;
+        } else if (f.min->kind == ExprKind::kIntImm) {
+          pe_low_[f.var] = std::min(pe_low_[f.var], f.min->int_value);
         }
-        if (f->loop_kind == LoopKind::kSerial) has_serial_ = true;
       }
+      if (f.loop_kind == LoopKind::kSerial) has_serial_ = true;
     });
   }
 
   static bool contains_serial(const StmtList& list) {
     bool found = false;
-    for_each_stmt(list, [&](const Stmt& s) {
-      if (const For* f = s.as<For>(); f && f->loop_kind == LoopKind::kSerial) found = true;
+    for_each_loop(list, [&](const For& f, const Stmt&) {
+      if (f.loop_kind == LoopKind::kSerial) found = true;
     });
     return found;
   }

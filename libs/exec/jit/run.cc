@@ -17,6 +17,7 @@
 #include "libs/exec/jit/unavailable.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/saturating.h"
+#include "libs/ir/stmt_visitor.h"
 
 namespace t2s::jit {
 namespace {
@@ -158,20 +159,24 @@ int64_t list_iterations(const StmtList& list) {
   int64_t total = 0;
   bool has_plain_statement = false;
   for (const StmtPtr& s : list) {
-    if (const For* loop = s->as<For>()) {
-      int64_t extent = 1;
-      if (loop->extent && loop->extent->kind == ExprKind::kIntImm)
-        extent = std::max<int64_t>(loop->extent->int_value, 0);
-      total = saturating_add(total, saturating_mul(extent, list_iterations(loop->body)));
-      continue;
-    }
-    const Stmt& stmt = *s;
-    std::vector<const StmtList*> children = stmt.children();
-    if (children.empty()) {
-      has_plain_statement = true;
-      continue;
-    }
-    for (const StmtList* child : children) total = saturating_add(total, list_iterations(*child));
+    // A let, an if or a realize: the iterations of its nested lists.
+    const auto nested = [&] {
+      for (const StmtList* child : s->children())
+        total = saturating_add(total, list_iterations(*child));
+    };
+    const auto plain = [&] { has_plain_statement = true; };
+    match_stmt(
+        *s,
+        [&](const For& loop) {
+          int64_t extent = 1;
+          if (loop.extent && loop.extent->kind == ExprKind::kIntImm)
+            extent = std::max<int64_t>(loop.extent->int_value, 0);
+          total = saturating_add(total, saturating_mul(extent, list_iterations(loop.body)));
+        },
+        [&](const LetStmt&) { nested(); }, [&](const IfThenElse&) { nested(); },
+        [&](const Provide&) { plain(); }, [&](const Alloc&) { plain(); },
+        [&](const WriteChannel&) { plain(); }, [&](const Realize&) { nested(); },
+        [&](const Shift&) { plain(); }, [&](const Push&) { plain(); });
   }
   return total == 0 && has_plain_statement ? 1 : total;
 }
