@@ -16,24 +16,48 @@ namespace {
 // vectorized read's lanes.
 struct Found {
   std::vector<size_t> path;
-  std::vector<const Stmt*> chain;  // the statements from the kernel body down to the read's
+  const Stmt* stmt = nullptr;                      // the statement the read is (in) an operand of
+  const Provide* provide = nullptr;                // its node, when it is a provide
+  const WriteChannel* write = nullptr;             // its node, when it is a write_channel
+  std::vector<const For*> loops;                   // the loops around it, outermost first
+  std::vector<std::pair<std::string, Expr>> lets;  // the lets around it, outermost first
+  // The condition of the outermost if around the read (or whose condition it is in); null
+  // when there is none.
+  Expr condition;
   Expr read;
   std::string place;       // "value" when it is (in) the value a statement writes
   bool in_select = false;  // inside a select's value or the right operand of && / ||
 };
+
+// Calls `f` on every write_channel of `list`, in program order.
+template <typename F>
+void for_each_write(const StmtList& list, F&& f) {
+  class Writes : public StmtVisitor {
+   public:
+    explicit Writes(F& f) : f_(f) {}
+
+   protected:
+    void visit_write_channel(const WriteChannel& w, const Stmt&) override { f_(w); }
+
+   private:
+    F& f_;
+  } writes(f);
+  writes.visit_stmts(list);
+}
 
 class ReadFinder {
  public:
   explicit ReadFinder(std::string channel) : channel_(std::move(channel)) {}
 
   void stmts(const StmtList& list) {
+    const Stmt* outer = stmt_;
     for (size_t i = 0; i < list.size(); ++i) {
       path_.push_back(i);
-      chain_.push_back(list[i].get());
+      stmt_ = list[i].get();
       stmt(*list[i]);
       path_.pop_back();
-      chain_.pop_back();
     }
+    stmt_ = outer;
   }
 
   std::vector<Found> found;
@@ -49,25 +73,35 @@ class ReadFinder {
         [&](const For& f) {
           expr(f.min, "a loop bound");
           expr(f.extent, "a loop bound");
+          loops_.push_back(&f);
           stmts(f.body);
+          loops_.pop_back();
         },
         [&](const LetStmt& l) {
           expr(l.value, "a let");
+          lets_.push_back({l.var, l.value});
           stmts(l.body);
+          lets_.pop_back();
         },
         [&](const IfThenElse& i) {
+          ifs_.push_back(i.condition);
           expr(i.condition, "an if condition");
           stmts(i.then_body);
           stmts(i.else_body);
+          ifs_.pop_back();
         },
         [&](const Provide& p) {
+          provide_ = &p;
           for (const Expr& a : p.args) expr(a, "an index");
           expr(p.value, "value");
+          provide_ = nullptr;
         },
         [&](const Alloc&) { otherwise(); },
         [&](const WriteChannel& w) {
+          write_ = &w;
           for (const Expr& a : w.index) expr(a, "a channel index");
           expr(w.value, "value");
+          write_ = nullptr;
         },
         [&](const Realize& r) {
           for (const Expr& e : r.mins) expr(e, "storage bounds");
@@ -80,7 +114,8 @@ class ReadFinder {
   void expr(const Expr& e, const char* place, bool conditional = false) {
     if (!e) return;
     if (is_lane_reads_of(e, channel_) || is_read_of(e, channel_)) {
-      found.push_back({path_, chain_, e, place, conditional});
+      found.push_back({path_, stmt_, provide_, write_, loops_, lets_,
+                       ifs_.empty() ? nullptr : ifs_[0], e, place, conditional});
       return;
     }
     const bool logical = e->kind == ExprKind::kBinary &&
@@ -92,7 +127,12 @@ class ReadFinder {
 
   std::string channel_;
   std::vector<size_t> path_;
-  std::vector<const Stmt*> chain_;
+  const Stmt* stmt_ = nullptr;
+  const Provide* provide_ = nullptr;
+  const WriteChannel* write_ = nullptr;
+  std::vector<const For*> loops_;
+  std::vector<std::pair<std::string, Expr>> lets_;
+  std::vector<Expr> ifs_;  // the conditions of the ifs around, outermost first
 };
 
 class Analysis {
@@ -111,7 +151,7 @@ class Analysis {
     const Found r = read();
     loops(r);
     if (s_.form == Site::kWhole) {
-      if (const WriteChannel* w = s_.stmt->as<WriteChannel>()) s_.out_channel = w->channel;
+      if (s_.write) s_.out_channel = s_.write->channel;
       return s_;
     }
     if (s_.form == Site::kUnrolled)
@@ -195,11 +235,10 @@ class Analysis {
                " times; gather needs exactly one read",
            "gather-read");
     const Found& r = finder.found[0];
-    for (const Stmt* s : r.chain)
-      if (const IfThenElse* i = s->as<IfThenElse>())
-        fail(q(s_.func) + " reads " + ch + " under a condition (if " + print_expr(i->condition) +
-                 "); gather needs an unconditional read",
-             "gather-read");
+    if (r.condition)
+      fail(q(s_.func) + " reads " + ch + " under a condition (if " + print_expr(r.condition) +
+               "); gather needs an unconditional read",
+           "gather-read");
     if (r.in_select)
       fail(q(s_.func) + " reads " + ch +
                " in a branch of a select (or the right operand of && or ||), under a condition; "
@@ -210,16 +249,17 @@ class Analysis {
         "to its own storage";
     if (r.place != "value")
       fail(q(s_.func) + " reads " + ch + " in " + r.place + needs, "gather-read");
-    s_.stmt = r.chain.back();
-    if (const Provide* p = s_.stmt->as<Provide>(); p && p->func != s_.func)
-      fail(q(s_.func) + " stores the value read from " + ch + " to " + q(p->func) +
+    s_.stmt = r.stmt;
+    s_.provide = r.provide;
+    s_.write = r.write;
+    if (s_.provide && s_.provide->func != s_.func)
+      fail(q(s_.func) + " stores the value read from " + ch + " to " + q(s_.provide->func) +
                ", not to its own storage" + needs,
            "gather-read");
     s_.path = r.path;
     s_.read = r.read;
     if (is_lane_reads_of(r.read, s_.in_channel)) {
-      const Expr& value = s_.stmt->as<Provide>() ? s_.stmt->as<Provide>()->value
-                                                 : s_.stmt->as<WriteChannel>()->value;
+      const Expr& value = s_.value();
       // A tensor of lanes (several vectorized loops) is the concat of the reads reshaped.
       const bool reshaped = value->kind == ExprKind::kCall && value->name == "reshape" &&
                             value->call_kind == CallKind::kIntrinsic &&
@@ -264,14 +304,8 @@ class Analysis {
 
   void loops(const Found& r) {
     std::vector<Loop> all;  // outermost first
-    for (size_t i = 0; i + 1 < r.chain.size(); ++i) {
-      const Stmt* s = r.chain[i];
-      if (const For* f = s->as<For>()) {
-        all.push_back(as_loop(*f));
-      } else if (const LetStmt* let = s->as<LetStmt>()) {
-        s_.lets.push_back({let->var, let->value});
-      }
-    }
+    for (const For* f : r.loops) all.push_back(as_loop(*f));
+    s_.lets = r.lets;
     std::vector<std::string> names;
     for (const Loop& l : all) names.push_back(l.var);
     const Loop* v = nullptr;
@@ -440,11 +474,10 @@ class Analysis {
     std::optional<size_t> dim;
     for (const Kernel& k : p_.kernels) {
       if (k.name != s_.source_kernel) continue;
-      for_each_stmt(k.body, [&](const Stmt& st) {
-        const WriteChannel* w = st.as<WriteChannel>();
-        if (!w || w->channel != s_.in_channel) return;
-        for (size_t d = 0; d < w->index.size(); ++d)
-          if (w->index[d]->kind == ExprKind::kVar && w->index[d]->name == s_.var) dim = d;
+      for_each_write(k.body, [&](const WriteChannel& w) {
+        if (w.channel != s_.in_channel) return;
+        for (size_t d = 0; d < w.index.size(); ++d)
+          if (w.index[d]->kind == ExprKind::kVar && w.index[d]->name == s_.var) dim = d;
       });
     }
     return dim;
@@ -489,9 +522,9 @@ class Analysis {
   // Down runs the PEs along v from the highest index down: nothing else they do may depend on
   // their order (another channel or a register).
   void down_keeps_order(const Found& r) const {
-    const Stmt* v_loop = nullptr;
-    for (const Stmt* s : r.chain)
-      if (const For* f = s->as<For>(); f && f->var == s_.var) v_loop = s;
+    const For* v_loop = nullptr;
+    for (const For* f : r.loops)
+      if (f->var == s_.var) v_loop = f;
     std::string other;
     auto expr = [&](const Expr& e) {
       for_each_expr(e, [&](const Expr& x) {
@@ -502,13 +535,20 @@ class Analysis {
         if (x->call_kind == CallKind::kRegister) other = "register " + q(x->name);
       });
     };
-    for_each_stmt(v_loop->as<For>()->body, [&](const Stmt& st) {
-      if (const WriteChannel* w = st.as<WriteChannel>(); w && &st != s_.stmt && other.empty())
-        other = "channel " + q(w->channel);
-      if (const Shift* sh = st.as<Shift>(); sh && other.empty()) other = "register " + q(sh->reg);
-      if (const Push* pu = st.as<Push>(); pu && other.empty()) other = "register " + q(pu->fifo);
-      if (const Provide* pr = st.as<Provide>(); pr && other.empty() && p_.find_register(pr->func))
-        other = "register " + q(pr->func);
+    for_each_stmt(v_loop->body, [&](const Stmt& st) {
+      // The first other channel or register, by statement, then by operand.
+      if (other.empty())
+        match_stmt(
+            st, [](const For&) {}, [](const LetStmt&) {}, [](const IfThenElse&) {},
+            [&](const Provide& pr) {
+              if (p_.find_register(pr.func)) other = "register " + q(pr.func);
+            },
+            [](const Alloc&) {},
+            [&](const WriteChannel& w) {
+              if (&st != s_.stmt) other = "channel " + q(w.channel);
+            },
+            [](const Realize&) {}, [&](const Shift& sh) { other = "register " + q(sh.reg); },
+            [&](const Push& pu) { other = "register " + q(pu.fifo); });
       for (const Expr* e : st.exprs()) expr(*e);
     });
     if (!other.empty())
@@ -522,7 +562,7 @@ class Analysis {
   // What F does with the value: a provide to its own storage, or a write to a channel indexed
   // by its space loops (all of them, or all but v).
   void output() {
-    const WriteChannel* w = s_.stmt->as<WriteChannel>();
+    const WriteChannel* w = s_.write;
     if (!w) return;
     s_.out_channel = w->channel;
     const Channel* out = p_.find_channel(w->channel);

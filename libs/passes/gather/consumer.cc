@@ -1,9 +1,10 @@
 // t2s-gather: the consumer of the channel F writes. After gathering an unrolled loop v, the
 // exit PE writes every value of one element of the channel (v's dimension gone) in the order of
 // F's outer loops, then v ascending; the consumer must read them in that order (gather-order).
-#include <functional>
+#include <utility>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/gather/gather_internal.h"
 
@@ -13,39 +14,52 @@ namespace {
 
 std::string q(const std::string& name) { return "'" + name + "'"; }
 
-// Every read of `channel` in `list` (a concat of reads of the lanes counts once), with the
-// loops (outermost first) and lets around it.
+// A read of the channel in the consumer, with the loops (outermost first) and lets around it.
 struct ConsumerRead {
   Expr read;
   std::vector<Loop> loops;
   std::vector<std::pair<std::string, Expr>> lets;
 };
 
-void find_reads(const StmtList& list, const std::string& channel, std::vector<Loop>* loops,
-                std::vector<std::pair<std::string, Expr>>* lets, std::vector<ConsumerRead>* out) {
-  for (const StmtPtr& s : list) {
-    std::function<void(const Expr&)> expr = [&](const Expr& e) {
-      if (!e) return;
-      if (is_read_of(e, channel) || is_lane_reads_of(e, channel)) {
-        out->push_back({e, *loops, *lets});
-        return;
-      }
-      for (const Expr& o : e->operands) expr(o);
-    };
-    for (const Expr* e : s->exprs()) expr(*e);
-    if (const For* f = s->as<For>()) {
-      loops->push_back(as_loop(*f));
-      find_reads(f->body, channel, loops, lets, out);
-      loops->pop_back();
-    } else if (const LetStmt* let = s->as<LetStmt>()) {
-      lets->push_back({let->var, let->value});
-      find_reads(let->body, channel, loops, lets, out);
-      lets->pop_back();
-    } else {
-      for (const StmtList* c : s->children()) find_reads(*c, channel, loops, lets, out);
-    }
+// Every read of `channel` in `list` (a concat of reads of the lanes counts once).
+class ConsumerReads : public StmtVisitor {
+ public:
+  ConsumerReads(const StmtList& list, const std::string& channel) : channel_(channel) {
+    visit_stmts(list);
   }
-}
+  std::vector<ConsumerRead> reads;
+
+ protected:
+  // A statement's own operands, with the loops and lets around it; then its nested lists.
+  void visit_stmt(const Stmt& s) override {
+    for (const Expr* e : s.exprs()) expr(*e);
+    StmtVisitor::visit_stmt(s);
+  }
+  void visit_for(const For& f, const Stmt& s) override {
+    loops_.push_back(as_loop(f));
+    StmtVisitor::visit_for(f, s);
+    loops_.pop_back();
+  }
+  void visit_let(const LetStmt& l, const Stmt& s) override {
+    lets_.push_back({l.var, l.value});
+    StmtVisitor::visit_let(l, s);
+    lets_.pop_back();
+  }
+
+ private:
+  void expr(const Expr& e) {
+    if (!e) return;
+    if (is_read_of(e, channel_) || is_lane_reads_of(e, channel_)) {
+      reads.push_back({e, loops_, lets_});
+      return;
+    }
+    for (const Expr& o : e->operands) expr(o);
+  }
+
+  const std::string& channel_;
+  std::vector<Loop> loops_;
+  std::vector<std::pair<std::string, Expr>> lets_;
+};
 
 class DropDim : public StmtMutator {
  public:
@@ -74,10 +88,7 @@ void check_consumer(const Program& p, const Site& s) {
     if (out && k.name == out->consumer) consumer = &k;
   if (!consumer) return;
   const size_t dim = *s.out_dim;
-  std::vector<Loop> loops;
-  std::vector<std::pair<std::string, Expr>> lets;
-  std::vector<ConsumerRead> reads;
-  find_reads(consumer->body, s.out_channel, &loops, &lets, &reads);
+  const std::vector<ConsumerRead> reads = ConsumerReads(consumer->body, s.out_channel).reads;
   const std::string who = q(consumer->name) + " reads channel " + q(s.out_channel);
   const std::string order = "the exit PE of " + q(s.func) +
                             " writes each element's values in the order of its outer loops, "

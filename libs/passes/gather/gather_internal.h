@@ -43,6 +43,11 @@ struct Site {
   // level the index in the list, then the body of that for, let or realize.
   std::vector<size_t> path;
   const Stmt* stmt = nullptr;
+  // Its node: a provide (to F's own storage) or a write_channel; the other one is null.
+  const Provide* provide = nullptr;
+  const WriteChannel* write = nullptr;
+  // The value it writes, which holds the read.
+  const Expr& value() const { return provide ? provide->value : write->value; }
   std::vector<Loop> serial;                        // the serial loops around it, outermost first
   std::vector<Loop> space;                         // the unrolled loops around it, innermost first
   std::vector<std::pair<std::string, Expr>> lets;  // the lets around it, outermost first

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/gather/gather_internal.h"
 
@@ -26,6 +27,30 @@ Expr broadcast(const Expr& x, int64_t lanes) {
                    {x, lit32(lanes)});
 }
 
+// Whether a loop or a let of `list` binds `var`.
+bool binds(const StmtList& list, const std::string& var) {
+  class Binders : public StmtVisitor {
+   public:
+    explicit Binders(const std::string& var) : var_(var) {}
+    bool found = false;
+
+   protected:
+    void visit_for(const For& f, const Stmt& s) override {
+      found = found || f.var == var_;
+      StmtVisitor::visit_for(f, s);
+    }
+    void visit_let(const LetStmt& l, const Stmt& s) override {
+      found = found || l.var == var_;
+      StmtVisitor::visit_let(l, s);
+    }
+
+   private:
+    const std::string& var_;
+  } binders(var);
+  binders.visit_stmts(list);
+  return binders.found;
+}
+
 class Rewriter {
  public:
   Rewriter(Program& p, const Site& s, Names& names, GatherItemReport* report)
@@ -37,9 +62,7 @@ class Rewriter {
       if (k.name == s_.func) kernel = &k;
     if (!kernel) throw InternalError("gather: the kernel of '" + s_.func + "' went missing");
     loc_ = s_.directive->loc;
-    const Expr& value =
-        s_.stmt->as<Provide>() ? s_.stmt->as<Provide>()->value : s_.stmt->as<WriteChannel>()->value;
-    type_ = value->type;
+    type_ = s_.value()->type;
     fifo_ = names_.fresh(s_.func + "_gather_fifo");
     gathered_ = names_.fresh(s_.source + "_gathered");
     if (s_.form == Site::kUnrolled) {
@@ -49,12 +72,7 @@ class Rewriter {
     } else {
       own_ = names_.fresh(s_.source + "_own");
       // The lanes come back as PEs counted from 0, under v's name unless it is taken.
-      bool bound = false;
-      for_each_stmt(kernel->body, [&](const Stmt& st) {
-        if (const For* f = st.as<For>()) bound = bound || f->var == s_.var;
-        if (const LetStmt* l = st.as<LetStmt>()) bound = bound || l->var == s_.var;
-      });
-      var_ = bound ? names_.fresh(s_.var) : s_.var;
+      var_ = binds(kernel->body, s_.var) ? names_.fresh(s_.var) : s_.var;
       for (auto l = s_.space.rbegin(); l != s_.space.rend(); ++l) dims_.push_back(l->extent);
       dims_.push_back(s_.pes);
     }
@@ -70,36 +88,54 @@ class Rewriter {
     const size_t i = s_.path[level];
     const StmtPtr& st = list[i];
     if (level + 1 == s_.path.size()) {
-      out[i] = s_.form == Site::kUnrolled ? count_loop(*st) : lane_pes(*st);
+      // `st` is the statement that passes the read value on (s_.stmt): the new code.
+      out[i] = s_.form == Site::kUnrolled ? count_loop() : lane_pes();
       return out;
     }
-    Stmt copy{st->node, st->loc};
-    if (copy.children().size() != 1)
+    // The path goes through the one body of a for, let or realize.
+    const auto branches = [&]() -> StmtPtr {
       throw InternalError("gather: the path to the read crosses a statement with branches");
-    *copy.children()[0] = rebuild(*st->children()[0], level + 1);
-    const For* f = copy.as<For>();
-    if (s_.form == Site::kUnrolled && f && f->var == s_.var && s_.down) {
-      // The PEs along v run from the highest index down, so that each PE runs after the PE it
-      // reads from.
-      StmtPtr let =
-          make_let(var_, binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes - 1), make_var(pe_var_)),
-                   f->body, st->loc);
-      out[i] = make_for(pe_var_, lit32(0), lit32(s_.pes), LoopKind::kUnrolled, {let}, st->loc);
-    } else {
-      out[i] = with_node(*st, copy.node);
-    }
+    };
+    out[i] = match_stmt(
+        *st,
+        [&](const For& f) {
+          For copy = f;
+          copy.body = rebuild(f.body, level + 1);
+          if (s_.form != Site::kUnrolled || f.var != s_.var || !s_.down)
+            return with_node(*st, std::move(copy));
+          // The PEs along v run from the highest index down, so that each PE runs after the PE
+          // it reads from.
+          StmtPtr let =
+              make_let(var_, binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes - 1), make_var(pe_var_)),
+                       copy.body, st->loc);
+          return make_for(pe_var_, lit32(0), lit32(s_.pes), LoopKind::kUnrolled, {let}, st->loc);
+        },
+        [&](const LetStmt& l) {
+          LetStmt copy = l;
+          copy.body = rebuild(l.body, level + 1);
+          return with_node(*st, std::move(copy));
+        },
+        [&](const IfThenElse&) { return branches(); }, [&](const Provide&) { return branches(); },
+        [&](const Alloc&) { return branches(); }, [&](const WriteChannel&) { return branches(); },
+        [&](const Realize& r) {
+          Realize copy = r;
+          copy.body = rebuild(r.body, level + 1);
+          return with_node(*st, std::move(copy));
+        },
+        [&](const Shift&) { return branches(); }, [&](const Push&) { return branches(); });
     return out;
   }
 
-  // The statement the exit PE runs: `st` writing the gathered value.
-  StmtPtr exit_stmt(const Stmt& st, const Expr& t) {
+  // The statement the exit PE runs: s_.stmt writing the gathered value.
+  StmtPtr exit_stmt(const Expr& t) {
     const Expr g = make_var(gathered_, type_, loc_);
-    if (const WriteChannel* w = st.as<WriteChannel>()) {
+    const SourceLoc& loc = s_.stmt->loc;
+    if (const WriteChannel* w = s_.write) {
       std::vector<Expr> index = w->index;
       if (s_.out_dim) index.erase(index.begin() + static_cast<long>(*s_.out_dim));
-      return make_write_channel(w->channel, index, g, st.loc);
+      return make_write_channel(w->channel, index, g, loc);
     }
-    const Provide* p = st.as<Provide>();
+    const Provide* p = s_.provide;
     std::vector<Expr> args;
     for (const Expr& a : p->args) {
       Expr whole = inline_lets(a, s_.lets);
@@ -111,7 +147,7 @@ class Rewriter {
         args.push_back(a);
       }
     }
-    return make_provide(p->func, args, g, st.loc);
+    return make_provide(p->func, args, g, loc);
   }
 
   // The FIFO's indices of PE v (at `var_` + `delta`), outermost first, as the channel arrays
@@ -127,24 +163,24 @@ class Rewriter {
     return index;
   }
 
-  StmtPtr pass_or_exit(const Stmt& st, const Expr& t) {
+  StmtPtr pass_or_exit(const Expr& t) {
     const Expr v = make_var(var_);
     const int64_t last = s_.vmin + s_.pes - 1;
     const Expr passes =
         s_.down ? binary(BinaryOp::kGT, v, lit32(s_.vmin)) : binary(BinaryOp::kLT, v, lit32(last));
     StmtPtr pass = make_write_channel(fifo_, fifo_index(0), make_var(gathered_, type_, loc_), loc_);
-    return make_if(passes, {pass}, {exit_stmt(st, t)}, loc_);
+    return make_if(passes, {pass}, {exit_stmt(t)}, loc_);
   }
 
   // Code 2: PE v handles the values of the PEs from the far end to itself, one per step of t,
   // its own at t == v, the others from its neighbour's FIFO.
-  StmtPtr count_loop(const Stmt& st) {
+  StmtPtr count_loop() {
     const Expr v = make_var(var_), t = make_var(t_);
-    const Expr& own = st.as<Provide>() ? st.as<Provide>()->value : st.as<WriteChannel>()->value;
+    const Expr& own = s_.value();
     const Expr from_fifo = make_call("read_channel", CallKind::kChannel, type_,
                                      with_name(fifo_index(s_.down ? 1 : -1)), loc_);
     const Expr g = make_select(binary(BinaryOp::kEQ, t, v), own, from_fifo, type_, loc_);
-    StmtPtr body = make_let(gathered_, g, {pass_or_exit(st, t)}, loc_);
+    StmtPtr body = make_let(gathered_, g, {pass_or_exit(t)}, loc_);
     const Expr min = s_.down ? v : lit32(s_.vmin);
     const Expr extent =
         s_.down ? binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes), v) : plus(v, 1 - s_.vmin);
@@ -155,7 +191,7 @@ class Rewriter {
   // neighbour (the PE at the far end starts one) and passes it on. With lanes along several
   // dimensions (Code 3's j vectorized too), PE v owns the lanes whose read is at v: it reads
   // them (one read pattern at v) and puts each into its lane.
-  StmtPtr lane_pes(const Stmt& st) {
+  StmtPtr lane_pes() {
     const int64_t n = s_.pes;
     const int lanes = type_.lanes;
     const Type flat = type_.with_lanes(lanes);
@@ -209,7 +245,7 @@ class Rewriter {
     Expr g = make_select(not_first, blend, spread, flat, loc_);
     if (type_.is_tensor()) g = reshape(g, type_);
     StmtPtr body =
-        make_let(own_, own_read, {make_let(gathered_, g, {pass_or_exit(st, nullptr)}, loc_)}, loc_);
+        make_let(own_, own_read, {make_let(gathered_, g, {pass_or_exit(nullptr)}, loc_)}, loc_);
     if (!s_.down) return make_for(var_, lit32(0), lit32(n), LoopKind::kUnrolled, {body}, loc_);
     StmtPtr let =
         make_let(var_, binary(BinaryOp::kSub, lit32(n - 1), make_var(pe_var_)), {body}, loc_);

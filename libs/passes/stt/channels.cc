@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/stt/stt_internal.h"
 
@@ -35,35 +36,30 @@ using poly::Cond;
 
 // The conditions on the path to each place one iteration's statements write (or read) channel
 // `ch`: enclosing ifs, select branches, the right operand of && and ||.
-class Sites {
+class Sites : StmtVisitor {
  public:
   Sites(const std::string& ch, bool write, const StmtList& body) : ch_(ch), write_(write) {
-    std::vector<Expr> path;
-    stmts(body, path);
+    visit_stmts(body);
   }
   const std::vector<std::vector<Expr>>& paths() const { return paths_; }
 
  private:
   static Expr negate(const Expr& c) { return make_unary(UnaryOp::kNot, c, Type::Bool()); }
 
-  void stmts(const StmtList& list, std::vector<Expr>& path) {
-    for (const StmtPtr& s : list) stmt(*s, path);
+  // Every statement's operands are on the path that leads to it; its nested lists follow.
+  void visit_stmt(const Stmt& s) override {
+    for (const Expr* e : s.exprs()) expr(*e, path_);
+    StmtVisitor::visit_stmt(s);
   }
-
-  void stmt(const Stmt& s, std::vector<Expr>& path) {
-    if (const IfThenElse* i = s.as<IfThenElse>()) {
-      expr(i->condition, path);
-      path.push_back(i->condition);
-      stmts(i->then_body, path);
-      path.back() = negate(i->condition);
-      stmts(i->else_body, path);
-      path.pop_back();
-      return;
-    }
-    for (const Expr* e : s.exprs()) expr(*e, path);
-    if (const WriteChannel* w = s.as<WriteChannel>(); w && write_ && w->channel == ch_)
-      paths_.push_back(path);
-    for (const StmtList* child : s.children()) stmts(*child, path);
+  void visit_if(const IfThenElse& i, const Stmt&) override {
+    path_.push_back(i.condition);
+    visit_stmts(i.then_body);
+    path_.back() = negate(i.condition);
+    visit_stmts(i.else_body);
+    path_.pop_back();
+  }
+  void visit_write_channel(const WriteChannel& w, const Stmt&) override {
+    if (write_ && w.channel == ch_) paths_.push_back(path_);
   }
 
   void expr(const Expr& e, std::vector<Expr>& path) {
@@ -93,6 +89,7 @@ class Sites {
 
   std::string ch_;
   bool write_;
+  std::vector<Expr> path_;  // the conditions around the statement being visited
   std::vector<std::vector<Expr>> paths_;
 };
 
@@ -104,43 +101,12 @@ class Sites {
 class ControlResolver : public ExprMutator {
  public:
   ControlResolver(const KernelView& v) {
-    for (const StmtPtr& st : v.body) {
-      const Provide* p = st->as<Provide>();
-      if (!p || !p->value || p->value->kind != ExprKind::kSelect || p->value->operands.size() != 3)
-        continue;
-      const Expr& cond = p->value->operands[0];
-      const Expr& base = p->value->operands[1];
-      const Expr& rec = p->value->operands[2];
-      if (cond->kind != ExprKind::kBinary || cond->binary_op != BinaryOp::kEQ ||
-          cond->operands[0]->kind != ExprKind::kVar || cond->operands[1]->kind != ExprKind::kIntImm)
-        continue;
-      const std::string var = cond->operands[0]->name;
-      auto at = std::find(v.names.begin(), v.names.end(), var);
-      if (at == v.names.end() ||
-          v.mins[static_cast<size_t>(at - v.names.begin())] != cond->operands[1]->int_value)
-        continue;
-      if (rec->kind != ExprKind::kCall || rec->call_kind != CallKind::kFunc ||
-          rec->name != p->func || rec->operands.size() != p->args.size())
-        continue;
-      bool shifted = false, args_ok = true;
-      for (size_t a = 0; a < p->args.size() && args_ok; ++a) {
-        if (p->args[a]->kind != ExprKind::kVar) args_ok = false;
-        if (!args_ok) break;
-        if (p->args[a]->name == var) {
-          shifted = print_expr(rec->operands[a]) == var + " - 1";
-          args_ok = shifted;
-        } else {
-          args_ok = equal(rec->operands[a], p->args[a]);
-        }
-      }
-      bool uses_var = false;
-      for_each_expr(base, [&](const Expr& e) {
-        uses_var |= (e->kind == ExprKind::kVar && e->name == var) ||
-                    (e->kind == ExprKind::kCall && e->call_kind != CallKind::kIntrinsic);
-      });
-      if (!args_ok || !shifted || uses_var) continue;
-      controls_[p->func] = {p->args, base};
-    }
+    // Only the body's own provides define control UREs.
+    for (const StmtPtr& st : v.body)
+      match_stmt(
+          *st, [](const For&) {}, [](const LetStmt&) {}, [](const IfThenElse&) {},
+          [&](const Provide& p) { learn(p, v); }, [](const Alloc&) {}, [](const WriteChannel&) {},
+          [](const Realize&) {}, [](const Shift&) {}, [](const Push&) {});
   }
   bool empty() const { return controls_.empty(); }
 
@@ -158,6 +124,43 @@ class ControlResolver : public ExprMutator {
   }
 
  private:
+  // Records `p` when it is a control URE over one of the loops of `v`.
+  void learn(const Provide& p, const KernelView& v) {
+    if (!p.value || p.value->kind != ExprKind::kSelect || p.value->operands.size() != 3) return;
+    const Expr& cond = p.value->operands[0];
+    const Expr& base = p.value->operands[1];
+    const Expr& rec = p.value->operands[2];
+    if (cond->kind != ExprKind::kBinary || cond->binary_op != BinaryOp::kEQ ||
+        cond->operands[0]->kind != ExprKind::kVar || cond->operands[1]->kind != ExprKind::kIntImm)
+      return;
+    const std::string var = cond->operands[0]->name;
+    auto at = std::find(v.names.begin(), v.names.end(), var);
+    if (at == v.names.end() ||
+        v.mins[static_cast<size_t>(at - v.names.begin())] != cond->operands[1]->int_value)
+      return;
+    if (rec->kind != ExprKind::kCall || rec->call_kind != CallKind::kFunc || rec->name != p.func ||
+        rec->operands.size() != p.args.size())
+      return;
+    bool shifted = false, args_ok = true;
+    for (size_t a = 0; a < p.args.size() && args_ok; ++a) {
+      if (p.args[a]->kind != ExprKind::kVar) args_ok = false;
+      if (!args_ok) break;
+      if (p.args[a]->name == var) {
+        shifted = print_expr(rec->operands[a]) == var + " - 1";
+        args_ok = shifted;
+      } else {
+        args_ok = equal(rec->operands[a], p.args[a]);
+      }
+    }
+    bool uses_var = false;
+    for_each_expr(base, [&](const Expr& e) {
+      uses_var |= (e->kind == ExprKind::kVar && e->name == var) ||
+                  (e->kind == ExprKind::kCall && e->call_kind != CallKind::kIntrinsic);
+    });
+    if (!args_ok || !shifted || uses_var) return;
+    controls_[p.func] = {p.args, base};
+  }
+
   struct Control {
     std::vector<Expr> args;
     Expr value;
@@ -372,13 +375,13 @@ class ChannelArranger {
     class Writes : public StmtMutator {
      public:
       Writes(const std::string& ch, const std::vector<Expr>& index) : ch_(ch), index_(index) {}
-      StmtPtr mutate_stmt(const StmtPtr& s) override {
-        StmtPtr out = StmtMutator::mutate_stmt(s);
-        const WriteChannel* w = std::as_const(*out).as<WriteChannel>();
-        if (!w || w->channel != ch_) return out;
-        WriteChannel indexed = *w;
+
+     protected:
+      StmtPtr mutate_write_channel(const WriteChannel& w, const StmtPtr& s) override {
+        if (w.channel != ch_) return s;
+        WriteChannel indexed = w;
         indexed.index = index_;
-        return with_node(*out, std::move(indexed));
+        return with_node(*s, std::move(indexed));
       }
 
      private:
@@ -569,13 +572,8 @@ class ChannelArranger {
 }  // namespace
 
 std::optional<KernelView> untransformed_view(const Kernel& k) {
-  const StmtList* body = &k.body;
-  while (body->size() == 1 && (*body)[0]->as<Realize>()) body = &(*body)[0]->as<Realize>()->body;
-  std::vector<const For*> loops;  // outermost first
-  while (body->size() == 1 && (*body)[0]->as<For>()) {
-    loops.push_back((*body)[0]->as<For>());
-    body = &loops.back()->body;
-  }
+  const LoopNest nest = loop_nest(k.body);
+  const std::vector<const For*>& loops = nest.loops;  // outermost first
   if (loops.empty()) return std::nullopt;
   KernelView v;
   v.kernel = k.name;
@@ -611,7 +609,7 @@ std::optional<KernelView> untransformed_view(const Kernel& k) {
     a.coeff[i] = 1;
     v.space.push_back({l.var, a, l.min->int_value, l.extent->int_value});
   }
-  v.body = *body;
+  v.body = *nest.body;
   return v;
 }
 

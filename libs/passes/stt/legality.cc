@@ -2,10 +2,10 @@
 // injectivity, the reverse mapping, dependences in the new execution order (the order of
 // channels is channels.cc's).
 #include <algorithm>
-#include <functional>
 
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/linear.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/stt/stt_internal.h"
 
@@ -137,12 +137,44 @@ std::string KernelTransformer::read_text(const Read& r) const {
   return r.func + "(" + args + ")";
 }
 
+namespace {
+
+// The provides of a loop nest's body: those of its own list, with their positions in it, and
+// the Funcs provided inside its other statements (an if: hand-edited IR).
+class BodyProvides : public StmtVisitor {
+ public:
+  explicit BodyProvides(const StmtList& body) {
+    for (position_ = 0; position_ < body.size(); ++position_) visit_stmt(*body[position_]);
+  }
+  std::vector<std::pair<size_t, const Provide*>> own;
+  std::set<std::string> nested;
+
+ protected:
+  void visit_stmt(const Stmt& s) override {
+    ++depth_;
+    StmtVisitor::visit_stmt(s);
+    --depth_;
+  }
+  void visit_provide(const Provide& p, const Stmt&) override {
+    if (depth_ == 1)
+      own.push_back({position_, &p});
+    else
+      nested.insert(p.func);
+  }
+
+ private:
+  size_t position_ = 0;
+  int depth_ = 0;  // 1 for a statement of the body's own list
+};
+
+}  // namespace
+
 void KernelTransformer::collect_ures() {
   std::set<std::string> realized;
   for (const StmtPtr& r : realizes_) realized.insert(r->as<Realize>()->func);
-  for (size_t i = 0; i < body_.size(); ++i) {
-    const Provide* s = body_[i]->as<Provide>();
-    if (!s || !out_.find_func(s->func)) continue;
+  const BodyProvides provides(body_);
+  for (const auto& [i, s] : provides.own) {
+    if (!out_.find_func(s->func)) continue;
     Ure u;
     u.func = s->func;
     u.stmt = i;
@@ -172,39 +204,23 @@ void KernelTransformer::collect_ures() {
   }
   // A URE also provided inside another statement (an if: hand-edited IR) keeps its storage:
   // registers replace only the provides of the nest's own list.
-  std::function<void(const StmtList&)> nested_provides = [&](const StmtList& list) {
-    for (const StmtPtr& s : list) {
-      if (const Provide* p = s->as<Provide>()) {
-        auto it = ures_.find(p->func);
-        if (it != ures_.end()) it->second.allocatable = false;
-      }
-      for (const StmtList* child : s->children()) nested_provides(*child);
-    }
-  };
-  for (const StmtPtr& s : body_)
-    for (const StmtList* child : s->children()) nested_provides(*child);
-  // Every read of a URE of the nest.
-  for (size_t i = 0; i < body_.size(); ++i) {
-    std::vector<Expr> exprs;
-    std::function<void(const Stmt&)> gather = [&](const Stmt& s) {
-      for (const Expr* e : s.exprs()) exprs.push_back(*e);
-      for (const StmtList* list : s.children())
-        for (const StmtPtr& b : *list) gather(*b);
-    };
-    gather(*body_[i]);
-    for (const Expr& root : exprs)
-      for_each_expr(root, [&](const Expr& e) {
-        if (e->kind != ExprKind::kCall || e->call_kind != CallKind::kFunc) return;
-        auto it = ures_.find(e->name);
-        if (it == ures_.end()) return;
-        auto d = distance_of(it->second, e->operands);
-        if (!d) {
-          it->second.allocatable = false;
-          return;
-        }
-        reads_.push_back(Read{e->name, i, *d});
-      });
+  for (const std::string& func : provides.nested) {
+    auto it = ures_.find(func);
+    if (it != ures_.end()) it->second.allocatable = false;
   }
+  // Every read of a URE of the nest.
+  for (size_t i = 0; i < body_.size(); ++i)
+    for_each_stmt_expr({body_[i]}, [&](const Expr& e) {
+      if (e->kind != ExprKind::kCall || e->call_kind != CallKind::kFunc) return;
+      auto it = ures_.find(e->name);
+      if (it == ures_.end()) return;
+      auto d = distance_of(it->second, e->operands);
+      if (!d) {
+        it->second.allocatable = false;
+        return;
+      }
+      reads_.push_back(Read{e->name, i, *d});
+    });
   check_schedule_vectors();  // the seed's T'd > 0 first: its message names T and T'd
   // Every dependence must go forward in the new execution order.
   stmts_ = static_cast<int64_t>(body_.size());

@@ -2,6 +2,7 @@
 // variables, the guard, and the UREs' reads and writes through registers.
 #include <algorithm>
 
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/typing.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/stt/stt_internal.h"
@@ -125,15 +126,23 @@ std::vector<Expr> KernelTransformer::own_pe() {
 // Statements i.. of the PE body, with lets wrapping what follows them.
 StmtList KernelTransformer::build(size_t i) {
   if (i == body_.size()) return {};
-  const Stmt& original = *body_[i];
   StmtList tail;
+  // The URE with registers that statement i is the provide of, and the value it provides with
+  // its reads rewritten (its arguments are loop variables, collect_ures: nothing to rewrite).
   const Ure* u = nullptr;
-  if (const Provide* provide = original.as<Provide>()) {
-    auto it = ures_.find(provide->func);
-    if (it != ures_.end() && it->second.allocatable && it->second.stmt == i) u = &it->second;
-  }
+  Expr value;
+  match_stmt(
+      *body_[i], [](const For&) {}, [](const LetStmt&) {}, [](const IfThenElse&) {},
+      [&](const Provide& p) {
+        auto it = ures_.find(p.func);
+        if (it == ures_.end() || !it->second.allocatable || it->second.stmt != i) return;
+        u = &it->second;
+        current_stmt_ = i;
+        value = ReadRewriter(*this).mutate(p.value);
+      },
+      [](const Alloc&) {}, [](const WriteChannel&) {}, [](const Realize&) {}, [](const Shift&) {},
+      [](const Push&) {});
   if (u) {
-    Expr value = rewrite(body_[i], i)->as<Provide>()->value;
     StmtList inner;
     for (const Storage& s : storage_) {
       if (s.func != u->func || s.none) continue;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "libs/ir/stmt_visitor.h"
 #include "libs/passes/stt/stt.h"
 
 namespace t2s {
@@ -18,22 +19,30 @@ std::string stt_report(const Program& p) {
     int64_t npes = 1, nsteps = 1, nlanes = 1;
     const StmtList* body = &k.body;
     bool transformed = false;
-    while (body->size() == 1) {
-      const Stmt& s = *(*body)[0];
-      if (const For* loop = s.as<For>(); loop && loop->extent->kind == ExprKind::kIntImm) {
-        const int64_t e = loop->extent->int_value;
-        const bool unrolled = loop->loop_kind == LoopKind::kUnrolled;
-        const bool vectorized = loop->loop_kind == LoopKind::kVectorized;
-        std::string& list = unrolled ? pes : vectorized ? lanes : steps;
-        list += std::string(list.empty() ? "" : " x ") + loop->var + " " + std::to_string(e);
-        (unrolled ? npes : vectorized ? nlanes : nsteps) *= e;
-        transformed = transformed || unrolled;
-        body = &loop->body;
-      } else if (const Realize* r = s.as<Realize>()) {
-        body = &r->body;
-      } else {
-        break;
-      }
+    // Each step of the walk gives the next list of the nest, or null where it ends.
+    while (body && body->size() == 1) {
+      using Next = const StmtList*;
+      body = match_stmt(
+          *(*body)[0],
+          [&](const For& loop) -> Next {
+            if (loop.extent->kind != ExprKind::kIntImm) return nullptr;
+            const int64_t e = loop.extent->int_value;
+            const bool unrolled = loop.loop_kind == LoopKind::kUnrolled;
+            const bool vectorized = loop.loop_kind == LoopKind::kVectorized;
+            std::string& list = unrolled ? pes : vectorized ? lanes : steps;
+            list += std::string(list.empty() ? "" : " x ") + loop.var + " " + std::to_string(e);
+            (unrolled ? npes : vectorized ? nlanes : nsteps) *= e;
+            transformed = transformed || unrolled;
+            return &loop.body;
+          },
+          [](const LetStmt&) -> Next { return nullptr; },
+          [](const IfThenElse&) -> Next { return nullptr; },
+          [](const Provide&) -> Next { return nullptr; },
+          [](const Alloc&) -> Next { return nullptr; },
+          [](const WriteChannel&) -> Next { return nullptr; },
+          [](const Realize& r) -> Next { return &r.body; },
+          [](const Shift&) -> Next { return nullptr; },
+          [](const Push&) -> Next { return nullptr; });
     }
     if (!transformed && regs.empty()) continue;
     out << "kernel " << k.name << ": PE array " << (pes.empty() ? "1" : pes) << " (" << npes

@@ -3,6 +3,7 @@
 // flattened time and the guard around the PE body.
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "libs/ir/expr_printer.h"
 #include "libs/passes/stt/stt_internal.h"
@@ -11,22 +12,15 @@ namespace t2s::stt_internal {
 
 // Kernel body = realize statements around one perfect loop nest.
 void KernelTransformer::peel() {
-  const StmtList* body = &kernel_.body;
-  while (body->size() == 1 && (*body)[0]->as<Realize>()) {
-    realizes_.push_back((*body)[0]);
-    body = &(*body)[0]->as<Realize>()->body;
-  }
-  std::vector<const For*> loops;
-  while (body->size() == 1 && (*body)[0]->as<For>()) {
-    loops.push_back((*body)[0]->as<For>());
-    body = &loops.back()->body;
-  }
+  LoopNest nest = loop_nest(kernel_.body);
+  realizes_ = std::move(nest.realizes);
+  std::vector<const For*> loops = std::move(nest.loops);
   if (loops.empty())
     fail(
         "its kernel is not a single loop nest (t2s-stt transforms the loop nest of a merge "
         "group or of an isolated Func)",
         "stt-structure");
-  body_ = *body;
+  body_ = *nest.body;
   if (body_.empty()) fail("its loop nest has no statements (hand-edited IR)", "stt-structure");
   // Innermost first.
   std::reverse(loops.begin(), loops.end());

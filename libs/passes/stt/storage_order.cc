@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/stt/stt_internal.h"
 
@@ -51,35 +52,41 @@ void KernelTransformer::check_storage_order() {
     for (const Expr& arg : e->operands) a.args.push_back(s.mutate(arg));
     reads.push_back(a);
   };
-  std::function<void(const StmtPtr&)> stmt = [&](const StmtPtr& s) {
-    ++position;
-    for (const Expr* e : s->exprs()) expr(*e);
-    if (const Provide* p = s->as<Provide>(); p && out_.find_func(p->func)) {
-      VarSubstituter sub(lets);
-      Access w{p->func, {}, position, {}, nullptr};
-      for (const Expr& arg : p->args) w.args.push_back(sub.mutate(arg));
-      writes.push_back(w);
+  std::function<void(const StmtList&)> stmts = [&](const StmtList& list) {
+    for (const StmtPtr& s : list) {
+      ++position;
+      for (const Expr* e : s->exprs()) expr(*e);
+      match_stmt(
+          *s, [&](const For& f) { stmts(f.body); },
+          [&](const LetStmt& let) {
+            if (let.value->type.is_int()) {
+              VarSubstituter sub(lets);
+              lets[let.var] = sub.mutate(let.value);
+            }
+            stmts(let.body);
+            lets.erase(let.var);
+          },
+          [&](const IfThenElse& i) {
+            VarSubstituter sub(lets);
+            const Expr c = sub.mutate(i.condition);
+            conditions.push_back(c);
+            stmts(i.then_body);
+            conditions.back() = make_unary(UnaryOp::kNot, c, Type::Bool());
+            stmts(i.else_body);
+            conditions.pop_back();
+          },
+          [&](const Provide& p) {
+            if (!out_.find_func(p.func)) return;
+            VarSubstituter sub(lets);
+            Access w{p.func, {}, position, {}, nullptr};
+            for (const Expr& arg : p.args) w.args.push_back(sub.mutate(arg));
+            writes.push_back(w);
+          },
+          [](const Alloc&) {}, [](const WriteChannel&) {}, [&](const Realize& r) { stmts(r.body); },
+          [](const Shift&) {}, [](const Push&) {});
     }
-    const LetStmt* let = s->as<LetStmt>();
-    if (let && let->value->type.is_int()) {
-      VarSubstituter sub(lets);
-      lets[let->var] = sub.mutate(let->value);
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>()) {
-      VarSubstituter sub(lets);
-      const Expr c = sub.mutate(i->condition);
-      conditions.push_back(c);
-      for (const StmtPtr& b : i->then_body) stmt(b);
-      conditions.back() = make_unary(UnaryOp::kNot, c, Type::Bool());
-      for (const StmtPtr& b : i->else_body) stmt(b);
-      conditions.pop_back();
-    } else {
-      for (const StmtList* list : s->children())
-        for (const StmtPtr& b : *list) stmt(b);
-    }
-    if (let) lets.erase(let->var);
   };
-  for (const StmtPtr& s : body_) stmt(s);
+  stmts(body_);
 
   poly::VarDims x_dims, y_dims;
   std::vector<std::string> ys;
