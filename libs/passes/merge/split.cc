@@ -11,8 +11,10 @@
 #include <cctype>
 #include <functional>
 #include <optional>
+#include <set>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/program_facts.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/plan.h"
 #include "libs/poly/poly.h"
@@ -479,32 +481,38 @@ StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner) {
 // and t2s-vec turns them into vector operations).
 void mark_vectorized(const std::string& rep, const std::map<std::string, SourceLoc>& vars,
                      StmtList* body) {
-  std::vector<std::string> loops;
-  for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
-    For* f = (*list)[0]->as<For>();
-    loops.insert(loops.begin(), f->var);
-    list = &f->body;
-  }
+  // The perfect nest of `body` itself (the kernel's realizes come around it later: there is
+  // none here, and a nest under one would have no loops).
+  const t2s::LoopNest perfect = t2s::loop_nest(*body);
+  const std::vector<const For*> nest =
+      perfect.realizes.empty() ? perfect.loops : std::vector<const For*>{};
+  std::vector<std::string> loops;  // innermost first
+  for (const For* f : nest) loops.insert(loops.begin(), f->var);
+  std::set<size_t> marked;  // depths in the nest
   for (const auto& [v, at] : vars) {
     if (std::find(loops.begin(), loops.end(), v) == loops.end())
       throw Diagnostic(at,
                        "vectorize: '" + v + "' is not a loop of '" + rep +
                            "' (its loops: " + loops_text(loops) + ")",
                        "vectorize-var");
-    for (StmtList* list = body; list->size() == 1 && (*list)[0]->as<For>();) {
-      const For& f = *(*list)[0]->as<For>();
-      if (f.var == v) {
-        if (f.loop_kind == LoopKind::kUnrolled)
-          throw Diagnostic(at, "vectorize: loop '" + v + "' of '" + rep + "' is also unrolled",
-                           "vectorize-var");
-        For marked = f;
-        marked.loop_kind = LoopKind::kVectorized;
-        (*list)[0] = with_node(*(*list)[0], marked);
-        break;
-      }
-      list = &(*list)[0]->as<For>()->body;
-    }
+    size_t d = 0;  // the outermost loop named v
+    while (nest[d]->var != v) ++d;
+    if (nest[d]->loop_kind == LoopKind::kUnrolled)
+      throw Diagnostic(at, "vectorize: loop '" + v + "' of '" + rep + "' is also unrolled",
+                       "vectorize-var");
+    marked.insert(d);
   }
+  if (marked.empty()) return;
+  // The nest rebuilt from its innermost marked loop out, each loop around the one inside it.
+  StmtPtr inner;
+  for (size_t d = *marked.rbegin() + 1; d-- > 0;) {
+    const StmtPtr& s = d == 0 ? (*body)[0] : nest[d - 1]->body[0];  // the statement of nest[d]
+    For copy = *nest[d];
+    if (marked.count(d)) copy.loop_kind = LoopKind::kVectorized;
+    if (inner) copy.body = {inner};
+    inner = with_node(*s, std::move(copy));
+  }
+  (*body)[0] = inner;
 }
 
 std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> channel_order_swap(

@@ -13,70 +13,61 @@
 namespace t2s::vec_internal {
 namespace {
 
-class KnownConditions : public StmtMutator {
- public:
-  StmtList mutate_stmts(const StmtList& list) override {
-    StmtList out;
-    for (const StmtPtr& s : list) {
-      if (const IfThenElse* i = s->as<IfThenElse>()) {
-        Expr c = mutate(i->condition);
-        std::optional<bool> known = decide(c);
-        if (known) {
-          StmtList taken = mutate_stmts(*known ? i->then_body : i->else_body);
-          out.insert(out.end(), taken.begin(), taken.end());
-          continue;
-        }
-        IfThenElse copy = *i;
-        copy.condition = c;
-        auto cond = poly::Cond::from_expr(c, dims_);
-        const size_t n = context_.constraints().size();
-        if (cond) context_.where(*cond);
-        copy.then_body = mutate_stmts(i->then_body);
-        context_.keep_constraints(n);
-        if (cond) context_.where(!*cond);
-        copy.else_body = mutate_stmts(i->else_body);
-        context_.keep_constraints(n);
-        out.push_back(with_node(*s, copy));
-        continue;
-      }
-      if (const For* f = s->as<For>()) {
-        const bool constant =
-            f->min->kind == ExprKind::kIntImm && f->extent->kind == ExprKind::kIntImm;
-        const size_t n = context_.constraints().size();
-        const auto previous = dims_.find(f->var);
-        const std::optional<std::string> shadowed =
-            previous == dims_.end() ? std::nullopt : std::optional<std::string>(previous->second);
-        if (constant) {
-          const std::string dim = "d" + std::to_string(context_.dims().size());
-          context_.add_dim(dim);
-          dims_[f->var] = dim;
-          context_.where(poly::Cond::range(f->min->int_value, poly::Aff::dim(dim),
-                                           f->min->int_value + f->extent->int_value));
-        } else {
-          dims_.erase(f->var);
-        }
-        For copy = *f;
-        copy.body = mutate_stmts(f->body);
-        context_.keep_constraints(n);
-        if (shadowed)
-          dims_[f->var] = *shadowed;
-        else
-          dims_.erase(f->var);
-        out.push_back(with_node(*s, copy));
-        continue;
-      }
-      if (const LetStmt* l = s->as<LetStmt>(); l && dims_.count(l->var)) {
-        // A let that rebinds a loop's name hides the loop within its body.
-        const std::string dim = dims_.at(l->var);
-        dims_.erase(l->var);
-        StmtPtr done = mutate_stmt(s);
-        dims_[l->var] = dim;
-        out.push_back(done);
-        continue;
-      }
-      out.push_back(mutate_stmt(s));
+class KnownConditions : public SplicingMutator {
+ protected:
+  // A decided if gives way to the branch taken; the branches of the others are seen under their
+  // condition (the then branch) or its negation (the else branch).
+  StmtPtr mutate_if(const IfThenElse& i, const StmtPtr& s) override {
+    Expr c = mutate(i.condition);
+    std::optional<bool> known = decide(c);
+    if (known) return splice(mutate_stmts(*known ? i.then_body : i.else_body));
+    IfThenElse copy = i;
+    copy.condition = c;
+    auto cond = poly::Cond::from_expr(c, dims_);
+    const size_t n = context_.constraints().size();
+    if (cond) context_.where(*cond);
+    copy.then_body = mutate_stmts(i.then_body);
+    context_.keep_constraints(n);
+    if (cond) context_.where(!*cond);
+    copy.else_body = mutate_stmts(i.else_body);
+    context_.keep_constraints(n);
+    return with_node(*s, copy);
+  }
+
+  // The body is seen within the loop's range (a constant one); the bounds stay as they are.
+  StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
+    const bool constant = f.min->kind == ExprKind::kIntImm && f.extent->kind == ExprKind::kIntImm;
+    const size_t n = context_.constraints().size();
+    const auto previous = dims_.find(f.var);
+    const std::optional<std::string> shadowed =
+        previous == dims_.end() ? std::nullopt : std::optional<std::string>(previous->second);
+    if (constant) {
+      const std::string dim = "d" + std::to_string(context_.dims().size());
+      context_.add_dim(dim);
+      dims_[f.var] = dim;
+      context_.where(poly::Cond::range(f.min->int_value, poly::Aff::dim(dim),
+                                       f.min->int_value + f.extent->int_value));
+    } else {
+      dims_.erase(f.var);
     }
-    return out;
+    For copy = f;
+    copy.body = mutate_stmts(f.body);
+    context_.keep_constraints(n);
+    if (shadowed)
+      dims_[f.var] = *shadowed;
+    else
+      dims_.erase(f.var);
+    return with_node(*s, copy);
+  }
+
+  StmtPtr mutate_let(const LetStmt& l, const StmtPtr& s) override {
+    if (!dims_.count(l.var)) return mutate_children(s);
+    // A let that rebinds a loop's name hides the loop within its body.
+    const std::string dim = dims_.at(l.var);
+    dims_.erase(l.var);
+    StmtPtr done = mutate_children(s);
+    dims_[l.var] = dim;
+    return done;
   }
 
  protected:

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/vec/vec_internal.h"
 
@@ -23,6 +24,61 @@ struct RegisterWrite {
   std::vector<Expr> pe;  // the PE indices after the lane indices
   std::string value;     // the let the write stores (t2s-stt writes `R(..., 0) = F_val`)
   int position = 0;      // of the statement in the body
+};
+
+// The registers with lanes (`lane_regs`) that every step shifts: those shifted in the body or in
+// the bodies of its lets, not under an if or in a loop.
+class UnconditionalShifts : public StmtVisitor {
+ public:
+  UnconditionalShifts(const std::map<std::string, const Register*>& lane_regs,
+                      std::set<std::string>* out)
+      : lane_regs_(lane_regs), out_(out) {}
+
+ protected:
+  void visit_shift(const Shift& sh, const Stmt&) override {
+    if (lane_regs_.count(sh.reg)) out_->insert(sh.reg);
+  }
+  void visit_for(const For&, const Stmt&) override {}
+  void visit_if(const IfThenElse&, const Stmt&) override {}
+  void visit_realize(const Realize&, const Stmt&) override {}
+
+ private:
+  const std::map<std::string, const Register*>& lane_regs_;
+  std::set<std::string>* out_;
+};
+
+// The first channel write of a statement tree, in program order.
+class FirstChannelWrite : public StmtVisitor {
+ public:
+  const WriteChannel* found = nullptr;
+
+ protected:
+  void visit_write_channel(const WriteChannel& w, const Stmt&) override {
+    if (!found) found = &w;
+  }
+};
+
+// A loop inside the body runs its iterations for all lanes at once, one iteration after another,
+// where the lanes ran every iteration in turn: a channel used in it would carry its values in
+// another order (a FIFO keeps the order they are written in). Throws Serialise for the first
+// loop of more than one iteration that reads a channel, or else writes one.
+class ChannelInLoop : public StmtVisitor {
+ protected:
+  void visit_for(const For& f, const Stmt&) override {
+    if (!is_int_literal(f.extent) || f.extent->int_value > 1) {
+      for_each_stmt_expr(f.body, [&](const Expr& x) {
+        if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
+          throw Serialise{"channel '" + x->operands[0]->name + "' is read inside loop '" + f.var +
+                          "', which would run across the lanes and change the order of its values"};
+      });
+      FirstChannelWrite write;
+      write.visit_stmts(f.body);
+      if (write.found)
+        throw Serialise{"channel '" + write.found->channel + "' is written inside loop '" + f.var +
+                        "', which would run across the lanes and change the order of its values"};
+    }
+    visit_stmts(f.body);
+  }
 };
 
 class LaneVectorizer {
@@ -63,80 +119,44 @@ class LaneVectorizer {
   // ---- analysis: positions, register writes, Func stores, channel users ----
 
   void analyse(const StmtList& body) {
-    // Shifts every step runs: in the body or in the bodies of its lets, not under an if.
-    std::function<void(const StmtList&)> find_shifts = [&](const StmtList& list) {
-      for (const StmtPtr& s : list) {
-        if (const Shift* sh = s->as<Shift>(); sh && lane_regs_.count(sh->reg))
-          unconditional_shifts_.insert(sh->reg);
-        if (const LetStmt* l = s->as<LetStmt>()) find_shifts(l->body);
-      }
-    };
-    find_shifts(body);
+    UnconditionalShifts(lane_regs_, &unconditional_shifts_).visit_stmts(body);
     for_each_stmt(body, [&](const Stmt& s) {
-      if (const Shift* sh = s.as<Shift>(); sh && unconditional_shifts_.count(sh->reg))
-        shift_positions_[sh->reg] = position_;
       const int at = position_++;
       positions_[&s] = at;
-      if (const Provide* p = s.as<Provide>()) {
-        if (lane_regs_.count(p->func)) {
-          RegisterWrite w;
-          w.pe.assign(p->args.begin() + static_cast<long>(k()), p->args.end() - 1);
-          if (p->value->kind == ExprKind::kVar) w.value = p->value->name;
-          w.position = at;
-          if (reg_writes_.count(p->func))
-            throw Serialise{"register '" + p->func + "' is written twice in the body"};
-          reg_writes_[p->func] = w;
-        } else if (program_.find_func(p->func)) {
-          if (stores_.count(p->func))
-            throw Serialise{"'" + p->func + "' is stored twice in the body"};
-          stores_[p->func] = p;
-        }
-      } else if (const WriteChannel* w = s.as<WriteChannel>()) {
-        note_channel(w->channel, at);
-      } else if (s.as<Realize>() || s.as<Alloc>()) {
-        throw Serialise{"the body allocates storage"};
-      }
+      auto allocates = [] { throw Serialise{"the body allocates storage"}; };
+      match_stmt(
+          s,
+          [&](const Shift& sh) {
+            if (unconditional_shifts_.count(sh.reg)) shift_positions_[sh.reg] = at;
+          },
+          [&](const Provide& p) { note_store(s, p, at); },
+          [&](const WriteChannel& w) { note_channel(w.channel, at); },
+          [&](const Realize&) { allocates(); }, [&](const Alloc&) { allocates(); },
+          [](const For&) {}, [](const LetStmt&) {}, [](const IfThenElse&) {}, [](const Push&) {});
       for (const Expr* e : s.exprs())
         for_each_expr(*e, [&](const Expr& x) {
           if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
             note_channel(x->operands[0]->name, at);
         });
     });
-    // A loop inside the body runs its iterations for all lanes at once, one iteration after
-    // another, where the lanes ran every iteration in turn: a channel used in it would carry its
-    // values in another order (a FIFO keeps the order they are written in).
-    for_each_stmt(body, [&](const Stmt& s) {
-      const For* f = s.as<For>();
-      if (!f || (is_int_literal(f->extent) && f->extent->int_value <= 1)) return;
-      for_each_stmt_expr(f->body, [&](const Expr& x) {
-        if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel)
-          throw Serialise{"channel '" + x->operands[0]->name + "' is read inside loop '" + f->var +
-                          "', which would run across the lanes and change the order of its values"};
-      });
-      for_each_stmt(f->body, [&](const Stmt& b) {
-        if (const WriteChannel* w = b.as<WriteChannel>())
-          throw Serialise{"channel '" + w->channel + "' is written inside loop '" + f->var +
-                          "', which would run across the lanes and change the order of its values"};
-      });
-    });
+    ChannelInLoop().visit_stmts(body);
     // A Func stored in the body may be read there only at the element the same lane stores
     // (any iteration), or by its own store at other lanes of the same iteration (a chain,
     // stored lane by lane); anything else may need another lane's later statement.
     for_each_stmt(body, [&](const Stmt& s) {
-      const Provide* own = s.as<Provide>();
       for (const Expr* e : s.exprs())
         for_each_expr(*e, [&](const Expr& x) {
           if (x->kind != ExprKind::kCall || x->call_kind != CallKind::kFunc) return;
           auto it = stores_.find(x->name);
           if (it == stores_.end()) return;
-          const std::vector<Expr>& at = it->second->args;
+          const std::vector<Expr>& at = it->second.provide->args;
           bool same_lane = true, same_rest = true;
           for (size_t d = 0; d < at.size() && d < x->operands.size(); ++d) {
             const bool equal_index = equal(at[d], x->operands[d]);
             (mentions_lane(at[d]) ? same_lane : same_rest) &= equal_index;
           }
           if (same_lane) return;
-          if (same_rest && own == it->second) {
+          if (same_rest && &s == it->second.stmt) {
             chained_stores_.insert(x->name);
             return;
           }
@@ -145,6 +165,22 @@ class LaneVectorizer {
                           "statement or iteration"};
         });
     });
+  }
+
+  // A store at position `at`: the write of a register with lanes, or of a Func.
+  void note_store(const Stmt& s, const Provide& p, int at) {
+    if (lane_regs_.count(p.func)) {
+      RegisterWrite w;
+      w.pe.assign(p.args.begin() + static_cast<long>(k()), p.args.end() - 1);
+      if (p.value->kind == ExprKind::kVar) w.value = p.value->name;
+      w.position = at;
+      if (reg_writes_.count(p.func))
+        throw Serialise{"register '" + p.func + "' is written twice in the body"};
+      reg_writes_[p.func] = w;
+    } else if (program_.find_func(p.func)) {
+      if (stores_.count(p.func)) throw Serialise{"'" + p.func + "' is stored twice in the body"};
+      stores_[p.func] = {&s, &p};
+    }
   }
 
   void note_channel(const std::string& ch, int at) {
@@ -571,52 +607,58 @@ class LaneVectorizer {
 
   StmtList statement(const StmtPtr& s) {
     const int at = positions_.at(s.get());
-    if (const LetStmt* let = s->as<LetStmt>()) return let_stmt(*s, *let, at);
-    if (const Provide* p = s->as<Provide>()) return provide(*s, *p, at);
-    if (const WriteChannel* w = s->as<WriteChannel>()) {
-      if (!std::any_of(w->index.begin(), w->index.end(), [&](const Expr& i) { return varying(i); }))
-        return {make_write_channel(w->channel, w->index, as_vector(vec(w->value, at)), s->loc)};
-      // Lane l writes lane l of the value to its own element of the array, in lane order.
-      const std::vector<std::vector<Expr>> lanes = channel_lane_indices(w->channel, w->index);
-      const std::string name = fresh(w->channel + "_value");
-      const Expr value = as_vector(vec(w->value, at));
-      const Expr v = make_var(name, value->type, s->loc);
-      StmtList writes;
-      for (int l = 0; l < lanes_.n; ++l)
-        writes.push_back(
-            make_write_channel(w->channel, lanes[static_cast<size_t>(l)], lane_of(v, l), s->loc));
-      return {make_let(name, value, writes, s->loc)};
-    }
-    if (const Shift* sh = s->as<Shift>()) {
-      if (!lane_regs_.count(sh->reg)) {
-        uniform_register_index(sh->reg, sh->pe);
-        return {s};
-      }
-      return {make_shift(sh->reg, own_pe(sh->pe, sh->reg), s->loc)};
-    }
-    if (const Push* p = s->as<Push>()) {
-      if (!lane_regs_.count(p->fifo)) {
-        uniform_register_index(p->fifo, p->pe);
-        return {s};
-      }
-      return {make_push(p->fifo, own_pe(p->pe, p->fifo), as_vector(vec(p->value, at)), s->loc)};
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>()) {
-      if (!varying(i->condition))
-        return {make_if(i->condition, process(i->then_body), process(i->else_body), s->loc)};
-      StmtList out;  // lane by lane
-      for (int l = 0; l < lanes_.n; ++l) {
-        StmtList lane = lane_stmt(s, l);
-        out.insert(out.end(), lane.begin(), lane.end());
-      }
-      return out;
-    }
-    if (const For* f = s->as<For>()) {
-      if (varying(f->min) || varying(f->extent))
-        throw Serialise{"loop '" + f->var + "' inside has bounds that vary with the lanes"};
-      return {make_for(f->var, f->min, f->extent, f->loop_kind, process(f->body), s->loc)};
-    }
-    throw Serialise{"the body has a statement t2s-vec cannot vectorize"};
+    auto cannot = []() -> StmtList {
+      throw Serialise{"the body has a statement t2s-vec cannot vectorize"};
+    };
+    return match_stmt(
+        *s, [&](const LetStmt& let) { return let_stmt(*s, let, at); },
+        [&](const Provide& p) { return provide(*s, p, at); },
+        [&](const WriteChannel& w) { return write_channel(*s, w, at); },
+        [&](const Shift& sh) -> StmtList {
+          if (!lane_regs_.count(sh.reg)) {
+            uniform_register_index(sh.reg, sh.pe);
+            return {s};
+          }
+          return {make_shift(sh.reg, own_pe(sh.pe, sh.reg), s->loc)};
+        },
+        [&](const Push& p) -> StmtList {
+          if (!lane_regs_.count(p.fifo)) {
+            uniform_register_index(p.fifo, p.pe);
+            return {s};
+          }
+          return {make_push(p.fifo, own_pe(p.pe, p.fifo), as_vector(vec(p.value, at)), s->loc)};
+        },
+        [&](const IfThenElse& i) -> StmtList {
+          if (!varying(i.condition))
+            return {make_if(i.condition, process(i.then_body), process(i.else_body), s->loc)};
+          StmtList out;  // lane by lane
+          for (int l = 0; l < lanes_.n; ++l) {
+            StmtList lane = lane_stmt(s, l);
+            out.insert(out.end(), lane.begin(), lane.end());
+          }
+          return out;
+        },
+        [&](const For& f) -> StmtList {
+          if (varying(f.min) || varying(f.extent))
+            throw Serialise{"loop '" + f.var + "' inside has bounds that vary with the lanes"};
+          return {make_for(f.var, f.min, f.extent, f.loop_kind, process(f.body), s->loc)};
+        },
+        [&](const Alloc&) { return cannot(); }, [&](const Realize&) { return cannot(); });
+  }
+
+  StmtList write_channel(const Stmt& s, const WriteChannel& w, int at) {
+    if (!std::any_of(w.index.begin(), w.index.end(), [&](const Expr& i) { return varying(i); }))
+      return {make_write_channel(w.channel, w.index, as_vector(vec(w.value, at)), s.loc)};
+    // Lane l writes lane l of the value to its own element of the array, in lane order.
+    const std::vector<std::vector<Expr>> lanes = channel_lane_indices(w.channel, w.index);
+    const std::string name = fresh(w.channel + "_value");
+    const Expr value = as_vector(vec(w.value, at));
+    const Expr v = make_var(name, value->type, s.loc);
+    StmtList writes;
+    for (int l = 0; l < lanes_.n; ++l)
+      writes.push_back(
+          make_write_channel(w.channel, lanes[static_cast<size_t>(l)], lane_of(v, l), s.loc));
+    return {make_let(name, value, writes, s.loc)};
   }
 
   // The PE indices of a shift or push of a register with lanes, which must name its own lanes.
@@ -769,48 +811,51 @@ class LaneVectorizer {
   // Statement `s` for lane l alone (under a condition that varies with the lanes).
   StmtList lane_stmt(const StmtPtr& s, int l) {
     const int at = positions_.at(s.get());
-    if (const IfThenElse* i = s->as<IfThenElse>()) {
-      Expr c = scalar(i->condition, l, "", at);
-      auto branch = [&](const StmtList& list) {
-        StmtList out;
-        for (const StmtPtr& b : list) {
-          StmtList done = lane_stmt(b, l);
-          out.insert(out.end(), done.begin(), done.end());
-        }
-        return out;
-      };
-      if (is_int_literal(c)) return branch(c->int_value ? i->then_body : i->else_body);
-      return {make_if(c, branch(i->then_body), branch(i->else_body), s->loc)};
-    }
-    if (const Provide* p = s->as<Provide>()) {
-      if (lane_regs_.count(p->func))
-        throw Serialise{"register '" + p->func + "' is written under a condition on the lanes"};
-      std::vector<Expr> args;
-      for (const Expr& a : p->args) args.push_back(scalar(a, l, "", at));
-      return {make_provide(p->func, args, scalar(p->value, l, "", at), s->loc)};
-    }
-    if (const WriteChannel* w = s->as<WriteChannel>()) {
-      std::vector<Expr> index;
-      for (const Expr& i : w->index) index.push_back(scalar(i, l, "", at));
-      return {make_write_channel(w->channel, index, scalar(w->value, l, "", at), s->loc)};
-    }
-    if (const LetStmt* let = s->as<LetStmt>()) {
-      const std::optional<VarInfo> saved =
-          vars_.count(let->var) ? std::optional<VarInfo>(vars_.at(let->var)) : std::nullopt;
-      Expr v = scalar(let->value, l, "", at);
-      vars_[let->var] = VarInfo{VarKind::kUniform, let->value->type, {}};
-      StmtList body;
-      for (const StmtPtr& b : let->body) {
+    auto lane_stmts = [&](const StmtList& list) {
+      StmtList out;
+      for (const StmtPtr& b : list) {
         StmtList done = lane_stmt(b, l);
-        body.insert(body.end(), done.begin(), done.end());
+        out.insert(out.end(), done.begin(), done.end());
       }
-      if (saved)
-        vars_[let->var] = *saved;
-      else
-        vars_.erase(let->var);
-      return {make_let(let->var, v, body, s->loc)};
-    }
-    throw Serialise{"a condition on the lanes guards a statement that cannot run for one lane"};
+      return out;
+    };
+    auto cannot = []() -> StmtList {
+      throw Serialise{"a condition on the lanes guards a statement that cannot run for one lane"};
+    };
+    return match_stmt(
+        *s,
+        [&](const IfThenElse& i) -> StmtList {
+          Expr c = scalar(i.condition, l, "", at);
+          if (is_int_literal(c)) return lane_stmts(c->int_value ? i.then_body : i.else_body);
+          return {make_if(c, lane_stmts(i.then_body), lane_stmts(i.else_body), s->loc)};
+        },
+        [&](const Provide& p) -> StmtList {
+          if (lane_regs_.count(p.func))
+            throw Serialise{"register '" + p.func + "' is written under a condition on the lanes"};
+          std::vector<Expr> args;
+          for (const Expr& a : p.args) args.push_back(scalar(a, l, "", at));
+          return {make_provide(p.func, args, scalar(p.value, l, "", at), s->loc)};
+        },
+        [&](const WriteChannel& w) -> StmtList {
+          std::vector<Expr> index;
+          for (const Expr& i : w.index) index.push_back(scalar(i, l, "", at));
+          return {make_write_channel(w.channel, index, scalar(w.value, l, "", at), s->loc)};
+        },
+        [&](const LetStmt& let) -> StmtList {
+          const std::optional<VarInfo> saved =
+              vars_.count(let.var) ? std::optional<VarInfo>(vars_.at(let.var)) : std::nullopt;
+          Expr v = scalar(let.value, l, "", at);
+          vars_[let.var] = VarInfo{VarKind::kUniform, let.value->type, {}};
+          StmtList body = lane_stmts(let.body);
+          if (saved)
+            vars_[let.var] = *saved;
+          else
+            vars_.erase(let.var);
+          return {make_let(let.var, v, body, s->loc)};
+        },
+        [&](const For&) { return cannot(); }, [&](const Alloc&) { return cannot(); },
+        [&](const Realize&) { return cannot(); }, [&](const Shift&) { return cannot(); },
+        [&](const Push&) { return cannot(); });
   }
 
   const Program& program_;
@@ -825,7 +870,12 @@ class LaneVectorizer {
   // Registers shifted by a top-level statement of the body (every step), and its position.
   std::set<std::string> unconditional_shifts_;
   std::map<std::string, int> shift_positions_;
-  std::map<std::string, const Provide*> stores_;
+  // A Func stored in the body: the statement and its node.
+  struct FuncStore {
+    const Stmt* stmt = nullptr;
+    const Provide* provide = nullptr;
+  };
+  std::map<std::string, FuncStore> stores_;
   std::set<std::string> chained_stores_;
   std::map<std::string, int> channel_user_;
   std::map<std::string, VarInfo> vars_;

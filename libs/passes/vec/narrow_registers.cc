@@ -6,12 +6,12 @@
 // registers: the register keeps those lanes alone, each write stores their slice of the value
 // (folded through the `concat` that built it, so `C_shreg(pe, 0) = C_val_15`), and a `let`
 // that nothing reads any more (the chain's `concat`) goes.
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <utility>
 
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/vec/vec_internal.h"
 
@@ -111,28 +111,29 @@ class Narrower : public StmtMutator {
   Narrower(const std::map<std::string, LaneRange>& ranges, const std::map<std::string, Type>& types)
       : ranges_(ranges), types_(types) {}
 
-  StmtPtr mutate_stmt(const StmtPtr& s) override {
-    if (const LetStmt* l = s->as<LetStmt>()) {
-      lets_[l->var] = l->value;
-      StmtPtr out = StmtMutator::mutate_stmt(s);
-      lets_.erase(l->var);
-      return out;
-    }
-    StmtPtr out = StmtMutator::mutate_stmt(s);
-    if (const Provide* p = std::get_if<Provide>(&out->node); p && ranges_.count(p->func)) {
-      Provide sliced = *p;
-      sliced.value = slice_of(p->value, ranges_.at(p->func), lets_);
-      return with_node(*out, std::move(sliced));
-    }
-    if (const Push* p = std::get_if<Push>(&out->node); p && ranges_.count(p->fifo)) {
-      Push sliced = *p;
-      sliced.value = slice_of(p->value, ranges_.at(p->fifo), lets_);
-      return with_node(*out, std::move(sliced));
-    }
+ protected:
+  StmtPtr mutate_let(const LetStmt& l, const StmtPtr& s) override {
+    lets_[l.var] = l.value;
+    StmtPtr out = mutate_children(s);
+    lets_.erase(l.var);
     return out;
   }
+  // A write of a narrowed register stores the slice of its (rewritten) value.
+  StmtPtr mutate_provide(const Provide& p, const StmtPtr& s) override {
+    if (!ranges_.count(p.func)) return mutate_children(s);
+    Provide sliced = p;
+    for (Expr& a : sliced.args) a = mutate(a);
+    sliced.value = slice_of(mutate(p.value), ranges_.at(p.func), lets_);
+    return with_node(*s, std::move(sliced));
+  }
+  StmtPtr mutate_push(const Push& p, const StmtPtr& s) override {
+    if (!ranges_.count(p.fifo)) return mutate_children(s);
+    Push sliced = p;
+    for (Expr& i : sliced.pe) i = mutate(i);
+    sliced.value = slice_of(mutate(p.value), ranges_.at(p.fifo), lets_);
+    return with_node(*s, std::move(sliced));
+  }
 
- protected:
   Expr mutate_call(const Expr& e) override {
     if (is_slice(e)) {
       const std::string r = register_read(e->operands[0]);
@@ -170,17 +171,49 @@ bool uses_var(const StmtList& list, const std::string& var) {
   return used;
 }
 
+// The lets named in `candidates` whose value is a variable (a copy): name -> that variable.
+class CopyLets : public StmtVisitor {
+ public:
+  CopyLets(const std::set<std::string>& candidates, std::map<std::string, Expr>* copies)
+      : candidates_(candidates), copies_(copies) {}
+
+ protected:
+  void visit_let(const LetStmt& l, const Stmt&) override {
+    if (candidates_.count(l.var) && l.value->kind == ExprKind::kVar) (*copies_)[l.var] = l.value;
+    visit_stmts(l.body);
+  }
+
+ private:
+  const std::set<std::string>& candidates_;
+  std::map<std::string, Expr>* copies_;
+};
+
+// A let named in `candidates` that nothing reads (once its body has dropped its own) and whose
+// value has no effect gives way to its body.
+class UnusedLets : public SplicingMutator {
+ public:
+  explicit UnusedLets(const std::set<std::string>& candidates) : candidates_(candidates) {}
+
+ protected:
+  StmtPtr mutate_let(const LetStmt& l, const StmtPtr& s) override {
+    LetStmt copy = l;
+    copy.body = mutate_stmts(l.body);
+    if (candidates_.count(l.var) && pure(l.value) && !uses_var(copy.body, l.var))
+      return splice(std::move(copy.body));
+    return with_node(*s, std::move(copy));
+  }
+
+ private:
+  const std::set<std::string>& candidates_;
+};
+
 }  // namespace
 
 StmtList propagate_copies(const StmtList& list, const std::set<std::string>& candidates) {
   // Let names are unique in a vectorized kernel (t2s-vec takes fresh names), so a copy's uses
   // can read the original directly.
   std::map<std::string, Expr> copies;
-  for_each_stmt(list, [&](const Stmt& s) {
-    const LetStmt* l = s.as<LetStmt>();
-    if (l && candidates.count(l->var) && l->value->kind == ExprKind::kVar)
-      copies[l->var] = l->value;
-  });
+  CopyLets(candidates, &copies).visit_stmts(list);
   if (copies.empty()) return list;
   // Chains of copies (x_8 = x_4 = x_0) resolve to the first.
   for (auto& [name, value] : copies)
@@ -192,18 +225,7 @@ StmtList propagate_copies(const StmtList& list, const std::set<std::string>& can
 }
 
 StmtList drop_unused_lets(const StmtList& list, const std::set<std::string>& candidates) {
-  StmtList out;
-  for (const StmtPtr& s : list) {
-    Stmt copy{s->node, s->loc};
-    for (StmtList* c : copy.children()) *c = drop_unused_lets(*c, candidates);
-    const LetStmt* l = copy.as<LetStmt>();
-    if (l && candidates.count(l->var) && pure(l->value) && !uses_var(l->body, l->var)) {
-      out.insert(out.end(), l->body.begin(), l->body.end());
-      continue;
-    }
-    out.push_back(with_node(*s, copy.node));
-  }
-  return out;
+  return UnusedLets(candidates).mutate_stmts(list);
 }
 
 std::vector<std::string> narrow_registers(Program& program,

@@ -12,11 +12,11 @@
 #include "libs/passes/vec/vec.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/vec/vec_internal.h"
 
@@ -37,7 +37,7 @@ class VecPass {
     out_.stage = Stage::kVectorized;
     for (Kernel& k : out_.kernels) {
       kernel_ = &k;
-      k.body = stmts(k.body);
+      k.body = Nests(this).mutate_stmts(k.body);
     }
     check_vector_register_accesses();
     drop_unread_registers();
@@ -85,9 +85,13 @@ class VecPass {
                          "vec-lanes");
       };
       for_each_stmt(k.body, [&](const Stmt& s) {
-        if (const Provide* p = s.as<Provide>()) refuse(p->func, p->args.size() - 1);
-        if (const Shift* sh = s.as<Shift>()) refuse(sh->reg, sh->pe.size());
-        if (const Push* pu = s.as<Push>()) refuse(pu->fifo, pu->pe.size());
+        match_stmt(
+            s, [&](const Provide& p) { refuse(p.func, p.args.size() - 1); },
+            [&](const Shift& sh) { refuse(sh.reg, sh.pe.size()); },
+            [&](const Push& pu) { refuse(pu.fifo, pu.pe.size()); },
+            // The other kinds access no register themselves.
+            [](const For&) {}, [](const LetStmt&) {}, [](const IfThenElse&) {}, [](const Alloc&) {},
+            [](const WriteChannel&) {}, [](const Realize&) {});
       });
       for_each_stmt_expr(k.body, [&](const Expr& x) {
         if (x->kind != ExprKind::kCall || x->operands.empty()) return;
@@ -111,19 +115,8 @@ class VecPass {
     for (const auto& [name, dims] : vector_regs_)
       if (!read.count(name)) unread.insert(name);
     if (unread.empty()) return;
-    std::function<StmtList(const StmtList&)> drop = [&](const StmtList& list) {
-      StmtList out;
-      for (const StmtPtr& s : list) {
-        if (const Provide* p = s->as<Provide>(); p && unread.count(p->func)) continue;
-        if (const Shift* sh = s->as<Shift>(); sh && unread.count(sh->reg)) continue;
-        if (const Push* pu = s->as<Push>(); pu && unread.count(pu->fifo)) continue;
-        Stmt copy{s->node, s->loc};
-        for (StmtList* c : copy.children()) *c = drop(*c);
-        out.push_back(with_node(*s, copy.node));
-      }
-      return out;
-    };
-    for (Kernel& k : out_.kernels) k.body = drop(k.body);
+    DropRegisterWrites drop(unread);
+    for (Kernel& k : out_.kernels) k.body = drop.mutate_stmts(k.body);
     out_.registers.erase(std::remove_if(out_.registers.begin(), out_.registers.end(),
                                         [&](const Register& r) { return unread.count(r.name); }),
                          out_.registers.end());
@@ -133,21 +126,37 @@ class VecPass {
     }
   }
 
-  StmtList stmts(const StmtList& in) {
-    StmtList out;
-    for (const StmtPtr& s : in) {
-      const For* f = s->as<For>();
-      if (f && f->loop_kind == LoopKind::kVectorized) {
-        StmtList done = vectorize_nest(s);
-        out.insert(out.end(), done.begin(), done.end());
-        continue;
-      }
-      Stmt copy{s->node, s->loc};
-      for (StmtList* c : copy.children()) *c = stmts(*c);
-      out.push_back(with_node(*s, copy.node));
+  // Every nest of vectorized loops (its outermost loop) gives way to its vector code.
+  class Nests : public vec_internal::SplicingMutator {
+   public:
+    explicit Nests(VecPass* pass) : pass_(pass) {}
+
+   protected:
+    StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
+      if (f.loop_kind != LoopKind::kVectorized) return mutate_children(s);
+      return splice(pass_->vectorize_nest(f, s));
     }
-    return out;
-  }
+
+   private:
+    VecPass* pass_;
+  };
+
+  // The writes (stores, shifts and pushes) of the registers in `regs`, which go.
+  class DropRegisterWrites : public StmtMutator {
+   public:
+    explicit DropRegisterWrites(const std::set<std::string>& regs) : regs_(regs) {}
+
+   protected:
+    StmtPtr mutate_provide(const Provide& p, const StmtPtr& s) override { return drop(p.func, s); }
+    StmtPtr mutate_shift(const Shift& sh, const StmtPtr& s) override { return drop(sh.reg, s); }
+    StmtPtr mutate_push(const Push& pu, const StmtPtr& s) override { return drop(pu.fifo, s); }
+
+   private:
+    StmtPtr drop(const std::string& reg, const StmtPtr& s) {
+      return regs_.count(reg) ? nullptr : mutate_children(s);
+    }
+    const std::set<std::string>& regs_;
+  };
 
   // The vectorize directive of `kernel` (its Func) on loop `var`, or any of its vectorize
   // directives for an empty `var`.
@@ -160,19 +169,18 @@ class VecPass {
     return fallback;
   }
 
-  StmtList vectorize_nest(const StmtPtr& outer) {
-    // The directly nested vectorized loops, outermost first.
-    std::vector<const For*> nest;
-    const StmtList* body = nullptr;
-    for (StmtPtr s = outer;;) {
-      const For* f = s->as<For>();
-      nest.push_back(f);
-      body = &f->body;
-      if (body->size() != 1) break;
-      const For* inner = (*body)[0]->as<For>();
-      if (!inner || inner->loop_kind != LoopKind::kVectorized) break;
-      s = (*body)[0];
-    }
+  // The nest of vectorized loops whose outermost loop `first` is statement `outer`.
+  StmtList vectorize_nest(const For& first, const StmtPtr& outer) {
+    // The directly nested vectorized loops, outermost first: those of the perfect nest inside
+    // the first until one that is not vectorized.
+    std::vector<const For*> nest{&first};
+    const LoopNest inside = loop_nest(first.body);
+    if (inside.realizes.empty())  // a realize ends the nest (loop_nest looks through it)
+      for (const For* f : inside.loops) {
+        if (f->loop_kind != LoopKind::kVectorized) break;
+        nest.push_back(f);
+      }
+    const StmtList* body = &nest.back()->body;
     vectorized_kernels_.insert(kernel_->name);
     Lanes lanes;
     VecLoopReport rep;
@@ -214,7 +222,7 @@ class VecPass {
     StmtList result;
     if (lanes.n == 1) {
       rep.notes.push_back("one lane: the loop runs as it is");
-      result = {serialised(outer, LoopKind::kSerial)};
+      result = {serialised(outer, nest, 0, LoopKind::kSerial)};
     } else {
       try {
         // Every use of the loop variables is replaced: the nest is gone.
@@ -226,20 +234,20 @@ class VecPass {
       } catch (const Serialise& s) {
         rep.serialised = true;
         rep.notes = {"serialised (the lanes run one after another, unrolled): " + s.why};
-        result = {serialised(outer, LoopKind::kUnrolled)};
+        result = {serialised(outer, nest, 0, LoopKind::kUnrolled)};
       }
     }
     if (report_) report_->loops.push_back(rep);
     return result;
   }
 
-  // The nest with its vectorized loops made `kind`.
-  StmtPtr serialised(const StmtPtr& s, LoopKind kind) {
-    const For* f = s->as<For>();
-    if (!f || f->loop_kind != LoopKind::kVectorized) return s;
-    For copy = *f;
+  // Loop `nest[i]` (statement `s`) of a nest of vectorized loops, with the loops from it
+  // inwards made `kind`.
+  StmtPtr serialised(const StmtPtr& s, const std::vector<const For*>& nest, size_t i,
+                     LoopKind kind) {
+    For copy = *nest[i];
     copy.loop_kind = kind;
-    if (copy.body.size() == 1) copy.body = {serialised(copy.body[0], kind)};
+    if (i + 1 < nest.size()) copy.body = {serialised(copy.body[0], nest, i + 1, kind)};
     return with_node(*s, copy);
   }
 
@@ -249,12 +257,7 @@ class VecPass {
     std::map<std::string, std::set<int>> read_lanes, write_lanes;
     std::map<std::string, std::set<std::string>> read_types, write_types;  // tensor shapes
     for (const Kernel& k : out_.kernels) {
-      for_each_stmt(k.body, [&](const Stmt& s) {
-        if (const WriteChannel* w = s.as<WriteChannel>()) {
-          write_lanes[w->channel].insert(w->value->type.lanes);
-          write_types[w->channel].insert(w->value->type.name());
-        }
-      });
+      ChannelWrites(&write_lanes, &write_types).visit_stmts(k.body);
       for_each_stmt_expr(k.body, [&](const Expr& x) {
         if (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel) {
           read_lanes[x->operands[0]->name].insert(x->type.lanes);
@@ -307,13 +310,35 @@ class VecPass {
       }
     }
     if (width.empty()) return;
-    for (Kernel& k : out_.kernels) k.body = split_channel_ops(k.body, width);
+    ChannelOps ops(width, channel_types_, names_);
+    for (Kernel& k : out_.kernels) k.body = ops.mutate_stmts(k.body);
   }
 
-  class WideReads : public ExprMutator {
+  // The lanes and the types of the values written to each channel.
+  class ChannelWrites : public StmtVisitor {
    public:
-    WideReads(const std::map<std::string, int>& width, const std::map<std::string, Type>& types)
-        : width_(width), types_(types) {}
+    ChannelWrites(std::map<std::string, std::set<int>>* lanes,
+                  std::map<std::string, std::set<std::string>>* types)
+        : lanes_(lanes), types_(types) {}
+
+   protected:
+    void visit_write_channel(const WriteChannel& w, const Stmt&) override {
+      (*lanes_)[w.channel].insert(w.value->type.lanes);
+      (*types_)[w.channel].insert(w.value->type.name());
+    }
+
+   private:
+    std::map<std::string, std::set<int>>* lanes_;
+    std::map<std::string, std::set<std::string>>* types_;
+  };
+
+  // The reads and writes of the channels in `width` (name -> the lanes it carries) as reads and
+  // writes of that many lanes.
+  class ChannelOps : public StmtMutator {
+   public:
+    ChannelOps(const std::map<std::string, int>& width, const std::map<std::string, Type>& types,
+               NameSupply& names)
+        : width_(width), types_(types), names_(names) {}
 
    protected:
     Expr mutate_call(const Expr& e) override {
@@ -333,43 +358,34 @@ class VecPass {
                       e->type);
     }
 
-   private:
-    const std::map<std::string, int>& width_;
-    const std::map<std::string, Type>& types_;
-  };
-
-  StmtList split_channel_ops(const StmtList& list, const std::map<std::string, int>& width) {
-    StmtList out;
-    WideReads reads(width, channel_types_);
-    for (const StmtPtr& s : list) {
-      Stmt tmp{s->node, s->loc};
-      for (Expr* e : tmp.exprs()) *e = reads.mutate(*e);
-      for (StmtList* c : tmp.children()) *c = split_channel_ops(*c, width);
-      const WriteChannel* w = tmp.as<WriteChannel>();
-      auto it = w ? width.find(w->channel) : width.end();
-      if (it != width.end() && w->value->type.lanes == it->second &&
-          w->value->type != channel_types_.at(w->channel)) {
-        out.push_back(make_write_channel(
-            w->channel, w->index, reshaped(w->value, channel_types_.at(w->channel)), s->loc));
-        continue;
-      }
-      if (it == width.end() || w->value->type.lanes <= it->second) {
-        out.push_back(with_node(*s, tmp.node));
-        continue;
-      }
+    StmtPtr mutate_write_channel(const WriteChannel& n, const StmtPtr& s) override {
+      WriteChannel w = n;  // with the channel reads of its operands rewritten first
+      for (Expr& i : w.index) i = mutate(i);
+      w.value = mutate(w.value);
+      auto it = width_.find(w.channel);
+      if (it != width_.end() && w.value->type.lanes == it->second &&
+          w.value->type != types_.at(w.channel))
+        return make_write_channel(w.channel, w.index, reshaped(w.value, types_.at(w.channel)),
+                                  s->loc);
+      if (it == width_.end() || w.value->type.lanes <= it->second)
+        return with_node(*s, std::move(w));
       const std::string tmp_name = names_.fresh("ch_value");
-      const Expr v = make_var(tmp_name, w->value->type, s->loc);
+      const Expr v = make_var(tmp_name, w.value->type, s->loc);
       StmtList writes;
-      for (int at = 0; at < w->value->type.lanes; at += it->second)
+      for (int at = 0; at < w.value->type.lanes; at += it->second)
         writes.push_back(make_write_channel(
-            w->channel, w->index,
+            w.channel, w.index,
             make_call("slice", CallKind::kIntrinsic, v->type.with_lanes(it->second),
                       {v, lit32(at), lit32(it->second)}, s->loc),
             s->loc));
-      out.push_back(make_let(tmp_name, w->value, writes, s->loc));
+      return make_let(tmp_name, w.value, writes, s->loc);
     }
-    return out;
-  }
+
+   private:
+    const std::map<std::string, int>& width_;
+    const std::map<std::string, Type>& types_;
+    NameSupply& names_;
+  };
 
   Program out_;
   std::map<std::string, Type> channel_types_;  // vector channels' types (match_channels)

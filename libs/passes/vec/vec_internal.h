@@ -4,12 +4,15 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "libs/ir/program.h"
 #include "libs/ir/program_facts.h"
+#include "libs/ir/visitor.h"
 #include "libs/passes/vec/vec.h"
 
 namespace t2s::vec_internal {
@@ -17,6 +20,38 @@ namespace t2s::vec_internal {
 // Why a nest of vectorized loops runs lane after lane instead (reported, not an error).
 struct Serialise {
   std::string why;
+};
+
+// A StmtMutator whose hooks may also replace their statement by a list of statements (none, one
+// or several): a hook returns splice(list). A nest of vectorized loops gives way to its vector
+// code, a decided if to the branch taken, a let nothing reads to its body. The list is taken by
+// the mutate_stmts that called the hook, so the hooks run only through mutate_stmts (a hook
+// calls mutate_stmts or mutate_children, not mutate_stmt).
+class SplicingMutator : public StmtMutator {
+ public:
+  StmtList mutate_stmts(const StmtList& list) override {
+    StmtList out;
+    for (const StmtPtr& s : list) {
+      StmtPtr done = mutate_stmt(s);
+      if (spliced_) {
+        out.insert(out.end(), spliced_->begin(), spliced_->end());
+        spliced_.reset();
+      } else if (done) {
+        out.push_back(std::move(done));
+      }
+    }
+    return out;
+  }
+
+ protected:
+  // What a hook returns to put `list` in place of its statement.
+  StmtPtr splice(StmtList list) {
+    spliced_ = std::move(list);
+    return nullptr;
+  }
+
+ private:
+  std::optional<StmtList> spliced_;
 };
 
 // The vectorized loops of one nest, innermost first, and the flat lane numbering: lane
