@@ -481,8 +481,8 @@ StmtList nest_loops(const Plan& plan, const Group& g, const StmtList& inner) {
 // and t2s-vec turns them into vector operations).
 void mark_vectorized(const std::string& rep, const std::map<std::string, SourceLoc>& vars,
                      StmtList* body) {
-  // The perfect nest of `body` itself (the kernel's realizes come around it later: there is
-  // none here, and a nest under one would have no loops).
+  // The loops of the perfect nest that `body` is (loop_nest looks through realizes: a kernel's
+  // come around its nest only after this, and a nest under one has no loops here).
   const t2s::LoopNest perfect = t2s::loop_nest(*body);
   const std::vector<const For*> nest =
       perfect.realizes.empty() ? perfect.loops : std::vector<const For*>{};
