@@ -8,6 +8,7 @@
 #include "libs/backends/opencl/opencl_internal.h"
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/program_facts.h"
+#include "libs/ir/stmt_visitor.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
@@ -35,26 +36,35 @@ void check_element_count(const std::string& what, const std::vector<int64_t>& ex
 // Names the OpenCL type of every value of a kernel (c_value_type_name), so that a vector type
 // OpenCL cannot express (more than 32 lanes) is refused with emit-type at the innermost
 // statement with a location, before any code is printed.
-class VectorTypeCheck {
+class VectorTypeCheck : public StmtVisitor {
  public:
-  explicit VectorTypeCheck(const Kernel& kernel) : kernel_(kernel) {}
-  void run() { stmts(kernel_.body, kernel_.loc); }
+  explicit VectorTypeCheck(const Kernel& kernel) : kernel_(kernel), loc_(kernel.loc) {}
+  void run() { visit_stmts(kernel_.body); }
+
+  // Each statement's operands, then (the hooks) the type of the storage it declares, then its
+  // nested statements, at the innermost location known.
+  void visit_stmt(const Stmt& s) override {
+    const SourceLoc outer = loc_;
+    if (s.loc.valid()) loc_ = s.loc;
+    for (const Expr* e : s.exprs())
+      for_each_expr(*e, [&](const Expr& n) { check(n->type, n->loc.valid() ? n->loc : loc_); });
+    StmtVisitor::visit_stmt(s);
+    loc_ = outer;
+  }
+
+ protected:
+  void visit_realize(const Realize& n, const Stmt&) override {
+    check(n.type, loc_);
+    visit_stmts(n.body);
+  }
+  void visit_alloc(const Alloc& n, const Stmt&) override { check(n.type, loc_); }
 
  private:
   static void check(Type t, const SourceLoc& loc) {
     if (t.lanes != 1) c_value_type_name(t, CDialect::kOpenCl, loc);
   }
-  void stmts(const StmtList& list, const SourceLoc& outer) {
-    for (const StmtPtr& s : list) {
-      const SourceLoc& loc = s->loc.valid() ? s->loc : outer;
-      for (const Expr* e : s->exprs())
-        for_each_expr(*e, [&](const Expr& n) { check(n->type, n->loc.valid() ? n->loc : loc); });
-      if (const Realize* realize = s->as<Realize>()) check(realize->type, loc);
-      if (const Alloc* alloc = s->as<Alloc>()) check(alloc->type, loc);
-      for (const StmtList* child : s->children()) stmts(*child, loc);
-    }
-  }
   const Kernel& kernel_;
+  SourceLoc loc_;
 };
 
 }  // namespace
@@ -171,54 +181,64 @@ class FirstChannelOp {
 
   Op stmt(const Stmt& s) {
     if (++steps_ > kBudget) return kUnknown;
-    if (const For* f = s.as<For>()) {
-      const auto min = value(f->min), extent = value(f->extent);
-      if (!min || !extent) return kUnknown;
-      int64_t end = 0;
-      if (__builtin_add_overflow(*min, *extent, &end)) return kUnknown;
-      for (int64_t v = *min; v < end; ++v) {
-        if (++steps_ > kBudget) return kUnknown;
-        env_[f->var] = v;
-        const Op op = list(f->body);
+    // Storage and registers: their operands, then their nested statements, in order.
+    auto operands_then_body = [&]() {
+      for (const Expr* e : s.exprs()) {
+        const Op op = expr(*e);
         if (op != kNone) return op;
       }
-      env_.erase(f->var);
+      for (const StmtList* child : s.children()) {
+        const Op op = list(*child);
+        if (op != kNone) return op;
+      }
       return kNone;
-    }
-    if (const LetStmt* l = s.as<LetStmt>()) {
-      const Op op = expr(l->value);
-      if (op != kNone) return op;
-      if (auto v = value(l->value))
-        env_[l->var] = *v;
-      else
-        env_.erase(l->var);
-      return list(l->body);
-    }
-    if (const IfThenElse* i = s.as<IfThenElse>()) {
-      const Op op = expr(i->condition);
-      if (op != kNone) return op;
-      const auto c = value(i->condition);
-      if (c) return list(*c ? i->then_body : i->else_body);
-      const Op t = list(i->then_body), e = list(i->else_body);
-      return t == e ? t : kUnknown;
-    }
-    if (const WriteChannel* w = s.as<WriteChannel>()) {
-      for (const Expr& i : w->index) {
-        const Op op = expr(i);
-        if (op != kNone) return op;
-      }
-      const Op op = expr(w->value);
-      return op != kNone ? op : kWrite;
-    }
-    for (const Expr* e : s.exprs()) {
-      const Op op = expr(*e);
-      if (op != kNone) return op;
-    }
-    for (const StmtList* child : s.children()) {
-      const Op op = list(*child);
-      if (op != kNone) return op;
-    }
-    return kNone;
+    };
+    return match_stmt(
+        s,
+        [&](const For& f) {
+          const auto min = value(f.min), extent = value(f.extent);
+          if (!min || !extent) return kUnknown;
+          int64_t end = 0;
+          if (__builtin_add_overflow(*min, *extent, &end)) return kUnknown;
+          for (int64_t v = *min; v < end; ++v) {
+            if (++steps_ > kBudget) return kUnknown;
+            env_[f.var] = v;
+            const Op op = list(f.body);
+            if (op != kNone) return op;
+          }
+          env_.erase(f.var);
+          return kNone;
+        },
+        [&](const LetStmt& l) {
+          const Op op = expr(l.value);
+          if (op != kNone) return op;
+          if (auto v = value(l.value))
+            env_[l.var] = *v;
+          else
+            env_.erase(l.var);
+          return list(l.body);
+        },
+        [&](const IfThenElse& i) {
+          const Op op = expr(i.condition);
+          if (op != kNone) return op;
+          const auto c = value(i.condition);
+          if (c) return list(*c ? i.then_body : i.else_body);
+          const Op t = list(i.then_body), e = list(i.else_body);
+          return t == e ? t : kUnknown;
+        },
+        [&](const WriteChannel& w) {
+          for (const Expr& i : w.index) {
+            const Op op = expr(i);
+            if (op != kNone) return op;
+          }
+          const Op op = expr(w.value);
+          return op != kNone ? op : kWrite;
+        },
+        [&](const Provide&) { return operands_then_body(); },
+        [&](const Alloc&) { return operands_then_body(); },
+        [&](const Realize&) { return operands_then_body(); },
+        [&](const Shift&) { return operands_then_body(); },
+        [&](const Push&) { return operands_then_body(); });
   }
 
   // The first channel read while evaluating `e` (kNone: it reads none).
@@ -372,12 +392,55 @@ class ChannelIndexExpander : public StmtMutator {
   StmtList run() { return mutate_stmts(kernel_.body); }
 
  protected:
+  // Each statement at its own location (or the innermost one around it), through the hooks.
   StmtPtr mutate_stmt(const StmtPtr& s) override {
     const SourceLoc outer = at_;
     if (s->loc.valid()) at_ = s->loc;
-    StmtPtr out = rewrite(s);
+    StmtPtr out = StmtMutator::mutate_stmt(s);
     at_ = outer;
     return out;
+  }
+
+  // A loop's variable is constant in its body when the loop is unrolled.
+  StmtPtr mutate_for(const For& loop, const StmtPtr& s) override {
+    For f = loop;
+    f.min = mutate(f.min);
+    f.extent = mutate(f.extent);
+    const Scope outer = scope_;
+    scope_.kinds[loop.var] = loop.loop_kind == LoopKind::kUnrolled     ? Kind::kConstant
+                             : loop.loop_kind == LoopKind::kVectorized ? Kind::kVectorized
+                                                                       : Kind::kSerial;
+    scope_.why.erase(loop.var);
+    f.body = mutate_stmts(f.body);
+    scope_ = outer;
+    return with_node(*s, std::move(f));
+  }
+
+  // A let's variable is as constant as its value.
+  StmtPtr mutate_let(const LetStmt& let, const StmtPtr& s) override {
+    LetStmt l = let;
+    l.value = mutate(l.value);
+    const Scope outer = scope_;
+    const std::string bad = first_varying(l.value);
+    scope_.kinds[l.var] = bad.empty() ? Kind::kConstant : kind_of(bad);
+    if (bad.empty())
+      scope_.why.erase(l.var);
+    else
+      scope_.why[l.var] = "bound by a let to a value that uses " + why(bad);
+    l.body = mutate_stmts(l.body);
+    scope_ = outer;
+    return with_node(*s, std::move(l));
+  }
+
+  StmtPtr mutate_write_channel(const WriteChannel& write, const StmtPtr& s) override {
+    WriteChannel w = write;
+    for (Expr& i : w.index) i = mutate(i);
+    w.value = mutate(w.value);
+    if (!needs_expansion(w.channel, w.index, "writes")) return with_node(*s, std::move(w));
+    // The value once, then the write to the channel the index selects.
+    const std::string value = "t2s_channel_value_" + std::to_string(values_++);
+    const WriteChannel selected{w.channel, w.index, make_var(value, w.value->type, s->loc)};
+    return make_let(value, w.value, {expand_write(selected, 0, s->loc)}, s->loc);
   }
 
   Expr mutate_call(const Expr& e) override {
@@ -394,50 +457,6 @@ class ChannelIndexExpander : public StmtMutator {
     std::map<std::string, Kind> kinds;
     std::map<std::string, std::string> why;
   };
-
-  StmtPtr rewrite(const StmtPtr& s) {
-    if (const For* loop = s->as<For>()) {
-      auto copy = std::make_shared<Stmt>(*s);
-      For* f = copy->as<For>();
-      f->min = mutate(f->min);
-      f->extent = mutate(f->extent);
-      const Scope outer = scope_;
-      scope_.kinds[loop->var] = loop->loop_kind == LoopKind::kUnrolled     ? Kind::kConstant
-                                : loop->loop_kind == LoopKind::kVectorized ? Kind::kVectorized
-                                                                           : Kind::kSerial;
-      scope_.why.erase(loop->var);
-      f->body = mutate_stmts(f->body);
-      scope_ = outer;
-      return copy;
-    }
-    if (s->as<LetStmt>()) {
-      auto copy = std::make_shared<Stmt>(*s);
-      LetStmt* l = copy->as<LetStmt>();
-      l->value = mutate(l->value);
-      const Scope outer = scope_;
-      const std::string bad = first_varying(l->value);
-      scope_.kinds[l->var] = bad.empty() ? Kind::kConstant : kind_of(bad);
-      if (bad.empty())
-        scope_.why.erase(l->var);
-      else
-        scope_.why[l->var] = "bound by a let to a value that uses " + why(bad);
-      l->body = mutate_stmts(l->body);
-      scope_ = outer;
-      return copy;
-    }
-    if (s->as<WriteChannel>()) {
-      auto copy = std::make_shared<Stmt>(*s);
-      WriteChannel* w = copy->as<WriteChannel>();
-      for (Expr& i : w->index) i = mutate(i);
-      w->value = mutate(w->value);
-      if (!needs_expansion(w->channel, w->index, "writes")) return copy;
-      // The value once, then the write to the channel the index selects.
-      const std::string value = "t2s_channel_value_" + std::to_string(values_++);
-      const WriteChannel selected{w->channel, w->index, make_var(value, w->value->type, s->loc)};
-      return make_let(value, w->value, {expand_write(selected, 0, s->loc)}, s->loc);
-    }
-    return StmtMutator::mutate_stmt(s);
-  }
 
   // Whether an access needs expanding; refuses one that cannot be expanded.
   bool needs_expansion(const std::string& channel, const std::vector<Expr>& index,
