@@ -6,40 +6,13 @@
 #include <map>
 
 #include "libs/ir/diagnostic.h"
+#include "libs/ir/loop_walk.h"
 #include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
 
 namespace t2s {
 
 namespace {
-
-// Calls `f(loop, stmt)` on every loop of `list` and of the lists nested in it, outermost first
-// (a StmtVisitor with a hook for loops only).
-template <typename F>
-void for_each_loop(const StmtList& list, F&& f) {
-  class LoopVisitor : public StmtVisitor {
-   public:
-    explicit LoopVisitor(F& f) : f_(f) {}
-
-   protected:
-    void visit_for(const For& loop, const Stmt& s) override {
-      f_(loop, s);
-      visit_stmts(loop.body);
-    }
-
-   private:
-    F& f_;
-  };
-  LoopVisitor(f).visit_stmts(list);
-}
-
-bool contains_serial(const StmtList& list) {
-  bool found = false;
-  for_each_loop(list, [&](const For& f, const Stmt&) {
-    if (f.loop_kind == LoopKind::kSerial) found = true;
-  });
-  return found;
-}
 
 bool reads_channel(const Expr& e) {
   bool found = false;
@@ -72,7 +45,7 @@ class Marker {
     out_->pes = 1;
     for (const std::string& v : vars_) out_->pes *= range_[v].second - range_[v].first + 1;
     out_->body = mark(k.body);
-    if (!contains_serial(k.body)) out_->body.insert(out_->body.begin(), step());
+    if (!contains_serial_loop(k.body)) out_->body.insert(out_->body.begin(), step());
   }
 
  private:
@@ -112,7 +85,7 @@ class Marker {
             scope_.push_back(f.var);
             copy.body = mark(f.body);
             scope_.pop_back();
-            if (f.loop_kind == LoopKind::kSerial && !contains_serial(f.body))
+            if (f.loop_kind == LoopKind::kSerial && !contains_serial_loop(f.body))
               copy.body.insert(copy.body.begin(), step());
             out.push_back(with_node(s, copy));
           },

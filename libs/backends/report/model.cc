@@ -9,6 +9,7 @@
 #include "libs/backends/text/text.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/loop_walk.h"
 #include "libs/ir/saturating.h"
 #include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
@@ -34,26 +35,6 @@ const DeviceFamily* find_device_family(const std::string& flag) {
 }
 
 namespace {
-
-// Calls `f(loop, stmt)` on every loop of `list` and of the lists nested in it, outermost first
-// (a StmtVisitor with a hook for loops only).
-template <typename F>
-void for_each_loop(const StmtList& list, F&& f) {
-  class LoopVisitor : public StmtVisitor {
-   public:
-    explicit LoopVisitor(F& f) : f_(f) {}
-
-   protected:
-    void visit_for(const For& loop, const Stmt& s) override {
-      f_(loop, s);
-      visit_stmts(loop.body);
-    }
-
-   private:
-    F& f_;
-  };
-  LoopVisitor(f).visit_stmts(list);
-}
 
 // Both families' DSP blocks (Intel Arria 10 Native Floating Point DSP IP Core User Guide and
 // Intel Stratix 10 Variable Precision DSP Blocks User Guide): one IEEE single-precision
@@ -173,14 +154,6 @@ class KernelWalk {
     });
   }
 
-  static bool contains_serial(const StmtList& list) {
-    bool found = false;
-    for_each_loop(list, [&](const For& f, const Stmt&) {
-      if (f.loop_kind == LoopKind::kSerial) found = true;
-    });
-    return found;
-  }
-
   // The points of the current statement: its loops' ranges and its conditions.
   poly::Set domain() const {
     poly::Set set;
@@ -234,7 +207,7 @@ class KernelWalk {
       out_->why = "work outside the time loops";
       return;
     }
-    if (step && contains_serial(step->body)) {
+    if (step && contains_serial_loop(step->body)) {
       out_->why = "work between time loops";
       return;
     }
@@ -275,7 +248,7 @@ class KernelWalk {
                                        saturating_mul(multiplicity_of_vectors(), l.hi - l.lo + 1));
             loops_.push_back(l);
             dims_[f.var] = f.var;
-            if (f.loop_kind == LoopKind::kSerial && !contains_serial(f.body)) {
+            if (f.loop_kind == LoopKind::kSerial && !contains_serial_loop(f.body)) {
               // An innermost time loop: each of its iterations is a step.
               std::vector<poly::Aff> keys;
               for (const Loop& o : loops_)
