@@ -9,6 +9,7 @@
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/ir_json.h"
+#include "libs/ir/program_facts.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/plan.h"
 #include "libs/passes/merge/rewrite.h"
@@ -39,7 +40,7 @@ int64_t arg_int(const DirectiveArg& a, const SourceLoc& loc) {
 
 class Merger {
  public:
-  explicit Merger(const Program& parsed) : in_(parsed), out_(parsed) {
+  explicit Merger(const Program& parsed) : in_(parsed), out_(parsed), names_(parsed) {
     out_.stage = Stage::kMerged;
     out_.kernels.clear();
     out_.buffers.clear();
@@ -540,10 +541,7 @@ class Merger {
                              "be on Place::Device",
                          "isolate-producer-list");
     const SourceLoc& loc = d.loc;
-    std::string name = p + "_" + std::to_string(v);
-    while (out_.find_func(name) || out_.find_input(name) ||
-           std::count(out_.vars.begin(), out_.vars.end(), name))
-      name += "_";
+    const std::string name = names_.fresh(p + "_" + std::to_string(v));
     Func f;
     f.name = name;
     f.place = Place::kDevice;
@@ -714,9 +712,7 @@ class Merger {
         continue;
       }
       Channel c;
-      c.name = iso.from + "_to_" + iso.to;
-      while (out_.find_func(c.name) || std::count(out_.vars.begin(), out_.vars.end(), c.name))
-        c.name += "_";
+      c.name = names_.fresh(iso.from + "_to_" + iso.to);
       c.type = func(iso.from).type;
       c.depth = plan_.min_depth.count(iso.to) ? plan_.min_depth[iso.to] : 0;
       c.producer = kernel_of(iso.from);
@@ -829,10 +825,7 @@ class Merger {
             continue;
           }
           Channel ch;
-          ch.name = c + "_to_" + m;
-          while (out_.find_func(ch.name) || out_.find_channel(ch.name) ||
-                 std::count(out_.vars.begin(), out_.vars.end(), ch.name))
-            ch.name += "_";
+          ch.name = names_.fresh(c + "_to_" + m);
           ch.type = func(c).type;
           ch.depth = 0;
           ch.producer = kernel_of(c);
@@ -1190,6 +1183,9 @@ class Merger {
 
   const Program& in_;
   Program out_;
+  // The names merge makes up (the Funcs of a list isolation's values, channels), fresh against
+  // every name the spec declares and every one given out before.
+  NameSupply names_;
   Plan plan_;
   std::vector<const Directive*> loop_directives_;
   std::vector<const Directive*> producer_directives_;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -396,6 +397,26 @@ std::string isolated_gemm(const std::string& directives) {
          "A.isolate_producer_chain(a, load);\n"
          "c.isolate_consumer(drain);\n" +
          directives + "drain.realize({4, 4});\n";
+}
+
+// The channels isolation makes get names no declared name holds (NameSupply): Vars named
+// as the channels would be push them to the next free name.
+TEST(MergeTest, ChannelNamesAreFreshAgainstDeclaredNames) {
+  std::string spec = isolated_gemm("");
+  const std::string vars = "Var k, i, j, ko, ki, io, ii;\n";
+  spec.replace(spec.find(vars), vars.size(),
+               "Var k, i, j, ko, ki, io, ii, c_to_drain, load_to_A, load_to_A_1;\n");
+  const Program p = merged_program(spec);
+  std::vector<std::string> channels;
+  for (const Channel& c : p.channels) channels.push_back(c.name);
+  std::sort(channels.begin(), channels.end());
+  EXPECT_EQ(channels, (std::vector<std::string>{"c_to_drain_1", "load_to_A_2"}))
+      << write_program(p);
+  // Without the Vars, the names are the plain ones.
+  channels.clear();
+  for (const Channel& c : merged_program(isolated_gemm("")).channels) channels.push_back(c.name);
+  std::sort(channels.begin(), channels.end());
+  EXPECT_EQ(channels, (std::vector<std::string>{"c_to_drain", "load_to_A"}));
 }
 
 TEST(MergeTest, SplitAndVectorizeOnAnIsolatedProducer) {
