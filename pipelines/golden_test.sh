@@ -46,7 +46,7 @@ fi
 
 # Golden files hold emitted programs with their fixed parts (the embedded runtime, the OpenCL
 # host support: the lines from `// ---- BEGIN t2s NAME ----` to `// ---- END t2s NAME ----`)
-# elided to one line: those parts have their own tests (//libs/backends/runtime:runtime_test,
+# elided to one line: those parts have their own tests (//libs/runtime:runtime_test,
 # //libs/backends/opencl:opencl_test), and the goldens then show only what is specific to the
 # design. Built files are compared and written in that form.
 golden_form_dir="$(mktemp -d "${TEST_TMPDIR:-${TMPDIR:-/tmp}}/golden-form.XXXXXX")"

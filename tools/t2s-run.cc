@@ -7,8 +7,6 @@
 #include <iostream>
 #include <map>
 
-#include "libs/backends/runtime/file.h"
-#include "libs/backends/runtime/options.h"
 #include "libs/cli/tool.h"
 #include "libs/exec/interpreter.h"
 #include "libs/exec/jit/select.h"
@@ -17,6 +15,8 @@
 #include "libs/exec/run_support.h"
 #include "libs/passes/lower/lower.h"
 #include "libs/passes/merge/merge.h"
+#include "libs/runtime/file.h"
+#include "libs/runtime/options.h"
 
 int main(int argc, char** argv) {
   t2s::Tool tool("t2s-run", "run",
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     // A malformed --input is the command line's fault (exit 2), as in the emulation.
     std::map<std::string, std::string> named;
     for (const std::string& value : input_specs) {
-      const std::string message = t2s_rt::detail::add_input_spec(value, named);
+      const std::string message = t2s_rt::add_input_spec(value, named);
       if (!message.empty()) throw CLI::ValidationError(message);
     }
     if (profile && engine != "opencl")
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     // A .npy file may be as large as its data; one that does not start like one (/dev/zero) is
     // refused after its first bytes.
     auto read_npy_file = [](const std::string& path) {
-      return t2s::read_file_or_stdin(path, t2s_rt::detail::kMaxNpyFileBytes, "\x93NUMPY");
+      return t2s::read_file_or_stdin(path, t2s_rt::kMaxNpyFileBytes, "\x93NUMPY");
     };
     auto given = t2s::read_input_arrays(input_specs, read_npy_file,
                                         [](const std::string& m) { throw t2s::IoError(m); });

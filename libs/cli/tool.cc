@@ -8,11 +8,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "libs/backends/runtime/file.h"
-#include "libs/backends/runtime/options.h"
 #include "libs/cli/spec_lines.h"
 #include "libs/ir/ir_json.h"
 #include "libs/ir/verify.h"
+#include "libs/runtime/file.h"
+#include "libs/runtime/options.h"
 
 namespace t2s {
 
@@ -55,7 +55,7 @@ std::string read_file_or_stdin(const std::string& path, int64_t max_bytes,
   // The runtime's reading, which generated programs use for their --input files too.
   std::string bytes;
   std::string error =
-      t2s_rt::detail::read_file(path == "-" ? "/dev/stdin" : path, &bytes, max_bytes, magic);
+      t2s_rt::read_file(path == "-" ? "/dev/stdin" : path, &bytes, max_bytes, magic);
   if (!error.empty()) {
     if (path == "-") error = "cannot read standard input" + error.substr(error.find("':") + 1);
     throw IoError(error);
@@ -71,7 +71,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     return;
   }
   // The runtime's atomic write, with which generated programs write their output too.
-  std::string error = t2s_rt::detail::write_file_atomically(path, text);
+  std::string error = t2s_rt::try_write_file_atomically(path, text);
   if (!error.empty()) throw IoError(error);
 }
 
@@ -278,14 +278,13 @@ void Tool::write_outputs(const std::vector<std::pair<std::string, std::string>>&
       throw IoError("'" + path + "' is given for two outputs of one run; refusing to write either");
     seen.push_back(id);
   }
-  std::vector<t2s_rt::detail::PreparedWrite> prepared(outputs.size());
+  std::vector<t2s_rt::PreparedWrite> prepared(outputs.size());
   auto discard = [&] {
-    for (auto& w : prepared) t2s_rt::detail::discard_write(w);
+    for (auto& w : prepared) t2s_rt::discard_write(w);
   };
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].first == "-") continue;
-    std::string error =
-        t2s_rt::detail::prepare_write(outputs[i].first, outputs[i].second, &prepared[i]);
+    std::string error = t2s_rt::prepare_write(outputs[i].first, outputs[i].second, &prepared[i]);
     if (!error.empty()) {
       discard();
       throw IoError(error);
@@ -296,7 +295,7 @@ void Tool::write_outputs(const std::vector<std::pair<std::string, std::string>>&
       write_file_atomically("-", outputs[i].second);
       continue;
     }
-    std::string error = t2s_rt::detail::commit_write(prepared[i]);
+    std::string error = t2s_rt::commit_write(prepared[i]);
     if (!error.empty()) {
       discard();
       throw IoError(error);
@@ -377,7 +376,7 @@ CLI::Validator unsigned_64_validator() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
         uint64_t parsed = 0;
-        return t2s_rt::detail::parse_uint64(value, &parsed)
+        return t2s_rt::parse_uint64(value, &parsed)
                    ? ""
                    : "'" + value + "' is not an unsigned 64-bit integer";
       },

@@ -48,7 +48,7 @@ class UsageError : public std::runtime_error {
 constexpr int64_t kMaxInputBytes = int64_t{16} << 20;
 
 // Reads `path` ("-" = standard input) whole. Throws IoError, also when it is larger than
-// `max_bytes` (read no further) or, with `magic`, as t2s_rt::detail::read_file says.
+// `max_bytes` (read no further) or, with `magic`, as t2s_rt::read_file says.
 std::string read_file_or_stdin(const std::string& path, int64_t max_bytes = kMaxInputBytes,
                                const std::string& magic = "");
 // Writes `text` to `path` ("-" = standard output). A file is written to a temporary file in the

@@ -1,5 +1,5 @@
 // The reference interpreter's channels between kernels and its scheduler, over the runtime's
-// (libs/backends/runtime/channels.h): one rule of deadlock detection, with one set of messages,
+// (libs/runtime/channels.h): one rule of deadlock detection, with one set of messages,
 // for the interpreter and for generated programs. Templates over the interpreter's value type.
 #pragma once
 
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "libs/backends/runtime/channels.h"
 #include "libs/exec/compare.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/program.h"
+#include "libs/runtime/channels.h"
 
 namespace t2s::channels {
 
@@ -70,7 +70,7 @@ struct ChannelState {
 
 // Thrown to unwind a kernel thread that another thread has stopped (its error or a deadlock);
 // not an error of its own.
-using Stopped = t2s_rt::detail::Stopped;
+using Stopped = t2s_rt::Stopped;
 
 inline const SourceLoc* no_loc() {
   static const SourceLoc loc;
@@ -78,7 +78,7 @@ inline const SourceLoc* no_loc() {
 }
 
 template <typename T>
-struct GroupMember : t2s_rt::detail::Waiter {
+struct GroupMember : t2s_rt::Waiter {
   const ChannelState<T>* channel = nullptr;
   int64_t fifo = 0;
   const SourceLoc* loc = no_loc();
@@ -88,7 +88,7 @@ struct GroupMember : t2s_rt::detail::Waiter {
 // The kernels of one concurrent run (a single kernel for a host kernel), and everything their
 // threads share. All fields but `stop` are guarded by `mutex`.
 template <typename T>
-struct Group : t2s_rt::detail::Scheduler<GroupMember<T>> {
+struct Group : t2s_rt::Scheduler<GroupMember<T>> {
   using Member = GroupMember<T>;
 
   std::mutex mutex;
@@ -108,7 +108,7 @@ struct Group : t2s_rt::detail::Scheduler<GroupMember<T>> {
   }
 
   // Called with `mutex` held by the kernel that made `member`'s wait satisfiable.
-  void wake(int member) { t2s_rt::detail::Scheduler<Member>::wake(this->members[member]); }
+  void wake(int member) { t2s_rt::Scheduler<Member>::wake(this->members[member]); }
 
   // Blocks `member` on FIFO `fifo_index` of `channel` until another kernel wakes it; throws
   // Stopped when the group stops (another kernel's error, or a deadlock this wait completes).
@@ -150,11 +150,10 @@ void check_drained(const std::vector<ChannelState<T>>& channels, const std::set<
     }
     if (count == 0) continue;
     const std::vector<int64_t> first_index = state.index_of(first_fifo);
-    throw Diagnostic(
-        state.channel->loc,
-        t2s_rt::detail::leftover_message(state.channel->name, count,
-                                         state.channel->dims.empty() ? nullptr : &first_index),
-        "run-channel-leftover");
+    throw Diagnostic(state.channel->loc,
+                     t2s_rt::leftover_message(state.channel->name, count,
+                                              state.channel->dims.empty() ? nullptr : &first_index),
+                     "run-channel-leftover");
   }
 }
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "libs/backends/runtime/array.h"
+#include "libs/runtime/array.h"
 
 namespace t2s {
 
@@ -52,9 +52,7 @@ void check_consistent(const NdArray& a, const char* which) {
 
 }  // namespace
 
-std::string format_index(const std::vector<int64_t>& index) {
-  return t2s_rt::detail::format_index(index);
-}
+std::string format_index(const std::vector<int64_t>& index) { return t2s_rt::format_index(index); }
 
 std::optional<Mismatch> compare_arrays(const NdArray& expected, const NdArray& actual) {
   if (expected.type != actual.type)
@@ -82,9 +80,9 @@ std::string format_element(const NdArray& a, int64_t linear_index) {
   const uint8_t* p = &a.data.at(static_cast<size_t>(linear_index) * a.element_size());
   // The runtime's rules (generated programs print with them): every valid scalar type is one of
   // its dtypes, named as Type names it (a vector type prints its first lane, as it always has).
-  const t2s_rt::detail::DtypeInfo info = t2s_rt::detail::dtype_info(a.type.element_of().name());
+  const t2s_rt::DtypeInfo info = t2s_rt::dtype_info(a.type.element_of().name());
   if (!info.kind) throw NpyError("format_element: element type " + a.type.name() + " is invalid");
-  return t2s_rt::detail::format_value(info, p);
+  return t2s_rt::format_value(info, p);
 }
 
 }  // namespace t2s

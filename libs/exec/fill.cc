@@ -13,8 +13,8 @@ NdArray fill_array(Type type, const std::vector<int64_t>& shape, FillKind kind, 
   array.shape = shape;
   const int64_t data_bytes = checked_data_bytes(shape, array.element_size(), prefix);
   array.data.assign(static_cast<size_t>(data_bytes), 0);
-  t2s_rt::detail::fill_data(t2s_rt::detail::dtype_info(type.name()), shape,
-                            kind == FillKind::kRandom, seed, input_name, array.data);
+  t2s_rt::fill_data(t2s_rt::dtype_info(type.name()), shape, kind == FillKind::kRandom, seed,
+                    input_name, array.data);
   return array;
 }
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "libs/backends/runtime/fill.h"
 #include "libs/exec/npy.h"
 #include "libs/ir/type.h"
+#include "libs/runtime/fill.h"
 
 namespace t2s {
 
@@ -41,7 +41,7 @@ NdArray fill_array(Type type, const std::vector<int64_t>& shape, FillKind kind, 
                    const std::string& input_name);
 
 // The pieces of kRandom, for tests and for anyone reproducing the data elsewhere (the runtime's,
-// libs/backends/runtime/fill.h, which generates the same data in generated programs).
+// libs/runtime/fill.h, which generates the same data in generated programs).
 using t2s_rt::fnv1a64;
 using t2s_rt::splitmix64_next;
 

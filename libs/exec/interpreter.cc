@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "libs/backends/runtime/options.h"
 #include "libs/exec/interpreter_internal.h"
 #include "libs/ir/program_facts.h"
+#include "libs/runtime/options.h"
 
 namespace t2s {
 namespace interp {

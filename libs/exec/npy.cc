@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "libs/backends/runtime/npy.h"
+#include "libs/runtime/npy.h"
 
 namespace t2s {
 
@@ -11,7 +11,7 @@ size_t NdArray::element_size() const {
   return type.is_bool() ? 1 : static_cast<size_t>(type.bits) / 8;
 }
 
-int64_t NdArray::num_elements() const { return t2s_rt::detail::num_elements(shape); }
+int64_t NdArray::num_elements() const { return t2s_rt::num_elements(shape); }
 
 int64_t NdArray::linear_index(const std::vector<int64_t>& index) const {
   int64_t position = 0;
@@ -32,20 +32,20 @@ bool is_npy_element_type(Type type) {
 int64_t checked_data_bytes(const std::vector<int64_t>& shape, size_t element_size,
                            const std::string& prefix) {
   std::string error;
-  int64_t bytes = t2s_rt::detail::data_bytes(shape, element_size, prefix, &error);
+  int64_t bytes = t2s_rt::data_bytes(shape, element_size, prefix, &error);
   if (bytes < 0) throw NpyError(error);
   return bytes;
 }
 
 NdArray read_npy(const std::string& bytes, const std::string& display_name) {
   try {
-    t2s_rt::Array a = t2s_rt::detail::parse_npy(bytes, display_name);
+    t2s_rt::Array a = t2s_rt::parse_npy(bytes, display_name);
     NdArray array;
     array.type = *Type::from_name(a.dtype);  // parse_npy gives only the dtypes Type names
     array.shape = std::move(a.shape);
     array.data = std::move(a.data);
     return array;
-  } catch (const t2s_rt::detail::NpyError& e) {
+  } catch (const t2s_rt::NpyError& e) {
     throw NpyError(e.message);
   }
 }
@@ -55,8 +55,8 @@ std::string write_npy(const NdArray& a) {
     throw NpyError("write_npy: element type " + a.type.name() + " has no .npy dtype");
   }
   try {
-    return t2s_rt::detail::encode_npy(a.type.name(), a.shape, a.data.data(), a.data.size());
-  } catch (const t2s_rt::detail::NpyError& e) {
+    return t2s_rt::encode_npy(a.type.name(), a.shape, a.data.data(), a.data.size());
+  } catch (const t2s_rt::NpyError& e) {
     throw NpyError(e.message);
   }
 }

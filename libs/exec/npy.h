@@ -1,6 +1,6 @@
 // NumPy .npy files: reading (format versions 1.0, 2.0, 3.0) and writing (version 1.0), to hold
 // the inputs and outputs of a program's run as dense N-d arrays. The rules are the runtime's
-// (libs/backends/runtime/npy.h), which generated programs embed: both read and write alike.
+// (libs/runtime/npy.h), which generated programs embed: both read and write alike.
 #pragma once
 
 #include <cstddef>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "libs/backends/runtime/array.h"
 #include "libs/ir/type.h"
+#include "libs/runtime/array.h"
 
 namespace t2s {
 
@@ -38,8 +38,8 @@ bool is_npy_element_type(Type type);
 
 // The largest array read, written or filled: 2^40 bytes of data, and 64 dimensions (numpy 2's
 // limit).
-constexpr int64_t kMaxNpyDataBytes = t2s_rt::detail::kMaxDataBytes;
-constexpr size_t kMaxNpyDimensions = t2s_rt::detail::kMaxDimensions;
+constexpr int64_t kMaxNpyDataBytes = t2s_rt::kMaxDataBytes;
+constexpr size_t kMaxNpyDimensions = t2s_rt::kMaxDimensions;
 
 // Checks `shape` (no negative extent, at most kMaxNpyDimensions dimensions, at most
 // kMaxNpyDataBytes of data) and returns its data size in bytes. Messages start with
@@ -57,6 +57,6 @@ std::string write_npy(const NdArray& a);
 // Calls visit(row_major_position, fortran_position) for every element of an array of `shape`,
 // in row-major order (last index fastest): the order of T2S's test utilities and of C-order
 // .npy data, while NdArray keeps Fortran order. The runtime's, which generated programs embed.
-using t2s_rt::detail::for_each_element_row_major;
+using t2s_rt::for_each_element_row_major;
 
 }  // namespace t2s

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <optional>
 
-#include "libs/backends/runtime/options.h"
 #include "libs/exec/compare.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/saturating.h"
 #include "libs/ir/stmt_visitor.h"
+#include "libs/runtime/options.h"
 
 namespace t2s {
 
@@ -19,7 +19,7 @@ std::map<std::string, NdArray> read_input_arrays(
   std::map<std::string, std::string> paths;
   std::map<std::string, NdArray> out;
   for (const std::string& s : specs) {
-    std::string message = t2s_rt::detail::add_input_spec(s, paths);
+    std::string message = t2s_rt::add_input_spec(s, paths);
     if (!message.empty()) error(message);
     const std::string name = s.substr(0, s.find('='));
     try {
@@ -32,7 +32,7 @@ std::map<std::string, NdArray> read_input_arrays(
 }
 
 void print_array(const std::string& name, const NdArray& a, std::ostream& out) {
-  t2s_rt::detail::print_elements(
+  t2s_rt::print_elements(
       name, a.shape, [&](int64_t linear) { return format_element(a, linear); }, out);
 }
 

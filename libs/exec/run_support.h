@@ -1,5 +1,5 @@
 // What t2s-run does around the interpreter: its --input files, its printed output and its
-// --check, with the rules the runtime of generated programs (libs/backends/runtime) has too.
+// --check, with the rules the runtime of generated programs (libs/runtime) has too.
 #pragma once
 
 #include <functional>

@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "libs/backends/runtime/file.h"
 #include "libs/frontend/lexer.h"
 #include "libs/frontend/preprocessor_internal.h"
+#include "libs/runtime/file.h"
 
 namespace t2s {
 namespace {
@@ -625,7 +625,7 @@ class Preprocessor {
       // Every read error is the user's located error (a file that fails to read is never taken
       // as empty), and so is a file over the tools' input limit (libs/cli: kMaxInputBytes).
       std::string bytes;
-      const std::string error = t2s_rt::detail::read_file(path, &bytes, kMaxIncludeBytes);
+      const std::string error = t2s_rt::read_file(path, &bytes, kMaxIncludeBytes);
       if (!error.empty()) {
         const size_t why = error.find("': ");
         fail(file_tok.loc, "cannot read include file '" + file + "'" +

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "libs/backends/runtime/array.h"
+#include "libs/runtime/array.h"
 
 namespace t2s {
 
@@ -156,7 +156,7 @@ std::string print_float_literal(double value, Type t) {
   }
   // The shortest decimal that reads back to the same value at the literal's precision, spelled
   // as the runtime of generated programs prints elements (one rule for both).
-  std::string text = t2s_rt::detail::format_float(value, t.bits == 32);
+  std::string text = t2s_rt::format_float(value, t.bits == 32);
   if (t.bits == 32) text += "f";
   return text;
 }

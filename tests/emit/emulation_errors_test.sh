@@ -170,7 +170,7 @@ for seed in -1 18446744073709551616 1x; do
 done
 "$RUN" "$TMP/good_merged.json" --seed 18446744073709551615 --fill random > /dev/null ||
   fail "t2s-run --seed 2^64 - 1"
-# The emulation's -o respects what is at the path as the tools' -o does (libs/backends/runtime/
+# The emulation's -o respects what is at the path as the tools' -o does (libs/runtime/
 # file.h): a read-only file is refused and left as it was.
 echo ro > "$TMP/ro.npy" && chmod 444 "$TMP/ro.npy"
 "$prog" -o "$TMP/ro.npy" > /dev/null 2> "$TMP/ro.err"

@@ -8,10 +8,10 @@
 #include "libs/backends/c/c_codegen.h"
 #include "libs/backends/cpp/emu_proofs.h"
 #include "libs/backends/cpp/profile.h"
-#include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/program_facts.h"
 #include "libs/ir/stmt_visitor.h"
 #include "libs/ir/visitor.h"
+#include "libs/runtime/runtime_source.h"
 
 namespace t2s {
 

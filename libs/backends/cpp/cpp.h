@@ -2,7 +2,7 @@
 // (stage merged or later) the way the reference interpreter (libs/exec) executes it, with the
 // interpreter's arithmetic bit for bit and its checks and error messages.
 //
-// The program embeds the runtime (libs/backends/runtime/t2s_runtime.h) and the Halide-arithmetic
+// The program embeds the runtime (libs/runtime/t2s_runtime.h) and the Halide-arithmetic
 // helpers of CCodegen, so it needs nothing but a C++17 compiler:
 //
 //   g++ -std=c++17 -O2 -pthread -ffp-contract=off NAME_emu.cpp -o NAME_emu

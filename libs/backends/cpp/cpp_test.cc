@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/ir_json.h"
 #include "libs/ir/verify.h"
+#include "libs/runtime/runtime_source.h"
 #include "libs/testing/golden.h"
 
 namespace t2s {

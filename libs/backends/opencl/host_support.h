@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "libs/backends/runtime/t2s_runtime.h"
+#include "libs/runtime/t2s_runtime.h"
 
 namespace {
 
@@ -270,10 +270,9 @@ class t2s_ref {
                   std::to_string(mins_[i] + extents_[i]) + ")";
       }
       const bool input = what_.rfind("input ", 0) == 0;
-      t2s_rt::fail(
-          std::string(access) + " of " + what_ + " at " +
-          t2s_rt::detail::format_index(std::vector<int64_t>(index)) + " is outside its " +
-          (input ? "extents " + t2s_rt::detail::format_index(extents_) : "bounds " + bounds));
+      t2s_rt::fail(std::string(access) + " of " + what_ + " at " +
+                   t2s_rt::format_index(std::vector<int64_t>(index)) + " is outside its " +
+                   (input ? "extents " + t2s_rt::format_index(extents_) : "bounds " + bounds));
     }
     return data_[linear];
   }

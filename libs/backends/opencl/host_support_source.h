@@ -2,5 +2,5 @@
 // its includes of the project's own headers (the program holds the runtime already).
 #pragma once
 
-// Generated from host_support.h by libs/backends/runtime/embed.sh.
+// Generated from host_support.h by libs/runtime/embed.sh.
 const char* t2s_opencl_host_support_source();

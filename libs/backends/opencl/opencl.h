@@ -52,7 +52,7 @@
 //     which says so.
 //
 // Host program (.cpp): self-contained C++17 over the standard OpenCL C API (CL/cl.h, OpenCL 1.2)
-// with the t2s runtime (libs/backends/runtime) pasted in. Usage:
+// with the t2s runtime (libs/runtime) pasted in. Usage:
 //   PROGRAM KERNEL.aocx [--input NAME=FILE.npy ...] [-o OUT.npy] [--fill] [--seed N] [--print]
 // (the options of t2s-run, parsed by t2s_rt::parse_options; --fill is sequential|random). It
 // refuses --input for a name that is not an input, reads or generates the inputs,

@@ -9,8 +9,8 @@
 #include "libs/backends/opencl/host_support_source.h"
 #include "libs/backends/opencl/opencl.h"
 #include "libs/backends/opencl/opencl_internal.h"
-#include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/strings.h"
+#include "libs/runtime/runtime_source.h"
 
 namespace t2s {
 namespace opencl_internal {

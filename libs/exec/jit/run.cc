@@ -22,7 +22,7 @@
 namespace t2s::jit {
 namespace {
 
-// Put before the emitted program: the runtime's exits (libs/backends/runtime/common.h) become
+// Put before the emitted program: the runtime's exits (libs/runtime/common.h) become
 // an exception that t2s_jit_run catches, so that the program's errors come back to t2s-run
 // instead of ending its process; main is renamed so that t2s_jit_run can call it.
 constexpr const char* kPrelude = R"(// t2s-run --engine jit: libs/exec/jit/run.cc

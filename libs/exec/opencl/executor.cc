@@ -14,8 +14,8 @@
 
 #include "libs/backends/opencl/cpu/opencl_cpu_source.h"
 #include "libs/backends/opencl/opencl.h"
-#include "libs/backends/runtime/runtime_source.h"
 #include "libs/ir/diagnostic.h"
+#include "libs/runtime/runtime_source.h"
 
 extern char** environ;
 

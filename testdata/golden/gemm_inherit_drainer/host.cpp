@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-// ---- t2s runtime (libs/backends/runtime/t2s_runtime.h): elided in golden files ----
+// ---- t2s runtime (libs/runtime/t2s_runtime.h): elided in golden files ----
 // ---- t2s OpenCL host support (libs/backends/opencl/opencl.cc): elided in golden files ----
 // The host copy of every input and buffer (Fortran order).
 struct t2s_data {

@@ -9,7 +9,7 @@
 // Kernels: A (device)
 // Inputs: a (int32, 4 x 6), f (float32, 4 x 6)
 
-// ---- t2s runtime (libs/backends/runtime/t2s_runtime.h): elided in golden files ----
+// ---- t2s runtime (libs/runtime/t2s_runtime.h): elided in golden files ----
 
 // ---- Halide arithmetic ----
 static inline uint32_t t2s_abs_i32(int32_t a) { return a < 0 ? (uint32_t)0 - (uint32_t)a : (uint32_t)a; }

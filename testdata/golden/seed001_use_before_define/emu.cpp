@@ -9,7 +9,7 @@
 // Kernels: f (host)
 // Inputs: none
 
-// ---- t2s runtime (libs/backends/runtime/t2s_runtime.h): elided in golden files ----
+// ---- t2s runtime (libs/runtime/t2s_runtime.h): elided in golden files ----
 
 // ---- Halide arithmetic ----
 static inline int32_t t2s_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }

@@ -9,7 +9,7 @@
 // Kernels: g (host)
 // Inputs: a (int32, 4 x 3)
 
-// ---- t2s runtime (libs/backends/runtime/t2s_runtime.h): elided in golden files ----
+// ---- t2s runtime (libs/runtime/t2s_runtime.h): elided in golden files ----
 
 // ---- Halide arithmetic ----
 

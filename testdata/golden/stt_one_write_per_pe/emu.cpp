@@ -9,7 +9,7 @@
 // Kernels: A (host)
 // Inputs: a (int64, 1 x 2), b (int64, 1 x 3)
 
-// ---- t2s runtime (libs/backends/runtime/t2s_runtime.h): elided in golden files ----
+// ---- t2s runtime (libs/runtime/t2s_runtime.h): elided in golden files ----
 
 // ---- Halide arithmetic ----
 static inline int64_t t2s_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }

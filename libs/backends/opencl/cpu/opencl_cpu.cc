@@ -50,7 +50,7 @@
 #include <system_error>
 #include <vector>
 
-#include "libs/backends/runtime/t2s_runtime.h"
+#include "libs/runtime/t2s_runtime.h"
 
 extern char** environ;
 
@@ -199,7 +199,7 @@ KernelProfile& profile_of(const std::string& kernel) {
   return profile.back().second;
 }
 KernelProfile& current_profile() {
-  const t2s_rt::detail::Member* m = t2s_rt::detail::current_member;
+  const t2s_rt::Member* m = t2s_rt::current_member;
   return profile_of(m ? m->name : "(host)");
 }
 double seconds_since(std::chrono::steady_clock::time_point start) {

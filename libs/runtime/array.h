@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "libs/backends/runtime/common.h"
+#include "libs/runtime/common.h"
 
 namespace t2s_rt {
 
@@ -217,5 +217,17 @@ inline std::string format_element(const Array& a, int64_t linear_index) {
   detail::DtypeInfo info = detail::checked_dtype(a.dtype, "format_element");
   return detail::format_value(info, &a.data.at(static_cast<size_t>(linear_index) * info.bytes));
 }
+
+// The rules other layers call (libs/exec, libs/cli, the OpenCL executor): their public names.
+using detail::data_bytes;
+using detail::dtype_info;
+using detail::DtypeInfo;
+using detail::for_each_element_row_major;
+using detail::format_float;
+using detail::format_index;
+using detail::format_value;
+using detail::kMaxDataBytes;
+using detail::kMaxDimensions;
+using detail::num_elements;
 
 }  // namespace t2s_rt

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "libs/backends/runtime/array.h"
-#include "libs/backends/runtime/common.h"
+#include "libs/runtime/array.h"
+#include "libs/runtime/common.h"
 
 namespace t2s_rt {
 
@@ -438,5 +438,10 @@ inline std::string npy_bytes(const Array& a) {
     fail(e.message);
   }
 }
+
+// The rules other layers call (libs/exec, libs/cli, the OpenCL executor): their public names.
+using detail::encode_npy;
+using detail::NpyError;
+using detail::parse_npy;
 
 }  // namespace t2s_rt

@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "libs/backends/runtime/array.h"
-#include "libs/backends/runtime/common.h"
-#include "libs/backends/runtime/vector.h"
+#include "libs/runtime/array.h"
+#include "libs/runtime/common.h"
+#include "libs/runtime/vector.h"
 
 namespace t2s_rt {
 

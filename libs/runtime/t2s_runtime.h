@@ -19,12 +19,12 @@
 #pragma once
 
 // The parts; the embedded text (BUILD, embed.sh) concatenates them in dependency order.
-#include "libs/backends/runtime/array.h"
-#include "libs/backends/runtime/channels.h"
-#include "libs/backends/runtime/common.h"
-#include "libs/backends/runtime/file.h"
-#include "libs/backends/runtime/fill.h"
-#include "libs/backends/runtime/npy.h"
-#include "libs/backends/runtime/options.h"
-#include "libs/backends/runtime/storage.h"
-#include "libs/backends/runtime/vector.h"
+#include "libs/runtime/array.h"
+#include "libs/runtime/channels.h"
+#include "libs/runtime/common.h"
+#include "libs/runtime/file.h"
+#include "libs/runtime/fill.h"
+#include "libs/runtime/npy.h"
+#include "libs/runtime/options.h"
+#include "libs/runtime/storage.h"
+#include "libs/runtime/vector.h"

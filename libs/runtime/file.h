@@ -15,9 +15,9 @@
 #include <sstream>
 #include <string>
 
-#include "libs/backends/runtime/array.h"
-#include "libs/backends/runtime/common.h"
-#include "libs/backends/runtime/npy.h"
+#include "libs/runtime/array.h"
+#include "libs/runtime/common.h"
+#include "libs/runtime/npy.h"
 
 namespace t2s_rt {
 
@@ -163,7 +163,7 @@ inline std::string commit_write(PreparedWrite& w) {
 // Writes `bytes` to `path` through a temporary file in the same directory renamed into place
 // (prepare_write, commit_write); returns the error or "" on success, leaving no partial file.
 // t2s tools write their outputs with it too (libs/cli).
-inline std::string write_file_atomically(const std::string& path, const std::string& bytes) {
+inline std::string try_write_file_atomically(const std::string& path, const std::string& bytes) {
   PreparedWrite w;
   std::string error = prepare_write(path, bytes, &w);
   if (error.empty()) error = commit_write(w);
@@ -184,10 +184,19 @@ inline Array read_npy_file(const std::string& path) {
   }
 }
 
-// Writes `bytes` to `path` atomically (detail::write_file_atomically); fail()s on error.
+// Writes `bytes` to `path` atomically (detail::try_write_file_atomically); fail()s on error.
 inline void write_file_atomically(const std::string& path, const std::string& bytes) {
-  std::string error = detail::write_file_atomically(path, bytes);
+  std::string error = detail::try_write_file_atomically(path, bytes);
   if (!error.empty()) fail(error);
 }
+
+// The rules other layers call (libs/exec, libs/cli, the OpenCL executor): their public names.
+using detail::commit_write;
+using detail::discard_write;
+using detail::kMaxNpyFileBytes;
+using detail::prepare_write;
+using detail::PreparedWrite;
+using detail::read_file;
+using detail::try_write_file_atomically;
 
 }  // namespace t2s_rt

@@ -12,12 +12,12 @@
 #include <set>
 #include <sstream>
 
-#include "libs/backends/runtime/runtime_source.h"
-#include "libs/backends/runtime/t2s_runtime.h"
 #include "libs/exec/compare.h"
 #include "libs/exec/fill.h"
 #include "libs/exec/npy.h"
 #include "libs/exec/npy_testing.h"
+#include "libs/runtime/runtime_source.h"
+#include "libs/runtime/t2s_runtime.h"
 
 namespace {
 
@@ -715,13 +715,13 @@ TEST(RuntimeSource, IsThePartsConcatenatedWithoutTheirOwnIncludes) {
     if (line.rfind("#include <", 0) != 0) continue;
     EXPECT_TRUE(includes.insert(line).second) << line;
   }
-  const std::string umbrella = file_bytes("libs/backends/runtime/t2s_runtime.h");
+  const std::string umbrella = file_bytes("libs/runtime/t2s_runtime.h");
   EXPECT_EQ(text.rfind(umbrella.substr(0, umbrella.find("#pragma once")), 0), 0u);
   // Every part's code, whole and in order.
   size_t at = 0;
   for (const char* part : {"common.h", "vector.h", "array.h", "npy.h", "file.h", "fill.h",
                            "options.h", "channels.h", "storage.h"}) {
-    const std::string bytes = file_bytes(std::string("libs/backends/runtime/") + part);
+    const std::string bytes = file_bytes(std::string("libs/runtime/") + part);
     const std::string code = bytes.substr(bytes.find("\nnamespace t2s_rt {\n"));
     ASSERT_GT(code.size(), 100u) << part;
     size_t found = text.find(code, at);

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "libs/backends/runtime/array.h"
-#include "libs/backends/runtime/common.h"
-#include "libs/backends/runtime/file.h"
-#include "libs/backends/runtime/fill.h"
-#include "libs/backends/runtime/npy.h"
+#include "libs/runtime/array.h"
+#include "libs/runtime/common.h"
+#include "libs/runtime/file.h"
+#include "libs/runtime/fill.h"
+#include "libs/runtime/npy.h"
 
 namespace t2s_rt {
 
@@ -337,5 +337,10 @@ inline void write_output(const Options& options, const std::string& name, const 
   std::cout.flush();
   if (!std::cout) fail("cannot write to standard output");
 }
+
+// The rules other layers call (libs/exec, libs/cli, the OpenCL executor): their public names.
+using detail::add_input_spec;
+using detail::parse_uint64;
+using detail::print_elements;
 
 }  // namespace t2s_rt

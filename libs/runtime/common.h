@@ -59,4 +59,9 @@ inline thread_local Member* current_member = nullptr;
   T2S_RT_EXIT(1);
 }
 
+// The rules other layers call (libs/exec, libs/cli, the OpenCL executor): their public names.
+using detail::current_member;
+using detail::Member;
+using detail::Stopped;
+
 }  // namespace t2s_rt

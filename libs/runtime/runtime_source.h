@@ -10,7 +10,7 @@
 const char* t2s_runtime_source();
 
 // The runtime as generated programs contain it: the text between two marker lines,
-//   // ---- BEGIN t2s runtime (libs/backends/runtime/t2s_runtime.h) ----
+//   // ---- BEGIN t2s runtime (libs/runtime/t2s_runtime.h) ----
 //   // ---- END t2s runtime ----
 // which golden files elide (pipelines/golden_test.sh): the runtime has its own tests, and the
 // goldens then show only what is specific to the design.

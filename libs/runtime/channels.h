@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "libs/backends/runtime/array.h"
-#include "libs/backends/runtime/common.h"
-#include "libs/backends/runtime/vector.h"
+#include "libs/runtime/array.h"
+#include "libs/runtime/common.h"
+#include "libs/runtime/vector.h"
 
 namespace t2s_rt {
 
@@ -479,5 +479,10 @@ class Threads {
   };
   std::vector<Kernel> kernels_;
 };
+
+// The rules other layers call (libs/exec, libs/cli, the OpenCL executor): their public names.
+using detail::leftover_message;
+using detail::Scheduler;
+using detail::Waiter;
 
 }  // namespace t2s_rt

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "libs/backends/runtime/array.h"
-#include "libs/backends/runtime/common.h"
+#include "libs/runtime/array.h"
+#include "libs/runtime/common.h"
 
 namespace t2s_rt {
 
@@ -97,5 +97,8 @@ inline Array fill_array(const std::string& dtype, const std::vector<int64_t>& sh
   detail::fill_data(info, shape, random, seed, name, a.data);
   return a;
 }
+
+// The rules other layers call (libs/exec, libs/cli, the OpenCL executor): their public names.
+using detail::fill_data;
 
 }  // namespace t2s_rt
