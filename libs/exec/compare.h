@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 
 namespace t2s {
 

@@ -114,7 +114,7 @@ class Compiler {
       fail("unsupported type " + (t.known() ? t.name() : "<unknown>"));
   }
 
-  // ---- vector expressions (libs/exec/vector.cc evaluates them) ----
+  // ---- vector expressions (libs/exec/interpreter_vector.cc evaluates them) ----
 
   const Node* vector_expr(const Expr& e) {
     Node& n = node();

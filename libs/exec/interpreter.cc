@@ -71,7 +71,7 @@ NdArray run_program_on_this_thread(const Program& program,
   for (const Channel& c : program.channels) {
     ChannelState state;
     state.channel = &c;
-    // A vector channel holds `lanes` values per element (libs/exec/vector.cc).
+    // A vector channel holds `lanes` values per element (libs/exec/interpreter_vector.cc).
     state.capacity = static_cast<size_t>(std::max<int64_t>(c.depth, 1) * c.type.lanes);
     int64_t fifos = 1;
     for (int64_t d : c.dims) {

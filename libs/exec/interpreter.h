@@ -61,8 +61,8 @@
 #include <map>
 #include <string>
 
-#include "libs/exec/fill.h"
-#include "libs/exec/npy.h"
+#include "libs/exec/input_fill.h"
+#include "libs/exec/npy_files.h"
 #include "libs/ir/program.h"
 
 namespace t2s {

@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "libs/exec/channels.h"
 #include "libs/exec/compare.h"
 #include "libs/exec/interpreter.h"
+#include "libs/exec/interpreter_channels.h"
 #include "libs/ir/program.h"
 #include "libs/ir/program_facts.h"
 
@@ -247,7 +247,7 @@ struct InputView {
   const uint8_t* data = nullptr;
 };
 
-// Channels between kernels, and FIFO registers: libs/exec/channels.h.
+// Channels between kernels, and FIFO registers: libs/exec/interpreter_channels.h.
 using Fifo = channels::Fifo<Value>;
 using ChannelState = channels::ChannelState<Value>;
 
@@ -295,7 +295,7 @@ struct RegisterState {
   int64_t max_live() const;
 };
 
-// The scheduler of a concurrent run, detecting deadlock: libs/exec/channels.h.
+// The scheduler of a concurrent run, detecting deadlock: libs/exec/interpreter_channels.h.
 using channels::Stopped;
 using Group = channels::Group<Value>;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "libs/exec/fill.h"
+#include "libs/exec/input_fill.h"
 #include "libs/exec/interpreter_testing.h"
 
 namespace t2s {

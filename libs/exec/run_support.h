@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 #include "libs/ir/program.h"
 
 namespace t2s {

@@ -5,8 +5,8 @@
 
 #include <sstream>
 
-#include "libs/exec/fill.h"
-#include "libs/exec/npy_testing.h"
+#include "libs/exec/input_fill.h"
+#include "libs/exec/npy_files_testing.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/ir_json.h"
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "libs/explore/polyhedra.h"
+#include "libs/explore/relations.h"
 
 namespace t2s::explore {
 

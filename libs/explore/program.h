@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "libs/explore/polyhedra.h"
+#include "libs/explore/relations.h"
 #include "libs/ir/diagnostic.h"
 
 namespace t2s::explore {

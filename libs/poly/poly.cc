@@ -15,6 +15,7 @@
 
 #include "libs/ir/diagnostic.h"
 #include "libs/poly/isl_builders.h"
+#include "libs/poly/isl_context.h"
 #include "libs/poly/poly_internal.h"
 #include "libs/poly/poly_testing.h"
 #include "libs/poly/small_set_points.h"
@@ -27,22 +28,6 @@ namespace {
 // of every testdata design take under 10^5, T2SP's GEMM at KK = 1024 (report_test) under 10^6;
 // a hand-edited IR's set that reached minutes (ir_mutation_fuzzer) stops after 1.5 s.
 constexpr unsigned long kCountMaxIslOperations = 20000000;
-
-// Owns one isl context; isl reports errors through the C++ bindings' exceptions.
-class Context {
- public:
-  Context() : ctx_(isl_ctx_alloc()) {
-    if (!ctx_) throw InternalError("poly: cannot allocate an isl context");
-    isl_options_set_on_error(ctx_, ISL_ON_ERROR_CONTINUE);
-  }
-  ~Context() { isl_ctx_free(ctx_); }
-  Context(const Context&) = delete;
-  Context& operator=(const Context&) = delete;
-  isl::ctx get() const { return isl::ctx(ctx_); }
-
- private:
-  isl_ctx* ctx_;
-};
 
 // Runs f; an isl error is an internal error naming the question (`what()`: isl text, made only
 // then).

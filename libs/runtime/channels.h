@@ -36,10 +36,10 @@ inline std::mutex& channel_mutex() {
 }
 
 // The rule of deadlock detection, which the reference interpreter's scheduler shares
-// (libs/exec/channels.h): under the channels' one mutex a group counts its unfinished (`active`)
-// and its blocked kernels, and deadlock is exactly every unfinished kernel blocked, checked when
-// a kernel blocks and when one finishes. A woken kernel counts as running from the moment it is
-// woken, not when it is scheduled.
+// (libs/exec/interpreter_channels.h): under the channels' one mutex a group counts its unfinished
+// (`active`) and its blocked kernels, and deadlock is exactly every unfinished kernel blocked,
+// checked when a kernel blocks and when one finishes. A woken kernel counts as running from the
+// moment it is woken, not when it is scheduled.
 struct Waiter {
   std::string name;  // the kernel's
   bool blocked = false;

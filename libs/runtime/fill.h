@@ -1,5 +1,5 @@
-// fill.h: input data generated as t2s-run's --fill generates it (libs/exec/fill.h documents the
-// formulas).
+// fill.h: input data generated as t2s-run's --fill generates it (libs/exec/input_fill.h documents
+// the formulas).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ namespace detail {
 
 // Fills `data` (zeroed, sized for `shape` of elements of `info`) with the data of input `name`:
 // sequential (the row-major linear index, converted as a C cast converts) or random (SplitMix64
-// from seed XOR FNV-1a(name)); the formulas are in libs/exec/fill.h.
+// from seed XOR FNV-1a(name)); the formulas are in libs/exec/input_fill.h.
 inline void fill_data(DtypeInfo info, const std::vector<int64_t>& shape, bool random, uint64_t seed,
                       const std::string& name, std::vector<unsigned char>& data) {
   const size_t size = static_cast<size_t>(info.bytes);

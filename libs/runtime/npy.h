@@ -1,5 +1,5 @@
 // npy.h: .npy files, read (versions 1.0, 2.0, 3.0) and written (version 1.0), as the toolchain
-// (libs/exec/npy.h) reads and writes them.
+// (libs/exec/npy_files.h) reads and writes them.
 #pragma once
 
 #include <algorithm>
@@ -65,7 +65,7 @@ struct NpyError {
   std::string message;
 };
 
-// Recursive-descent parser of the dict literal of a .npy header (as libs/exec/npy.cc).
+// Recursive-descent parser of the dict literal of a .npy header (as libs/exec/npy_files.cc).
 class HeaderParser {
  public:
   HeaderParser(const std::string& text, const std::string& display_name)

@@ -13,9 +13,9 @@
 #include <sstream>
 
 #include "libs/exec/compare.h"
-#include "libs/exec/fill.h"
-#include "libs/exec/npy.h"
-#include "libs/exec/npy_testing.h"
+#include "libs/exec/input_fill.h"
+#include "libs/exec/npy_files.h"
+#include "libs/exec/npy_files_testing.h"
 #include "libs/runtime/runtime_source.h"
 #include "libs/runtime/t2s_runtime.h"
 

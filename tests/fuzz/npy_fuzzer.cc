@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

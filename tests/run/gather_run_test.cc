@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 #include "tests/run/run_support.h"
 
 namespace t2s {

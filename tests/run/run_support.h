@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "libs/exec/fill.h"
-#include "libs/exec/npy.h"
+#include "libs/exec/input_fill.h"
+#include "libs/exec/npy_files.h"
 
 namespace t2s::run_testing {
 

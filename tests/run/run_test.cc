@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
-#include "libs/exec/fill.h"
-#include "libs/exec/npy.h"
+#include "libs/exec/input_fill.h"
+#include "libs/exec/npy_files.h"
 #include "tests/run/run_support.h"
 
 namespace t2s {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 #include "tests/run/run_support.h"
 
 namespace t2s {

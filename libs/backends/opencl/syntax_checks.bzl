@@ -90,8 +90,8 @@ opencl_syntax_checks = rule(
             executable = True,
             cfg = "exec",
         ),
-        "_merge": attr.label(default = Label("//tools:t2s-merge"), executable = True, cfg = "exec"),
-        "_parse": attr.label(default = Label("//tools:t2s-parse"), executable = True, cfg = "exec"),
-        "_stt": attr.label(default = Label("//tools:t2s-stt"), executable = True, cfg = "exec"),
+        "_merge": attr.label(default = Label("//:t2s-merge"), executable = True, cfg = "exec"),
+        "_parse": attr.label(default = Label("//:t2s-parse"), executable = True, cfg = "exec"),
+        "_stt": attr.label(default = Label("//:t2s-stt"), executable = True, cfg = "exec"),
     },
 )

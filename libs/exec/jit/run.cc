@@ -64,10 +64,10 @@ std::string executable_path() {
 
 // Where libt2s_jit.so may be: T2S_JIT_LIBRARY names it; else the runfiles of the running tool
 // or test (Bazel puts it there as a data dependency of t2s-run), bazel-bin's layout (tools/ and
-// libs/exec/ side by side), or the directory of the executable (an installed copy).
+// libs/exec/jit/ side by side), or the directory of the executable (an installed copy).
 std::vector<std::string> library_candidates() {
   if (const char* env = std::getenv("T2S_JIT_LIBRARY"); env && *env) return {env};
-  const std::string relative = std::string("/t2s/libs/exec/") + T2S_JIT_LIBRARY;
+  const std::string relative = std::string("/t2s/libs/exec/jit/") + T2S_JIT_LIBRARY;
   std::vector<std::string> candidates;
   const std::string exe = executable_path();
   if (!exe.empty()) candidates.push_back(exe + ".runfiles" + relative);
@@ -75,7 +75,7 @@ std::vector<std::string> library_candidates() {
     if (const char* dir = std::getenv(var); dir && *dir) candidates.push_back(dir + relative);
   if (!exe.empty()) {
     const std::string dir = exe.substr(0, exe.rfind('/'));
-    candidates.push_back(dir + "/../libs/exec/" + T2S_JIT_LIBRARY);
+    candidates.push_back(dir + "/../libs/exec/jit/" + T2S_JIT_LIBRARY);
     candidates.push_back(dir + "/" + T2S_JIT_LIBRARY);
   }
   return candidates;

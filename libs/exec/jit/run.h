@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 #include "libs/ir/program.h"
 
 namespace t2s::jit {

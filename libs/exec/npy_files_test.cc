@@ -1,4 +1,4 @@
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <set>
 
-#include "libs/exec/fill.h"
-#include "libs/exec/npy_testing.h"
+#include "libs/exec/input_fill.h"
+#include "libs/exec/npy_files_testing.h"
 
 namespace t2s {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 #include "libs/ir/type.h"
 #include "libs/runtime/fill.h"
 

@@ -1,8 +1,9 @@
-// The isl-facing layer of t2s-explore, in the style of libs/poly: typed wrappers over isl sets
-// and relations of integer tuples, and the few polyhedral questions the exploration asks
-// (exact dataflow, enumeration of points with a bound, affine functions). Nothing outside this
-// file pair includes isl or builds isl text: the user's polyhedral programs are written in isl
-// notation and handed over as text, and programmatic sets are built from typed constraints.
+// Sets and relations of integer tuples, for t2s-explore's analyses (docs/explore.md): typed
+// wrappers over isl sets and maps, and the few polyhedral questions the exploration asks (exact
+// dataflow, enumeration of points with a bound, affine functions). The user's polyhedral
+// programs are written in isl notation and handed over as text (parse_set, parse_map);
+// programmatic sets are built from typed constraints. poly.h is the pipeline's side of libs/poly;
+// both share its isl contexts (isl_context.h) and keep isl to this directory.
 //
 // Every set is parameter-free: parameters (`N`) are given values when a text is read. Sets are
 // finite whenever their points are enumerated; enumeration stops with TooManyPoints past a
@@ -17,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace t2s::explore {
+namespace t2s::poly {
 
 using Point = std::vector<int64_t>;
 // Parameter values, in the order the parameters are declared.
@@ -155,4 +156,4 @@ IntMap parse_map(const std::string& text, const Params& params);
 std::vector<IntMap> dataflow(const IntMap& sink, const std::vector<IntMap>& writes,
                              const std::vector<IntMap>& schedules);
 
-}  // namespace t2s::explore
+}  // namespace t2s::poly

@@ -1,4 +1,4 @@
-#include "libs/exec/fill.h"
+#include "libs/exec/input_fill.h"
 
 namespace t2s {
 

@@ -1,13 +1,13 @@
-#include "libs/explore/polyhedra.h"
+#include "libs/poly/relations.h"
 
 #include <gtest/gtest.h>
 
-namespace t2s::explore {
+namespace t2s::poly {
 namespace {
 
 const Params kN5 = {{"N", 5}};
 
-TEST(PolyhedraTest, ReadsSetsWithParameterValues) {
+TEST(RelationsTest, ReadsSetsWithParameterValues) {
   IntSet a = parse_set("{ A[i, j] : 1 <= i <= N and 1 <= j <= N - i + 1 }", kN5);
   EXPECT_EQ(a.tuple(), "A");
   EXPECT_EQ(a.dim_names(), (std::vector<std::string>{"i", "j"}));
@@ -25,7 +25,7 @@ TEST(PolyhedraTest, ReadsSetsWithParameterValues) {
   EXPECT_EQ(parse_set("[N] -> { [i] : 0 <= i < N }", kN5).count(100), 5);
 }
 
-TEST(PolyhedraTest, RefusesWhatIslCannotRead) {
+TEST(RelationsTest, RefusesWhatIslCannotRead) {
   EXPECT_THROW(parse_set("{ A[i] : i < }", kN5), PolyError);
   EXPECT_THROW(parse_set("{ A[i] : i < M }", kN5), PolyError);
   EXPECT_THROW(parse_map("{ A[i] }", kN5), PolyError);
@@ -33,7 +33,7 @@ TEST(PolyhedraTest, RefusesWhatIslCannotRead) {
   EXPECT_THROW(parse_set("{ A[i] : 0 <= i < 100 }", kN5).points(10), TooManyPoints);
 }
 
-TEST(PolyhedraTest, AffineFunctions) {
+TEST(RelationsTest, AffineFunctions) {
   IntMap m = parse_map("{ C[k, l] -> [l - k + N + 2, k] }", kN5);
   auto f = m.affine();
   ASSERT_TRUE(f);
@@ -53,7 +53,7 @@ TEST(PolyhedraTest, AffineFunctions) {
 }
 
 // The example of DTSE section 3.3.2: five flow dependencies, checked against the definitions.
-TEST(PolyhedraTest, DataflowOfTheThreePolytopeExample) {
+TEST(RelationsTest, DataflowOfTheThreePolytopeExample) {
   const int64_t N = 5;
   IntMap wa = parse_map("{ A[i, j] -> a[i, j] : 1 <= i <= N and 1 <= j <= N - i + 1 }", kN5);
   IntMap wb = parse_map("{ B[q, p] -> b[p, 1] : q = 1 and 1 <= p <= N }", kN5);
@@ -85,7 +85,7 @@ TEST(PolyhedraTest, DataflowOfTheThreePolytopeExample) {
   for (const auto& [src, dst] : c[0].pairs(100)) EXPECT_EQ(src[1], dst[0]);
 }
 
-TEST(PolyhedraTest, DataflowTakesTheLastWriter) {
+TEST(RelationsTest, DataflowTakesTheLastWriter) {
   // Not single assignment: x[0] written at t = 0 and t = 1; the read at t = 2 sees the second.
   IntMap w = parse_map("{ S[t] -> x[0] : 0 <= t <= 1 }", {});
   IntMap r = parse_map("{ R[t] -> x[0] : t = 2 }", {});
@@ -96,5 +96,29 @@ TEST(PolyhedraTest, DataflowTakesTheLastWriter) {
   EXPECT_EQ(pairs[0].first, (Point{1}));
 }
 
+// Sets hold their isl context: one made while another lives combines with it, and one made after
+// every earlier set has gone (its context freed) works in a context of its own.
+TEST(RelationsTest, SetsOutliveTheCallsThatMadeThemAndCombineWhileAlive) {
+  IntSet later;
+  {
+    IntSet a = IntSet::box("A", {"i"}, {0}, {4});
+    later = IntSet::box("A", {"i"}, {2}, {4});
+    EXPECT_EQ(a.intersect(later).points(10), (std::vector<Point>{{2}, {3}}));
+  }
+  EXPECT_EQ(later.subtract(IntSet::point("A", {3})).count(10), 3);
+  later = IntSet();
+  IntSet fresh = parse_set("{ A[i] : 0 <= i < N }", kN5);
+  EXPECT_EQ(fresh.unite(IntSet::point("A", {7})).count(10), 6);
+  EXPECT_EQ(fresh.str(), "{ A[i] : 0 <= i <= 4 }");
+}
+
+// Enumeration stops at its limit, and an unbounded set is refused rather than walked.
+TEST(RelationsTest, EnumerationIsBounded) {
+  IntSet a = IntSet::box("", {"x", "y"}, {0, 0}, {10, 10});
+  EXPECT_EQ(a.points(100).size(), 100u);
+  EXPECT_THROW(a.points(99), TooManyPoints);
+  EXPECT_THROW(parse_set("{ [i] : i >= 0 }", {}).points(10), PolyError);
+}
+
 }  // namespace
-}  // namespace t2s::explore
+}  // namespace t2s::poly

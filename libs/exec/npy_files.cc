@@ -1,4 +1,4 @@
-#include "libs/exec/npy.h"
+#include "libs/exec/npy_files.h"
 
 #include <cstdint>
 #include <utility>

@@ -1,31 +1,24 @@
-#include "libs/explore/polyhedra.h"
+#include "libs/poly/relations.h"
 
+#include <isl/aff.h>
 #include <isl/cpp.h>
-#include <isl/ctx.h>
 #include <isl/map.h>
-#include <isl/options.h>
 #include <isl/point.h>
 #include <isl/set.h>
+#include <isl/space.h>
 
 #include <algorithm>
 #include <cctype>
-#include <map>
+#include <sstream>
 
-namespace t2s::explore {
+#include "libs/ir/diagnostic.h"
+#include "libs/poly/isl_context.h"
+
+namespace t2s::poly {
 
 namespace {
 
-// One isl context for the process, never freed (every isl object refers to it). The tools and
-// tests use isl from one thread at a time.
-isl::ctx context() {
-  static isl_ctx* ctx = [] {
-    isl_ctx* c = isl_ctx_alloc();
-    if (!c) throw std::runtime_error("explore: cannot allocate an isl context");
-    isl_options_set_on_error(c, ISL_ON_ERROR_CONTINUE);
-    return c;
-  }();
-  return isl::ctx(ctx);
-}
+using ContextRef = std::shared_ptr<const Context>;
 
 // isl's message without its source file ("isl_stream.c:140: syntax error" -> "syntax error").
 std::string isl_message(const isl::exception& e) {
@@ -35,12 +28,13 @@ std::string isl_message(const isl::exception& e) {
   return m;
 }
 
+// Runs f; an isl error is an internal error naming the operation.
 template <typename F>
 auto guarded(const std::string& what, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const isl::exception& e) {
-    throw std::runtime_error("explore: isl failed on " + what + ": " + e.what());
+    throw InternalError("poly: isl failed on " + what + ": " + e.what());
   }
 }
 
@@ -78,49 +72,38 @@ std::string linear_text(const std::vector<int64_t>& coeff, int64_t constant, con
   return t;
 }
 
-int64_t val_int(isl_val* v) {
-  if (!v || !isl_val_is_int(v)) {
-    isl_val_free(v);
-    throw PolyError("a value that is not an integer");
-  }
-  long n = isl_val_get_num_si(v);
-  isl_val_free(v);
-  return n;
+int64_t val_int(const isl::val& v) {
+  if (v.is_null() || !v.is_int()) throw PolyError("a value that is not an integer");
+  return v.get_num_si();
 }
 
 std::string optional_name(const char* s) { return s ? s : ""; }
 
-struct PointCollector {
-  std::vector<Point>* out;
-  int64_t limit;
-  bool overflow = false;
-};
-
-isl_stat collect_point(isl_point* pnt, void* user) {
-  auto* c = static_cast<PointCollector*>(user);
-  if (static_cast<int64_t>(c->out->size()) >= c->limit) {
-    c->overflow = true;
-    isl_point_free(pnt);
-    return isl_stat_error;
-  }
-  isl_space* space = isl_point_get_space(pnt);
-  isl_size n = isl_space_dim(space, isl_dim_set);
-  isl_space_free(space);
-  Point p(static_cast<size_t>(n));
+// The coordinates of a point of a set (of a wrapped relation too: its pairs, flattened).
+Point coordinates(const isl::point& pnt) {
+  isl::space space = isl::manage(isl_point_get_space(pnt.get()));
+  isl_size n = isl_space_dim(space.get(), isl_dim_set);
+  Point p(static_cast<size_t>(std::max<isl_size>(n, 0)));
   for (isl_size i = 0; i < n; ++i)
-    p[i] = val_int(isl_point_get_coordinate_val(pnt, isl_dim_set, i));
-  c->out->push_back(std::move(p));
-  isl_point_free(pnt);
-  return isl_stat_ok;
+    p[i] = val_int(isl::manage(isl_point_get_coordinate_val(pnt.get(), isl_dim_set, i)));
+  return p;
 }
+
+// Thrown from inside isl's walk over the points to stop it at the limit.
+struct PastLimit {};
 
 std::vector<Point> enumerate(const isl::set& s, int64_t limit) {
   std::vector<Point> out;
-  PointCollector c{&out, limit};
-  isl_stat r = isl_set_foreach_point(s.get(), collect_point, &c);
-  if (c.overflow)
+  try {
+    s.foreach_point([&](isl::point pnt) {
+      if (static_cast<int64_t>(out.size()) >= limit) throw PastLimit{};
+      out.push_back(coordinates(pnt));
+    });
+  } catch (const PastLimit&) {
     throw TooManyPoints("more than " + std::to_string(limit) + " points to enumerate");
-  if (r != isl_stat_ok) throw PolyError("the set is unbounded: its points cannot be listed");
+  } catch (const isl::exception&) {
+    throw PolyError("the set is unbounded: its points cannot be listed");
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -128,7 +111,8 @@ std::vector<Point> enumerate(const isl::set& s, int64_t limit) {
 // Declares the parameters `params` for a text that declares none, reads it with `read`, and
 // gives every parameter its value.
 template <typename T, typename Read>
-T read_with_params(const std::string& text, const Params& params, Read&& read) {
+T read_with_params(const ContextRef& ctx, const std::string& text, const Params& params,
+                   Read&& read) {
   size_t first = text.find_first_not_of(" \t\r\n");
   std::string full = text;
   if (!params.empty() && (first == std::string::npos || text[first] != '[')) {
@@ -166,23 +150,20 @@ T read_with_params(const std::string& text, const Params& params, Read&& read) {
     throw PolyError("isl cannot read it: " + isl_message(e));
   }
   if (t.is_null()) throw PolyError("isl cannot read it");
-  isl_space* space = isl_space_params(isl_space_copy(t.space().get()));
-  isl_size n = isl_space_dim(space, isl_dim_param);
+  isl::space space = t.space().params();
+  isl_size n = isl_space_dim(space.get(), isl_dim_param);
   std::string names, values;
   for (isl_size i = 0; i < n; ++i) {
-    std::string name = optional_name(isl_space_get_dim_name(space, isl_dim_param, i));
+    std::string name = optional_name(isl_space_get_dim_name(space.get(), isl_dim_param, i));
     auto it =
         std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == name; });
-    if (it == params.end()) {
-      isl_space_free(space);
+    if (it == params.end())
       throw PolyError("parameter '" + name + "' has no value (give it one in \"params\")");
-    }
     names += (i ? ", " : "") + name;
     values += std::string(i ? " and " : "") + name + " = " + std::to_string(it->second);
   }
-  isl_space_free(space);
   if (n == 0) return t;
-  isl::set context_set(context(), "[" + names + "] -> { : " + values + " }");
+  isl::set context_set(ctx->get(), "[" + names + "] -> { : " + values + " }");
   return t.intersect_params(context_set).project_out_all_params();
 }
 
@@ -195,22 +176,27 @@ Point Affine::apply(const Point& x) const {
   return y;
 }
 
+// Each object holds the context its isl object belongs to, declared first so that it is released
+// last.
 struct IntSet::Impl {
+  ContextRef ctx;
   isl::set set;
   std::string tuple;
   std::vector<std::string> dims;
 };
 
 struct IntMap::Impl {
+  ContextRef ctx;
   isl::map map;
   std::string in, out;
 };
 
 namespace {
 
-std::shared_ptr<const IntSet::Impl> set_impl(isl::set s, std::string tuple,
+std::shared_ptr<const IntSet::Impl> set_impl(ContextRef ctx, isl::set s, std::string tuple,
                                              std::vector<std::string> dims) {
   auto impl = std::make_shared<IntSet::Impl>();
+  impl->ctx = std::move(ctx);
   impl->set = std::move(s);
   impl->tuple = std::move(tuple);
   impl->dims = std::move(dims);
@@ -240,22 +226,25 @@ IntSet IntSet::box(const std::string& tuple, const std::vector<std::string>& dim
             std::to_string(lo[i] + extent[i]);
   }
   text += " }";
-  isl::set s = guarded("a box", [&] { return isl::set(context(), text); });
-  return IntSet(set_impl(s, tuple, dims));
+  ContextRef ctx = shared_context();
+  isl::set s = guarded("a box", [&] { return isl::set(ctx->get(), text); });
+  return IntSet(set_impl(ctx, s, tuple, dims));
 }
 
 IntSet IntSet::point(const std::string& tuple, const Point& p) {
   std::string text = "{ " + isl_tuple(tuple) + "[";
   for (size_t i = 0; i < p.size(); ++i) text += (i ? ", " : "") + std::to_string(p[i]);
   text += "] }";
-  isl::set s = guarded("a point", [&] { return isl::set(context(), text); });
+  ContextRef ctx = shared_context();
+  isl::set s = guarded("a point", [&] { return isl::set(ctx->get(), text); });
   std::vector<std::string> dims;
   for (size_t i = 0; i < p.size(); ++i) dims.push_back("i" + std::to_string(i));
-  return IntSet(set_impl(s, tuple, dims));
+  return IntSet(set_impl(ctx, s, tuple, dims));
 }
 
 IntSet IntSet::empty_like(const IntSet& s) {
-  return IntSet(set_impl(isl::set::empty(s.impl_->set.space()), s.impl_->tuple, s.impl_->dims));
+  return IntSet(
+      set_impl(s.impl_->ctx, isl::set::empty(s.impl_->set.space()), s.impl_->tuple, s.impl_->dims));
 }
 
 const std::string& IntSet::tuple() const { return impl_->tuple; }
@@ -271,26 +260,28 @@ bool IntSet::subset_of(const IntSet& o) const {
   return guarded("inclusion", [&] { return impl_->set.is_subset(o.impl_->set); });
 }
 IntSet IntSet::intersect(const IntSet& o) const {
-  return IntSet(
-      set_impl(guarded("intersection", [&] { return impl_->set.intersect(o.impl_->set); }),
-               impl_->tuple, impl_->dims));
+  return IntSet(set_impl(
+      impl_->ctx, guarded("intersection", [&] { return impl_->set.intersect(o.impl_->set); }),
+      impl_->tuple, impl_->dims));
 }
 IntSet IntSet::subtract(const IntSet& o) const {
   return IntSet(
-      set_impl(guarded("difference", [&] { return impl_->set.subtract(o.impl_->set).coalesce(); }),
+      set_impl(impl_->ctx,
+               guarded("difference", [&] { return impl_->set.subtract(o.impl_->set).coalesce(); }),
                impl_->tuple, impl_->dims));
 }
 IntSet IntSet::unite(const IntSet& o) const {
-  return IntSet(
-      set_impl(guarded("union", [&] { return impl_->set.unite(o.impl_->set).coalesce(); }),
-               impl_->tuple, impl_->dims));
+  return IntSet(set_impl(
+      impl_->ctx, guarded("union", [&] { return impl_->set.unite(o.impl_->set).coalesce(); }),
+      impl_->tuple, impl_->dims));
 }
 
 IntSet IntSet::where(const Constraint& c) const {
   std::string text = "{ " + tuple_text(impl_->tuple, dims(), "x") + " : " +
                      linear_text(c.coeff, c.constant, "x") + (c.equality ? " = 0" : " >= 0") + " }";
-  isl::set cs = guarded("a constraint", [&] { return isl::set(context(), text); });
-  return IntSet(set_impl(guarded("a constraint", [&] { return impl_->set.intersect(cs); }),
+  isl::set cs = guarded("a constraint", [&] { return isl::set(impl_->ctx->get(), text); });
+  return IntSet(set_impl(impl_->ctx,
+                         guarded("a constraint", [&] { return impl_->set.intersect(cs); }),
                          impl_->tuple, impl_->dims));
 }
 
@@ -319,18 +310,19 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> IntSet::bounds() const {
 }
 
 std::string IntSet::str() const {
-  char* s = isl_set_to_str(impl_->set.get());
-  std::string out = s ? s : "";
-  free(s);
-  return out;
+  std::ostringstream out;
+  out << impl_->set;
+  return out.str();
 }
 
 IntMap::IntMap() = default;
 
 namespace {
 
-std::shared_ptr<const IntMap::Impl> map_impl(isl::map m, std::string in, std::string out) {
+std::shared_ptr<const IntMap::Impl> map_impl(ContextRef ctx, isl::map m, std::string in,
+                                             std::string out) {
   auto impl = std::make_shared<IntMap::Impl>();
+  impl->ctx = std::move(ctx);
   impl->map = std::move(m);
   impl->in = std::move(in);
   impl->out = std::move(out);
@@ -345,9 +337,10 @@ IntMap IntMap::from_affine(const IntSet& domain, const std::string& out_tuple, c
   for (size_t r = 0; r < f.out_dims(); ++r)
     text += (r ? ", " : "") + linear_text(f.coeff[r], f.constant[r], "x");
   text += "] }";
-  isl::map m = guarded("an affine map", [&] { return isl::map(context(), text); });
+  const ContextRef& ctx = domain.impl_->ctx;
+  isl::map m = guarded("an affine map", [&] { return isl::map(ctx->get(), text); });
   m = guarded("an affine map", [&] { return m.intersect_domain(domain.impl_->set); });
-  return IntMap(map_impl(m, domain.tuple(), out_tuple));
+  return IntMap(map_impl(ctx, m, domain.tuple(), out_tuple));
 }
 
 const std::string& IntMap::in_tuple() const { return impl_->in; }
@@ -366,41 +359,43 @@ bool IntMap::injective() const {
 
 IntSet IntMap::domain() const {
   isl::set s = guarded("a domain", [&] { return impl_->map.domain(); });
-  return IntSet(set_impl(s, impl_->in, isl_dim_names(s)));
+  return IntSet(set_impl(impl_->ctx, s, impl_->in, isl_dim_names(s)));
 }
 
 IntSet IntMap::range() const {
   isl::set s = guarded("a range", [&] { return impl_->map.range(); });
-  return IntSet(set_impl(s, impl_->out, isl_dim_names(s)));
+  return IntSet(set_impl(impl_->ctx, s, impl_->out, isl_dim_names(s)));
 }
 
 IntMap IntMap::intersect_domain(const IntSet& s) const {
   return IntMap(
-      map_impl(guarded("a restriction", [&] { return impl_->map.intersect_domain(s.impl_->set); }),
+      map_impl(impl_->ctx,
+               guarded("a restriction", [&] { return impl_->map.intersect_domain(s.impl_->set); }),
                impl_->in, impl_->out));
 }
 
 IntMap IntMap::intersect_range(const IntSet& s) const {
   return IntMap(
-      map_impl(guarded("a restriction", [&] { return impl_->map.intersect_range(s.impl_->set); }),
+      map_impl(impl_->ctx,
+               guarded("a restriction", [&] { return impl_->map.intersect_range(s.impl_->set); }),
                impl_->in, impl_->out));
 }
 
 IntMap IntMap::reverse() const {
-  return IntMap(
-      map_impl(guarded("a reversal", [&] { return impl_->map.reverse(); }), impl_->out, impl_->in));
+  return IntMap(map_impl(impl_->ctx, guarded("a reversal", [&] { return impl_->map.reverse(); }),
+                         impl_->out, impl_->in));
 }
 
 IntMap IntMap::apply_range(const IntMap& o) const {
-  return IntMap(
-      map_impl(guarded("a composition", [&] { return impl_->map.apply_range(o.impl_->map); }),
-               impl_->in, o.impl_->out));
+  return IntMap(map_impl(
+      impl_->ctx, guarded("a composition", [&] { return impl_->map.apply_range(o.impl_->map); }),
+      impl_->in, o.impl_->out));
 }
 
 IntMap IntMap::unite(const IntMap& o) const {
-  return IntMap(
-      map_impl(guarded("a union", [&] { return impl_->map.unite(o.impl_->map).coalesce(); }),
-               impl_->in, impl_->out));
+  return IntMap(map_impl(
+      impl_->ctx, guarded("a union", [&] { return impl_->map.unite(o.impl_->map).coalesce(); }),
+      impl_->in, impl_->out));
 }
 
 std::vector<std::pair<Point, Point>> IntMap::pairs(int64_t limit) const {
@@ -417,77 +412,73 @@ std::vector<std::pair<Point, Point>> IntMap::pairs(int64_t limit) const {
 
 std::optional<Affine> IntMap::affine() const {
   if (!single_valued()) return std::nullopt;
-  isl_pw_multi_aff* pma = isl_pw_multi_aff_from_map(isl_map_copy(impl_->map.get()));
-  if (!pma) return std::nullopt;
-  struct Pieces {
-    std::vector<Affine> found;
-    bool ok = true;
-  } pieces;
-  auto piece = [](isl_set* set, isl_multi_aff* ma, void* user) -> isl_stat {
-    auto* p = static_cast<Pieces*>(user);
-    isl_set_free(set);
-    Affine f;
-    isl_size n_out = isl_multi_aff_dim(ma, isl_dim_out);
-    isl_size n_in = isl_multi_aff_dim(ma, isl_dim_in);
-    for (isl_size r = 0; r < n_out && p->ok; ++r) {
-      isl_aff* aff = isl_multi_aff_get_at(ma, r);
-      if (isl_aff_dim(aff, isl_dim_div) != 0) {
-        p->ok = false;
-      } else {
+  isl::pw_multi_aff pma = isl::manage(isl_pw_multi_aff_from_map(impl_->map.copy()));
+  if (pma.is_null()) return std::nullopt;
+  std::vector<Affine> found;
+  bool ok = true;
+  guarded("an affine function", [&] {
+    pma.foreach_piece([&](const isl::set&, const isl::multi_aff& ma) {
+      if (!ok) return;
+      Affine f;
+      isl_size n_out = isl_multi_aff_dim(ma.get(), isl_dim_out);
+      isl_size n_in = isl_multi_aff_dim(ma.get(), isl_dim_in);
+      for (isl_size r = 0; r < n_out && ok; ++r) {
+        isl::aff aff = ma.at(r);
+        if (isl_aff_dim(aff.get(), isl_dim_div) != 0) {
+          ok = false;
+          break;
+        }
         std::vector<int64_t> row;
         try {
           for (isl_size c = 0; c < n_in; ++c)
-            row.push_back(val_int(isl_aff_get_coefficient_val(aff, isl_dim_in, c)));
-          f.constant.push_back(val_int(isl_aff_get_constant_val(aff)));
+            row.push_back(
+                val_int(isl::manage(isl_aff_get_coefficient_val(aff.get(), isl_dim_in, c))));
+          f.constant.push_back(val_int(aff.constant_val()));
           f.coeff.push_back(row);
         } catch (const PolyError&) {
-          p->ok = false;
+          ok = false;
         }
       }
-      isl_aff_free(aff);
-    }
-    isl_multi_aff_free(ma);
-    if (p->ok) p->found.push_back(f);
-    return p->ok ? isl_stat_ok : isl_stat_error;
-  };
-  isl_pw_multi_aff_foreach_piece(pma, piece, &pieces);
-  isl_pw_multi_aff_free(pma);
-  if (!pieces.ok || pieces.found.empty()) return std::nullopt;
-  for (const Affine& f : pieces.found)
-    if (f.coeff != pieces.found[0].coeff || f.constant != pieces.found[0].constant)
-      return std::nullopt;
-  return pieces.found[0];
+      if (ok) found.push_back(f);
+    });
+  });
+  if (!ok || found.empty()) return std::nullopt;
+  for (const Affine& f : found)
+    if (f.coeff != found[0].coeff || f.constant != found[0].constant) return std::nullopt;
+  return found[0];
 }
 
 std::string IntMap::str() const {
-  char* s = isl_map_to_str(impl_->map.get());
-  std::string out = s ? s : "";
-  free(s);
-  return out;
+  std::ostringstream out;
+  out << impl_->map;
+  return out.str();
 }
 
 IntSet parse_set(const std::string& text, const Params& params) {
+  ContextRef ctx = shared_context();
   isl::set s = read_with_params<isl::set>(
-      text, params, [](const std::string& t) { return isl::set(context(), t); });
-  return IntSet(set_impl(s, optional_name(isl_set_get_tuple_name(s.get())), isl_dim_names(s)));
+      ctx, text, params, [&](const std::string& t) { return isl::set(ctx->get(), t); });
+  return IntSet(set_impl(ctx, s, optional_name(isl_set_get_tuple_name(s.get())), isl_dim_names(s)));
 }
 
 IntMap parse_map(const std::string& text, const Params& params) {
   size_t brace = text.find('{');
   if (brace == std::string::npos || text.find("->", brace) == std::string::npos)
     throw PolyError("a relation needs '->' between its two tuples");
+  ContextRef ctx = shared_context();
   isl::map m = read_with_params<isl::map>(
-      text, params, [](const std::string& t) { return isl::map(context(), t); });
-  return IntMap(map_impl(m, optional_name(isl_map_get_tuple_name(m.get(), isl_dim_in)),
+      ctx, text, params, [&](const std::string& t) { return isl::map(ctx->get(), t); });
+  return IntMap(map_impl(ctx, m, optional_name(isl_map_get_tuple_name(m.get(), isl_dim_in)),
                          optional_name(isl_map_get_tuple_name(m.get(), isl_dim_out))));
 }
 
 std::vector<IntMap> dataflow(const IntMap& sink, const std::vector<IntMap>& writes,
                              const std::vector<IntMap>& schedules) {
   return guarded("dataflow", [&] {
-    isl::union_map must = isl::union_map::empty(context());
+    const ContextRef& ctx = sink.impl_->ctx;
+    isl::union_map must = isl::union_map::empty(ctx->get());
     for (const IntMap& w : writes) must = must.unite(isl::union_map(w.impl_->map));
-    isl::union_map schedule = isl::union_map::empty(context());
+    isl::union_map schedule = isl::union_map::empty(ctx->get());
     for (const IntMap& s : schedules) schedule = schedule.unite(isl::union_map(s.impl_->map));
     isl::union_flow flow = isl::union_access_info(isl::union_map(sink.impl_->map))
                                .set_must_source(must)
@@ -501,14 +492,13 @@ std::vector<IntMap> dataflow(const IntMap& sink, const std::vector<IntMap>& writ
       if (std::find(seen.begin(), seen.end(), w.in_tuple()) != seen.end()) continue;
       seen.push_back(w.in_tuple());
       isl::space space = isl::manage(isl_space_map_from_domain_and_range(
-          isl_space_domain(isl_space_copy(w.impl_->map.space().get())),
-          isl_space_domain(isl_space_copy(sink.impl_->map.space().get()))));
+          w.impl_->map.space().domain().release(), sink.impl_->map.space().domain().release()));
       isl::map m = deps.extract_map(space);
       if (m.is_empty()) continue;
-      out.push_back(IntMap(map_impl(m.coalesce(), w.in_tuple(), sink.in_tuple())));
+      out.push_back(IntMap(map_impl(ctx, m.coalesce(), w.in_tuple(), sink.in_tuple())));
     }
     return out;
   });
 }
 
-}  // namespace t2s::explore
+}  // namespace t2s::poly
