@@ -11,77 +11,78 @@
 namespace t2s::stt_internal {
 
 // Kernel body = realize statements around one perfect loop nest.
-void KernelTransformer::peel() {
-  LoopNest nest = loop_nest(kernel_.body);
-  realizes_ = std::move(nest.realizes);
+OriginalLoops peel_loops(const TransformContext& ctx, NameSupply& name_supply) {
+  OriginalLoops o;
+  LoopNest nest = loop_nest(ctx.kernel.body);
+  o.realizes = std::move(nest.realizes);
   std::vector<const For*> loops = std::move(nest.loops);
   if (loops.empty())
-    fail(
+    ctx.fail(
         "its kernel is not a single loop nest (t2s-stt transforms the loop nest of a merge "
         "group or of an isolated Func)",
         "stt-structure");
-  body_ = *nest.body;
-  if (body_.empty()) fail("its loop nest has no statements (hand-edited IR)", "stt-structure");
+  o.body = *nest.body;
+  if (o.body.empty()) ctx.fail("its loop nest has no statements (hand-edited IR)", "stt-structure");
   // Innermost first.
   std::reverse(loops.begin(), loops.end());
   // A reorder the merged stage left to this pass (it is legal only in the transformed order):
   // the bounds are constants (checked below), so the loops of the box may be permuted.
   const std::vector<const For*> input_loops = loops;
-  if (!kernel_.pending_order.empty()) {
+  if (!ctx.kernel.pending_order.empty()) {
     std::vector<const For*> reordered;
-    for (const std::string& v : kernel_.pending_order)
+    for (const std::string& v : ctx.kernel.pending_order)
       for (const For* l : loops)
         if (l->var == v) reordered.push_back(l);
     if (reordered.size() != loops.size())
-      throw InternalError("stt: the pending order of '" + kernel_.name +
+      throw InternalError("stt: the pending order of '" + ctx.kernel.name +
                           "' is not an order of its loops");
-    loops = reordered;
-    kernel_.pending_order.clear();
+    loops = reordered;  // (the driver clears the kernel's pending order)
   }
   const size_t n = loops.size();
   for (size_t v = 0; v < n; ++v) {
     const For& l = *loops[v];
     if (l.min->kind != ExprKind::kIntImm || l.extent->kind != ExprKind::kIntImm)
-      fail("loop '" + l.var + "' has bounds that are not constants (" + print_expr(l.min) + ", " +
-               print_expr(l.extent) + "); PEs need constant extents",
-           "stt-bounds");
-    if (l.extent->int_value < 1) fail("loop '" + l.var + "' is empty", "stt-bounds");
-    names_.push_back(l.var);
-    isl_.push_back("x" + std::to_string(v));
-    mins_.push_back(l.min->int_value);
-    extents_.push_back(l.extent->int_value);
-    loops_.push_back(Loop{l.var, Aff::var(n, v), l.min->int_value, l.extent->int_value, false});
-    name_supply_.take(l.var);
-    if (l.loop_kind == LoopKind::kUnrolled) unrolled_.insert(l.var);
-    if (l.loop_kind == LoopKind::kVectorized) vectorized_.insert(l.var);
+      ctx.fail("loop '" + l.var + "' has bounds that are not constants (" + print_expr(l.min) +
+                   ", " + print_expr(l.extent) + "); PEs need constant extents",
+               "stt-bounds");
+    if (l.extent->int_value < 1) ctx.fail("loop '" + l.var + "' is empty", "stt-bounds");
+    o.names.push_back(l.var);
+    o.isl.push_back("x" + std::to_string(v));
+    o.mins.push_back(l.min->int_value);
+    o.extents.push_back(l.extent->int_value);
+    o.loops.push_back(Loop{l.var, Aff::var(n, v), l.min->int_value, l.extent->int_value, false});
+    name_supply.take(l.var);
+    if (l.loop_kind == LoopKind::kUnrolled) o.unrolled.insert(l.var);
+    if (l.loop_kind == LoopKind::kVectorized) o.vectorized.insert(l.var);
   }
   for (const For* l : input_loops)
-    input_order_.push_back(
-        static_cast<size_t>(std::find(names_.begin(), names_.end(), l->var) - names_.begin()));
+    o.input_order.push_back(
+        static_cast<size_t>(std::find(o.names.begin(), o.names.end(), l->var) - o.names.begin()));
+  return o;
 }
 
-// The iteration domain over the dims isl_ (x0, x1, ...: the original loops).
-poly::Set KernelTransformer::domain() const {
-  poly::Set s(isl_);
-  for (size_t v = 0; v < names_.size(); ++v)
-    s.where(poly::Cond::range(mins_[v], poly::Aff::dim(isl_[v]), mins_[v] + extents_[v]));
+// The iteration domain over the dims isl (x0, x1, ...: the original loops).
+poly::Set OriginalLoops::domain() const {
+  poly::Set s(isl);
+  for (size_t v = 0; v < names.size(); ++v)
+    s.where(poly::Cond::range(mins[v], poly::Aff::dim(isl[v]), mins[v] + extents[v]));
   return s;
 }
 
 // Pairs of iterations (x, y), x before y in the original loop order (outermost first); `ys`
 // receives the dim names of y.
-poly::Set KernelTransformer::ordered_pairs(std::vector<std::string>* ys,
-                                           const std::vector<size_t>* order) const {
+poly::Set OriginalLoops::ordered_pairs(std::vector<std::string>* ys,
+                                       const std::vector<size_t>* order) const {
   poly::Set pairs = domain();
-  for (size_t v = 0; v < isl_.size(); ++v) {
+  for (size_t v = 0; v < isl.size(); ++v) {
     ys->push_back("y" + std::to_string(v));
     pairs.add_dim(ys->back());
-    pairs.where(poly::Cond::range(mins_[v], poly::Aff::dim(ys->back()), mins_[v] + extents_[v]));
+    pairs.where(poly::Cond::range(mins[v], poly::Aff::dim(ys->back()), mins[v] + extents[v]));
   }
   std::optional<poly::Cond> before;
-  for (size_t p = 0; p < isl_.size(); ++p) {
+  for (size_t p = 0; p < isl.size(); ++p) {
     const size_t v = order ? (*order)[p] : p;
-    const poly::Aff x = poly::Aff::dim(isl_[v]), y = poly::Aff::dim((*ys)[v]);
+    const poly::Aff x = poly::Aff::dim(isl[v]), y = poly::Aff::dim((*ys)[v]);
     before = before ? x < y || (x == y && *before) : x < y;
   }
   pairs.where(before.value_or(poly::Cond::always(false)));
@@ -89,65 +90,79 @@ poly::Set KernelTransformer::ordered_pairs(std::vector<std::string>* ys,
 }
 
 // The original loops, outermost first: "k, j, i".
-std::string KernelTransformer::loop_order() const {
+std::string OriginalLoops::loop_order() const {
   std::string s;
-  for (size_t v = names_.size(); v-- > 0;) s += names_[v] + (v ? ", " : "");
+  for (size_t v = names.size(); v-- > 0;) s += names[v] + (v ? ", " : "");
   return s;
 }
 
-// `a` over the dims isl_, for isl's questions.
-poly::Aff KernelTransformer::poly_of(const Aff& a) const {
-  return poly::Aff::linear(a.coeff, isl_, a.constant);
+// `a` over the dims isl, for isl's questions.
+poly::Aff OriginalLoops::poly_of(const Aff& a) const {
+  return poly::Aff::linear(a.coeff, isl, a.constant);
 }
 
 // [min, max] of `a` over the iteration domain (isl).
-std::pair<int64_t, int64_t> KernelTransformer::range_of(const Aff& a) {
+std::pair<int64_t, int64_t> OriginalLoops::range_of(const Aff& a) const {
   auto r = poly::value_ranges(domain(), {poly_of(a)});
   if (!r || !(*r)[0]) throw InternalError("stt: empty or unbounded loop domain");
   return {(*r)[0]->min, (*r)[0]->max};
 }
 
-size_t KernelTransformer::position(const std::string& name) const {
-  for (size_t i = 0; i < loops_.size(); ++i)
-    if (loops_[i].name == name) return i;
-  return loops_.size();
+size_t position(const std::vector<Loop>& loops, const std::string& name) {
+  for (size_t i = 0; i < loops.size(); ++i)
+    if (loops[i].name == name) return i;
+  return loops.size();
 }
 
+namespace {
+
+// The nest while schedule_kernel applies the directives to it.
+struct Nest {
+  std::vector<Loop> loops;  // the current loops, innermost first
+  // Vectorized loops no transform names: lanes of each PE, set aside until place_lanes.
+  std::vector<Loop> lanes;
+  std::vector<TransformStep> steps;
+  std::vector<ScheduleVector> schedule_vectors;
+  int time_vars = 0;
+  bool check_time = false;
+};
+
 // The innermost `vars.size()` loops must be exactly `vars` (in any order).
-void KernelTransformer::check_innermost(const std::vector<std::string>& vars,
-                                        const std::string& what) {
+void check_innermost(const TransformContext& ctx, const std::vector<Loop>& loops,
+                     const std::vector<std::string>& vars, const std::string& what) {
   std::string order;
-  for (const Loop& l : loops_) order += (order.empty() ? "" : ", ") + l.name;
+  for (const Loop& l : loops) order += (order.empty() ? "" : ", ") + l.name;
   for (const std::string& v : vars) {
-    size_t p = position(v);
-    if (p == loops_.size())
-      fail(what + " '" + v + "' is not a loop of the kernel (its loops, innermost first: " + order +
-               ")",
-           "stt-space-loops");
+    size_t p = position(loops, v);
+    if (p == loops.size())
+      ctx.fail(what + " '" + v +
+                   "' is not a loop of the kernel (its loops, innermost first: " + order + ")",
+               "stt-space-loops");
     if (p >= vars.size())
-      fail((vars.size() == 1 ? what + " must be the innermost loop"
-                             : what + "s must be the " + std::to_string(vars.size()) +
-                                   " innermost loops, adjacent") +
-               ", but '" + v + "' is loop " + std::to_string(p + 1) +
-               " from the inside (loops, innermost first: " + order + "); reorder the loops first",
-           "stt-space-loops");
+      ctx.fail((vars.size() == 1 ? what + " must be the innermost loop"
+                                 : what + "s must be the " + std::to_string(vars.size()) +
+                                       " innermost loops, adjacent") +
+                   ", but '" + v + "' is loop " + std::to_string(p + 1) +
+                   " from the inside (loops, innermost first: " + order +
+                   "); reorder the loops first",
+               "stt-space-loops");
   }
 }
 
-std::vector<std::string> KernelTransformer::names_of(const DirectiveArg& list) {
+std::vector<std::string> names_of(const DirectiveArg& list) {
   std::vector<std::string> out;
   for (const DirectiveArg& a : list.items) out.push_back(a.text);
   return out;
 }
 
 // (check_form has found every integer argument an integer.)
-int64_t KernelTransformer::int_of(const DirectiveArg& a) { return a.integer().value(); }
+int64_t int_of(const DirectiveArg& a) { return a.integer().value(); }
 
 // The normal forms of docs/ir.md, checked before they are trusted (IR may be written by hand):
 //   simple:  [{space vars}, {one integer per space var} or {}, check]
 //   general: [{src vars}, {dst vars}, {{one integer per src var} per dst var},
 //             {{var, expr}...}, check]
-void KernelTransformer::check_form(const Directive& d) {
+void check_form(const TransformContext& ctx, const Directive& d) {
   auto is_identifier = [](const std::string& t) {
     if (t.empty() || !(std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_')) return false;
     for (char c : t)
@@ -155,7 +170,7 @@ void KernelTransformer::check_form(const Directive& d) {
     return true;
   };
   auto bad = [&](const std::string& what) {
-    fail("the directive is not in its normal form (docs/ir.md): " + what, "directive-args");
+    ctx.fail("the directive is not in its normal form (docs/ir.md): " + what, "directive-args");
   };
   auto is_list = [](const DirectiveArg& a) { return a.kind == DirectiveArg::kList; };
   auto names = [&](const DirectiveArg& a, const char* what) {
@@ -200,46 +215,36 @@ void KernelTransformer::check_form(const Directive& d) {
       bad("the reverse mapping must be a list of {var, expression} pairs");
 }
 
-void KernelTransformer::apply(const Directive& d) {
-  check_form(d);
-  const bool check = d.args.back().text == "SpaceTimeTransform::CheckTime";
-  check_time_ = check_time_ || check;
-  if (d.args.size() == 3)
-    apply_simple(names_of(d.args[0]), d.args[1], check);
-  else if (d.args.size() == 5)
-    apply_general(d, check);
-  else
-    throw InternalError("stt: malformed space_time_transform directive");
-}
-
 // space_time_transform({space...}, {vector} or {}, check)
-void KernelTransformer::apply_simple(const std::vector<std::string>& space,
-                                     const DirectiveArg& vector, bool check) {
-  check_innermost(space, "space loop");
+void apply_simple(const TransformContext& ctx, const OriginalLoops& o,
+                  const std::vector<std::string>& space, const DirectiveArg& vector, bool check,
+                  Nest& nest, NameSupply& name_supply) {
+  std::vector<Loop>& loops = nest.loops;
+  check_innermost(ctx, loops, space, "space loop");
   const size_t m = space.size();
-  for (size_t i = 0; i < m; ++i) loops_[i].space = true;
-  for (size_t i = m; i < loops_.size(); ++i) loops_[i].space = false;
+  for (size_t i = 0; i < m; ++i) loops[i].space = true;
+  for (size_t i = m; i < loops.size(); ++i) loops[i].space = false;
   std::vector<int64_t> v;
   for (const DirectiveArg& c : vector.items) v.push_back(int_of(c));
   bool all_zero = std::all_of(v.begin(), v.end(), [](int64_t c) { return c == 0; });
-  if (m == loops_.size()) {
+  if (m == loops.size()) {
     if (!all_zero)
-      fail(
+      ctx.fail(
           "every loop is a space loop, so no loop is left to become time for the scheduling "
           "vector",
           "stt-no-time-loop");
     return;
   }
   if (all_zero) return;  // The next loop out is the time loop, as it is (seed: (0, ..., 0, 1)).
-  Loop& next = loops_[m];
-  const std::string t = fresh("t" + std::to_string(++time_vars_));
+  Loop& next = loops[m];
+  const std::string t = fresh_name(name_supply, "t" + std::to_string(++nest.time_vars));
   Aff aff = next.aff;
   // forward: v[m-1] * s[m-1] + ... + v[0] * s[0] + next; recover: t - v[0] * s[0] - ...
   std::vector<Expr> forward;
   Expr recover = loop_var(t);
   for (size_t i = 0; i < m; ++i) {
     if (v[i] == 0) continue;
-    const Loop& s = loops_[position(space[i])];
+    const Loop& s = loops[position(loops, space[i])];
     aff.add(s.aff, v[i]);
     forward.insert(forward.begin(), linear_term(v[i], space[i]));
     recover = binop(v[i] > 0 ? BinaryOp::kSub : BinaryOp::kAdd, recover,
@@ -249,88 +254,16 @@ void KernelTransformer::apply_simple(const std::vector<std::string>& space,
   TransformStep step;
   step.recover.emplace_back(next.name, recover);
   if (check) step.check.emplace_back(t, sum_of(forward));
-  steps_.push_back(step);
-  ScheduleVector sv{at_, space, {}, v, next.name, aff, {}};
-  for (size_t i = 0; i < m; ++i) sv.space_aff.push_back(loops_[position(space[i])].aff);
-  for (size_t i = m + 1; i < loops_.size(); ++i) sv.outer_aff.push_back(loops_[i].aff);
-  schedule_vectors_.push_back(sv);
-  auto [lo, hi] = range_of(aff);
+  nest.steps.push_back(step);
+  ScheduleVector sv{ctx.at, space, {}, v, next.name, aff, {}};
+  for (size_t i = 0; i < m; ++i) sv.space_aff.push_back(loops[position(loops, space[i])].aff);
+  for (size_t i = m + 1; i < loops.size(); ++i) sv.outer_aff.push_back(loops[i].aff);
+  nest.schedule_vectors.push_back(sv);
+  auto [lo, hi] = o.range_of(aff);
   next = Loop{t, aff, lo, hi - lo + 1, false};
 }
 
-// space_time_transform({src...}, {dst...}, {{row}...}, {{var, expr}...}, check)
-void KernelTransformer::apply_general(const Directive& d, bool check) {
-  const std::vector<std::string> src = names_of(d.args[0]);
-  const std::vector<std::string> dst = names_of(d.args[1]);
-  check_innermost(src, "source loop");
-  const size_t k = src.size();
-  std::vector<std::vector<int64_t>> matrix;
-  for (const DirectiveArg& row : d.args[2].items) {
-    matrix.emplace_back();
-    for (const DirectiveArg& c : row.items) matrix.back().push_back(int_of(c));
-  }
-  const size_t n = names_.size();
-  // The destination loops as functions of the original variables.
-  std::vector<Aff> dst_aff;
-  for (size_t r = 0; r < dst.size(); ++r) {
-    Aff a = Aff::zero(n);
-    for (size_t c = 0; c < k; ++c) a.add(loops_[position(src[c])].aff, matrix[r][c]);
-    dst_aff.push_back(a);
-  }
-  // A destination loop may reuse a source loop's name only when it is that loop.
-  for (size_t r = 0; r < dst.size(); ++r) {
-    auto it = std::find(src.begin(), src.end(), dst[r]);
-    if (it != src.end()) {
-      size_t c = static_cast<size_t>(it - src.begin());
-      for (size_t j = 0; j < k; ++j)
-        if (matrix[r][j] != (j == c ? 1 : 0))
-          fail("destination loop '" + dst[r] +
-                   "' has the name of a source loop but another value; give it a new name",
-               "stt-dst-name");
-    } else if (position(dst[r]) != loops_.size() ||
-               std::find(names_.begin(), names_.end(), dst[r]) != names_.end()) {
-      fail("destination loop '" + dst[r] + "' is already a loop of the kernel", "stt-dst-name");
-    } else {
-      name_supply_.take(dst[r]);
-    }
-  }
-  // Loops outside the source loops stay sequential outer loops: two iterations that differ in
-  // one of them are at different steps whatever the matrix does.
-  // Nor do the lanes set aside (vectorized loops no transform names): they are lanes of a PE.
-  std::vector<Aff> kept_aff = dst_aff;
-  for (size_t i = k; i < loops_.size(); ++i) kept_aff.push_back(loops_[i].aff);
-  for (const Loop& l : lanes_) kept_aff.push_back(l.aff);
-  injective(dst, kept_aff);
-  TransformStep step;
-  if (!d.args[3].items.empty()) {
-    reverse_mapping(src, dst, d.args[3], dst_aff, &step);
-  } else {
-    if (dst.size() != k)
-      fail("the matrix maps " + std::to_string(k) + " loops to " + std::to_string(dst.size()) +
-               " (a projection); give the reverse mapping that recovers the source loops",
-           "stt-reverse");
-    invert(src, dst, matrix, &step);
-  }
-  if (check)
-    for (size_t r = 0; r < dst.size(); ++r) {
-      std::vector<int64_t> row(matrix[r].begin(), matrix[r].end());
-      step.check.emplace_back(dst[r], linear(row, src, 0));
-    }
-  steps_.push_back(step);
-  // Replace the k source loops by the destination loops: all but the last are space loops.
-  std::vector<Loop> next;
-  for (size_t r = 0; r < dst.size(); ++r) {
-    auto [lo, hi] = range_of(dst_aff[r]);
-    next.push_back(Loop{dst[r], dst_aff[r], lo, hi - lo + 1, r + 1 < dst.size()});
-  }
-  for (size_t i = k; i < loops_.size(); ++i) {
-    next.push_back(loops_[i]);
-    next.back().space = false;
-  }
-  loops_ = next;
-}
-
-__int128 KernelTransformer::determinant(const std::vector<std::vector<int64_t>>& m) {
+__int128 determinant(const std::vector<std::vector<int64_t>>& m) {
   const size_t k = m.size();
   if (k == 1) return m[0][0];
   __int128 det = 0;
@@ -347,22 +280,26 @@ __int128 KernelTransformer::determinant(const std::vector<std::vector<int64_t>>&
   return det;
 }
 
-// Square unimodular matrix: its integer inverse (the adjugate, since the determinant is +-1).
-void KernelTransformer::invert(const std::vector<std::string>& src,
-                               const std::vector<std::string>& dst,
-                               const std::vector<std::vector<int64_t>>& m, TransformStep* step) {
+// Square unimodular matrix: its integer inverse (the adjugate, since the determinant is +-1),
+// as the recoveries of the source loops.
+std::vector<std::pair<std::string, Expr>> invert(const TransformContext& ctx,
+                                                 const std::vector<std::string>& src,
+                                                 const std::vector<std::string>& dst,
+                                                 const std::vector<std::vector<int64_t>>& m) {
   const size_t k = m.size();
-  if (k > 8) fail("matrices larger than 8 x 8 are not supported", "stt-unimodular");
+  if (k > 8) ctx.fail("matrices larger than 8 x 8 are not supported", "stt-unimodular");
   const __int128 det = determinant(m);
   if (det == 0)
-    fail(
+    ctx.fail(
         "the matrix is singular (determinant 0): it has no inverse, and no reverse mapping "
         "can recover the source loops",
         "stt-unimodular");
   if (det != 1 && det != -1)
-    fail("the matrix is not unimodular (determinant " + std::to_string(static_cast<int64_t>(det)) +
-             "), so its inverse is not integral; give a reverse mapping",
-         "stt-unimodular");
+    ctx.fail("the matrix is not unimodular (determinant " +
+                 std::to_string(static_cast<int64_t>(det)) +
+                 "), so its inverse is not integral; give a reverse mapping",
+             "stt-unimodular");
+  std::vector<std::pair<std::string, Expr>> recover;
   for (size_t c = 0; c < k; ++c) {
     if (std::find(dst.begin(), dst.end(), src[c]) != dst.end()) continue;
     // Row c of the inverse: cofactor(r, c) / det for every destination r.
@@ -378,120 +315,236 @@ void KernelTransformer::invert(const std::vector<std::string>& src,
       __int128 cofactor = ((r + c) % 2 ? -1 : 1) * (k == 1 ? 1 : determinant(minor));
       row.push_back(static_cast<int64_t>(cofactor * det));  // det is its own inverse
     }
-    step->recover.emplace_back(src[c], linear(row, dst, 0));
+    recover.emplace_back(src[c], linear(row, dst, 0));
   }
+  return recover;
+}
+
+// space_time_transform({src...}, {dst...}, {{row}...}, {{var, expr}...}, check)
+void apply_general(const TransformContext& ctx, const OriginalLoops& o, const Directive& d,
+                   bool check, Nest& nest, NameSupply& name_supply) {
+  const std::vector<Loop>& loops = nest.loops;
+  const std::vector<std::string> src = names_of(d.args[0]);
+  const std::vector<std::string> dst = names_of(d.args[1]);
+  check_innermost(ctx, loops, src, "source loop");
+  const size_t k = src.size();
+  std::vector<std::vector<int64_t>> matrix;
+  for (const DirectiveArg& row : d.args[2].items) {
+    matrix.emplace_back();
+    for (const DirectiveArg& c : row.items) matrix.back().push_back(int_of(c));
+  }
+  const size_t n = o.names.size();
+  // The destination loops as functions of the original variables.
+  std::vector<Aff> dst_aff;
+  for (size_t r = 0; r < dst.size(); ++r) {
+    Aff a = Aff::zero(n);
+    for (size_t c = 0; c < k; ++c) a.add(loops[position(loops, src[c])].aff, matrix[r][c]);
+    dst_aff.push_back(a);
+  }
+  // A destination loop may reuse a source loop's name only when it is that loop.
+  for (size_t r = 0; r < dst.size(); ++r) {
+    auto it = std::find(src.begin(), src.end(), dst[r]);
+    if (it != src.end()) {
+      size_t c = static_cast<size_t>(it - src.begin());
+      for (size_t j = 0; j < k; ++j)
+        if (matrix[r][j] != (j == c ? 1 : 0))
+          ctx.fail("destination loop '" + dst[r] +
+                       "' has the name of a source loop but another value; give it a new name",
+                   "stt-dst-name");
+    } else if (position(loops, dst[r]) != loops.size() ||
+               std::find(o.names.begin(), o.names.end(), dst[r]) != o.names.end()) {
+      ctx.fail("destination loop '" + dst[r] + "' is already a loop of the kernel", "stt-dst-name");
+    } else {
+      name_supply.take(dst[r]);
+    }
+  }
+  // Loops outside the source loops stay sequential outer loops: two iterations that differ in
+  // one of them are at different steps whatever the matrix does.
+  // Nor do the lanes set aside (vectorized loops no transform names): they are lanes of a PE.
+  std::vector<Aff> kept_aff = dst_aff;
+  for (size_t i = k; i < loops.size(); ++i) kept_aff.push_back(loops[i].aff);
+  for (const Loop& l : nest.lanes) kept_aff.push_back(l.aff);
+  check_injective(ctx, o, dst, kept_aff);
+  TransformStep step;
+  if (!d.args[3].items.empty()) {
+    step.recover = check_reverse_mapping(ctx, o, loops, src, dst, d.args[3], dst_aff);
+  } else {
+    if (dst.size() != k)
+      ctx.fail("the matrix maps " + std::to_string(k) + " loops to " + std::to_string(dst.size()) +
+                   " (a projection); give the reverse mapping that recovers the source loops",
+               "stt-reverse");
+    step.recover = invert(ctx, src, dst, matrix);
+  }
+  if (check)
+    for (size_t r = 0; r < dst.size(); ++r) {
+      std::vector<int64_t> row(matrix[r].begin(), matrix[r].end());
+      step.check.emplace_back(dst[r], linear(row, src, 0));
+    }
+  nest.steps.push_back(step);
+  // Replace the k source loops by the destination loops: all but the last are space loops.
+  std::vector<Loop> next;
+  for (size_t r = 0; r < dst.size(); ++r) {
+    auto [lo, hi] = o.range_of(dst_aff[r]);
+    next.push_back(Loop{dst[r], dst_aff[r], lo, hi - lo + 1, r + 1 < dst.size()});
+  }
+  for (size_t i = k; i < loops.size(); ++i) {
+    next.push_back(loops[i]);
+    next.back().space = false;
+  }
+  nest.loops = next;
+}
+
+// One directive applied to the nest (`ctx` at the directive).
+Nest apply_directive(const TransformContext& ctx, const OriginalLoops& o, const Directive& d,
+                     Nest nest, NameSupply& name_supply) {
+  check_form(ctx, d);
+  const bool check = d.args.back().text == "SpaceTimeTransform::CheckTime";
+  nest.check_time = nest.check_time || check;
+  if (d.args.size() == 3)
+    apply_simple(ctx, o, names_of(d.args[0]), d.args[1], check, nest, name_supply);
+  else if (d.args.size() == 5)
+    apply_general(ctx, o, d, check, nest, name_supply);
+  else
+    throw InternalError("stt: malformed space_time_transform directive");
+  return nest;
 }
 
 // A vectorized loop that no transform names is not part of the schedule (as in T2S): the
 // transforms see the nest without it, and place_lanes puts it inside the PEs.
-void KernelTransformer::set_aside_lanes() {
+Nest set_aside_lanes(const TransformContext& ctx, const OriginalLoops& o) {
+  Nest nest;
+  nest.loops = o.loops;
   std::set<std::string> named;
-  for (const Directive* d : directives_)
+  for (const Directive* d : ctx.directives)
     if (!d->args.empty())
       for (const DirectiveArg& a : d->args[0].items) named.insert(a.text);
-  for (auto it = loops_.begin(); it != loops_.end();) {
-    if (vectorized_.count(it->name) && !named.count(it->name)) {
-      lanes_.push_back(*it);
-      it = loops_.erase(it);
+  for (auto it = nest.loops.begin(); it != nest.loops.end();) {
+    if (o.vectorized.count(it->name) && !named.count(it->name)) {
+      nest.lanes.push_back(*it);
+      it = nest.loops.erase(it);
     } else {
       ++it;
     }
   }
-  if (loops_.empty())
-    fail("every loop is vectorized; a transform needs a loop that is not", "stt-vectorize");
+  if (nest.loops.empty())
+    ctx.fail("every loop is vectorized; a transform needs a loop that is not", "stt-vectorize");
+  return nest;
 }
 
 // The vectorized loops become the innermost loops of each PE (its lanes, in the order they had,
 // innermost first): the set-aside ones innermost, then vectorized space loops. Dependences are
 // then judged with the lanes of a PE running in order inside each time step, which is the order
 // t2s-vec keeps (or serialises) when it turns the lanes into vector operations.
-void KernelTransformer::place_lanes() {
-  std::vector<Loop> lanes = lanes_, others;
-  for (const std::string& v : vectorized_) {
-    const size_t p = position(v);
+std::vector<Loop> place_lanes(const TransformContext& ctx, const OriginalLoops& o,
+                              const Nest& nest) {
+  std::vector<Loop> lanes = nest.lanes, others;
+  for (const std::string& v : o.vectorized) {
+    const size_t p = position(nest.loops, v);
     bool aside = false;
-    for (const Loop& l : lanes_) aside |= l.name == v;
+    for (const Loop& l : nest.lanes) aside |= l.name == v;
     if (aside) continue;
-    if (p == loops_.size())
-      fail("loop '" + v +
-               "' is vectorized, but the transform replaces it by its time and space loops; "
-               "vectorize a loop the transform keeps",
-           "stt-vectorize");
-    if (!loops_[p].space)
-      fail("loop '" + v + "' is vectorized, but the transform makes it a time loop",
-           "stt-vectorize");
+    if (p == nest.loops.size())
+      ctx.fail("loop '" + v +
+                   "' is vectorized, but the transform replaces it by its time and space loops; "
+                   "vectorize a loop the transform keeps",
+               "stt-vectorize");
+    if (!nest.loops[p].space)
+      ctx.fail("loop '" + v + "' is vectorized, but the transform makes it a time loop",
+               "stt-vectorize");
   }
-  for (const Loop& l : loops_) (vectorized_.count(l.name) ? lanes : others).push_back(l);
+  for (const Loop& l : nest.loops) (o.vectorized.count(l.name) ? lanes : others).push_back(l);
   for (Loop& l : lanes) l.space = true;
   lanes.insert(lanes.end(), others.begin(), others.end());
-  loops_ = lanes;
+  return lanes;
 }
 
-void KernelTransformer::finish_loops() {
-  space_ = 0;
-  while (space_ < loops_.size() && loops_[space_].space) ++space_;
-  for (size_t i = space_; i < loops_.size(); ++i) loops_[i].space = false;
+// The PE array and the flattened time over the final loops.
+KernelSchedule finish_loops(const TransformContext& ctx, const OriginalLoops& o,
+                            std::vector<Loop> loops) {
+  KernelSchedule s;
+  s.loops = std::move(loops);
+  while (s.space < s.loops.size() && s.loops[s.space].space) ++s.space;
+  for (size_t i = s.space; i < s.loops.size(); ++i) s.loops[i].space = false;
   // Flattened time T: the serial loops, innermost fastest; PE order: the space loops.
-  const size_t n = names_.size();
-  time_ = Aff::zero(n);
-  order_ = Aff::zero(n);
+  const size_t n = o.names.size();
+  s.time = Aff::zero(n);
+  s.order = Aff::zero(n);
   int64_t stride = 1;
-  for (size_t i = space_; i < loops_.size(); ++i) {
-    Aff a = loops_[i].aff;
-    a.constant -= loops_[i].min;
-    time_.add(a, stride);
-    if (loops_[i].extent > kMaxPositions / stride) fail("too many time steps", "loop-too-large");
-    stride *= loops_[i].extent;
+  for (size_t i = s.space; i < s.loops.size(); ++i) {
+    Aff a = s.loops[i].aff;
+    a.constant -= s.loops[i].min;
+    s.time.add(a, stride);
+    if (s.loops[i].extent > kMaxPositions / stride)
+      ctx.fail("too many time steps", "loop-too-large");
+    stride *= s.loops[i].extent;
   }
-  steps_total_ = stride;
+  s.steps_total = stride;
   int64_t pe_stride = 1;
-  for (size_t i = 0; i < space_; ++i) {
-    Aff a = loops_[i].aff;
-    a.constant -= loops_[i].min;
-    order_.add(a, pe_stride);
-    shape_.push_back(loops_[i].extent);
-    if (loops_[i].extent > kMaxPositions / pe_stride) fail("too many PEs", "loop-too-large");
-    pe_stride *= loops_[i].extent;
+  for (size_t i = 0; i < s.space; ++i) {
+    Aff a = s.loops[i].aff;
+    a.constant -= s.loops[i].min;
+    s.order.add(a, pe_stride);
+    s.shape.push_back(s.loops[i].extent);
+    if (s.loops[i].extent > kMaxPositions / pe_stride) ctx.fail("too many PEs", "loop-too-large");
+    pe_stride *= s.loops[i].extent;
   }
   if (pe_stride > kMaxPeArrayPes)
-    fail("the space loops make " + std::to_string(pe_stride) + " PEs, more than the " +
-             std::to_string(kMaxPeArrayPes) + " (2^24) a PE array may have",
-         "loop-too-large");
-  pes_ = pe_stride;
+    ctx.fail("the space loops make " + std::to_string(pe_stride) + " PEs, more than the " +
+                 std::to_string(kMaxPeArrayPes) + " (2^24) a PE array may have",
+             "loop-too-large");
+  s.pes = pe_stride;
+  return s;
 }
 
 // A loop the merged kernel unrolls (unroll) must be a space loop of the transformed kernel,
 // which unrolls it anyway: every other loop counts time steps, which run one after another.
-void KernelTransformer::check_unrolled() {
-  for (const std::string& name : unrolled_) {
-    const size_t p = position(name);
-    if (p < space_) continue;
-    fail("loop '" + name + "' is unrolled (unroll), but " +
-             (p < loops_.size() ? "the transform makes it a time loop"
-                                : "the transform replaces it by its time and space loops") +
-             "; only space loops, which the transform unrolls anyway, can be unrolled in a "
-             "transformed kernel",
-         "stt-unroll");
+void check_unrolled(const TransformContext& ctx, const OriginalLoops& o, const KernelSchedule& s) {
+  for (const std::string& name : o.unrolled) {
+    const size_t p = position(s.loops, name);
+    if (p < s.space) continue;
+    ctx.fail("loop '" + name + "' is unrolled (unroll), but " +
+                 (p < s.loops.size() ? "the transform makes it a time loop"
+                                     : "the transform replaces it by its time and space loops") +
+                 "; only space loops, which the transform unrolls anyway, can be unrolled in a "
+                 "transformed kernel",
+             "stt-unroll");
   }
 }
 
 // Conditions over the final loops and the recovered variables.
-poly::Set KernelTransformer::final_box() const {
+poly::Set final_box(const std::vector<Loop>& loops) {
   poly::Set s;
-  for (size_t i = 0; i < loops_.size(); ++i) {
+  for (size_t i = 0; i < loops.size(); ++i) {
     s.add_dim("l" + std::to_string(i));
-    s.where(poly::Cond::range(loops_[i].min, poly::Aff::dim("l" + std::to_string(i)),
-                              loops_[i].min + loops_[i].extent));
+    s.where(poly::Cond::range(loops[i].min, poly::Aff::dim("l" + std::to_string(i)),
+                              loops[i].min + loops[i].extent));
   }
   return s;
 }
 
-void KernelTransformer::guard() {
+}  // namespace
+
+KernelSchedule schedule_kernel(const TransformContext& ctx, const OriginalLoops& loops,
+                               NameSupply& names) {
+  Nest nest = set_aside_lanes(ctx, loops);
+  for (const Directive* d : ctx.directives)
+    nest = apply_directive(ctx.pointing_at(d->loc), loops, *d, std::move(nest), names);
+  KernelSchedule s = finish_loops(ctx, loops, place_lanes(ctx, loops, nest));
+  s.steps = std::move(nest.steps);
+  s.schedule_vectors = std::move(nest.schedule_vectors);
+  s.check_time = nest.check_time;
+  check_unrolled(ctx, loops, s);
+  return s;
+}
+
+Guard guard_pe_body(const TransformContext& ctx, const OriginalLoops& o, const KernelSchedule& s) {
+  Guard g;
+  const std::vector<Loop>& loops = s.loops;
   // Dims for the final loops and the recovered variables, in recovery order.
   poly::VarDims names;
-  for (size_t i = 0; i < loops_.size(); ++i) names[loops_[i].name] = "l" + std::to_string(i);
-  poly::Set box = final_box();
-  for (auto step = steps_.rbegin(); step != steps_.rend(); ++step)
+  for (size_t i = 0; i < loops.size(); ++i) names[loops[i].name] = "l" + std::to_string(i);
+  poly::Set box = final_box(loops);
+  for (auto step = s.steps.rbegin(); step != s.steps.rend(); ++step)
     for (const auto& [var, e] : step->recover) {
       auto recovered = poly::Aff::from_expr(e, names);
       if (!recovered) throw InternalError("stt: recovery of '" + var + "' is not quasi-affine");
@@ -499,39 +552,39 @@ void KernelTransformer::guard() {
       box.add_dim(r);
       box.where(poly::Aff::dim(r) == *recovered);
       names[var] = r;
-      recover_.emplace_back(var, e);
+      g.recover.emplace_back(var, e);
     }
   // The range of every original variable that is not a loop any more; dropped where isl
   // proves it holds on the whole time box.
-  for (size_t v = 0; v < names_.size(); ++v) {
-    if (position(names_[v]) != loops_.size()) continue;
-    const std::string& x = names.at(names_[v]);
+  for (size_t v = 0; v < o.names.size(); ++v) {
+    if (position(loops, o.names[v]) != loops.size()) continue;
+    const std::string& x = names.at(o.names[v]);
     for (int side = 0; side < 2; ++side) {
       poly::Set outside = box;
-      outside.where(side == 0 ? poly::Aff::dim(x) < mins_[v]
-                              : poly::Aff::dim(x) >= mins_[v] + extents_[v]);
+      outside.where(side == 0 ? poly::Aff::dim(x) < o.mins[v]
+                              : poly::Aff::dim(x) >= o.mins[v] + o.extents[v]);
       if (poly::is_empty(outside)) continue;
-      range_.push_back(
-          side == 0 ? binop(BinaryOp::kLE, int_lit(mins_[v]), loop_var(names_[v]))
-                    : binop(BinaryOp::kLT, loop_var(names_[v]), int_lit(mins_[v] + extents_[v])));
+      g.range.push_back(side == 0 ? binop(BinaryOp::kLE, int_lit(o.mins[v]), loop_var(o.names[v]))
+                                  : binop(BinaryOp::kLT, loop_var(o.names[v]),
+                                          int_lit(o.mins[v] + o.extents[v])));
     }
   }
   // Where the box holds a step at which the recovered iteration is in the domain but not
   // scheduled there (a projection recovered with / or %), only the time check keeps the PE
   // from running that iteration twice.
   poly::Set twice = box;
-  for (size_t v = 0; v < names_.size(); ++v) {
-    const std::string& x = names.at(names_[v]);
-    twice.where(poly::Cond::range(mins_[v], poly::Aff::dim(x), mins_[v] + extents_[v]));
+  for (size_t v = 0; v < o.names.size(); ++v) {
+    const std::string& x = names.at(o.names[v]);
+    twice.where(poly::Cond::range(o.mins[v], poly::Aff::dim(x), o.mins[v] + o.extents[v]));
   }
   std::vector<std::string> xs;
-  for (const std::string& v : names_) xs.push_back(names.at(v));
+  for (const std::string& v : o.names) xs.push_back(names.at(v));
   std::vector<poly::Cond> differs;
   // A loop that is an original loop variable itself (a simple form's loops) cannot differ
   // from its recovered value: it needs no disjunct, and with none isl need not be asked.
-  for (size_t i = 0; i < loops_.size(); ++i) {
+  for (size_t i = 0; i < loops.size(); ++i) {
     const std::string l = "l" + std::to_string(i);
-    const Aff& a = loops_[i].aff;
+    const Aff& a = loops[i].aff;
     size_t ones = 0, zeros = 0;
     bool itself = a.constant == 0;
     for (size_t v = 0; v < a.coeff.size(); ++v) {
@@ -542,15 +595,16 @@ void KernelTransformer::guard() {
     differs.push_back(poly::Aff::dim(l) != poly::Aff::linear(a.coeff, xs, a.constant));
   }
   if (!differs.empty()) twice.where(poly::Cond::any_of(differs));
-  if (!check_time_ && !differs.empty() && !poly::is_empty(twice))
-    fail(
+  if (!s.check_time && !differs.empty() && !poly::is_empty(twice))
+    ctx.fail(
         "the reverse mapping gives some iterations at time steps that are not theirs, so "
         "PEs would run them twice; add SpaceTimeTransform::CheckTime",
         "stt-time-check");
-  if (check_time_)
-    for (const TransformStep& step : steps_)
+  if (s.check_time)
+    for (const TransformStep& step : s.steps)
       for (const auto& [var, forward] : step.check)
-        checks_.push_back(binop(BinaryOp::kEQ, loop_var(var), forward));
+        g.checks.push_back(binop(BinaryOp::kEQ, loop_var(var), forward));
+  return g;
 }
 
 }  // namespace t2s::stt_internal

@@ -27,7 +27,8 @@ struct Access {
 
 }  // namespace
 
-void KernelTransformer::check_storage_order() {
+void check_storage_order(const TransformContext& ctx, const OriginalLoops& o,
+                         const KernelSchedule& schedule, const Dependences& deps) {
   std::vector<Access> writes, reads;
   std::map<std::string, Expr> lets;  // let-bound integers, by their values
   std::vector<Expr> conditions;
@@ -76,7 +77,7 @@ void KernelTransformer::check_storage_order() {
             conditions.pop_back();
           },
           [&](const Provide& p) {
-            if (!out_.find_func(p.func)) return;
+            if (!ctx.program.find_func(p.func)) return;
             VarSubstituter sub(lets);
             Access w{p.func, {}, position, {}, nullptr};
             for (const Expr& arg : p.args) w.args.push_back(sub.mutate(arg));
@@ -86,30 +87,30 @@ void KernelTransformer::check_storage_order() {
           [](const Shift&) {}, [](const Push&) {});
     }
   };
-  stmts(body_);
+  stmts(o.body);
 
   poly::VarDims x_dims, y_dims;
   std::vector<std::string> ys;
-  for (size_t v = 0; v < names_.size(); ++v) {
-    x_dims[names_[v]] = isl_[v];
+  for (size_t v = 0; v < o.names.size(); ++v) {
+    x_dims[o.names[v]] = o.isl[v];
     ys.push_back("y" + std::to_string(v));
-    y_dims[names_[v]] = ys.back();
+    y_dims[o.names[v]] = ys.back();
   }
-  // The execution order: time steps, then PEs (one-to-one on the domain: injective()).
-  Aff g = time_;
-  for (int64_t& c : g.coeff) c *= pes_;
-  g.add(order_, 1);
-  const poly::Aff gx = poly::Aff::linear(g.coeff, isl_), gy = poly::Aff::linear(g.coeff, ys);
+  // The execution order: time steps, then PEs (one-to-one on the domain: check_injective).
+  Aff g = schedule.time;
+  for (int64_t& c : g.coeff) c *= schedule.pes;
+  g.add(schedule.order, 1);
+  const poly::Aff gx = poly::Aff::linear(g.coeff, o.isl), gy = poly::Aff::linear(g.coeff, ys);
   for (const Access& r : reads) {
-    // A URE read at a constant distance: checked with the registers (collect_ures).
-    auto u = ures_.find(r.func);
-    if (u != ures_.end() && distance_of(u->second, r.call->operands)) continue;
+    // A URE read at a constant distance: checked with the registers (check_dependences).
+    auto u = deps.ures.find(r.func);
+    if (u != deps.ures.end() && distance_of(o.names, u->second, r.call->operands)) continue;
     for (const Access& w : writes) {
       if (w.func != r.func || w.args.size() != r.args.size()) continue;
-      poly::Set bad = domain();
-      for (size_t v = 0; v < names_.size(); ++v) {
+      poly::Set bad = o.domain();
+      for (size_t v = 0; v < o.names.size(); ++v) {
         bad.add_dim(ys[v]);
-        bad.where(poly::Cond::range(mins_[v], poly::Aff::dim(ys[v]), mins_[v] + extents_[v]));
+        bad.where(poly::Cond::range(o.mins[v], poly::Aff::dim(ys[v]), o.mins[v] + o.extents[v]));
       }
       bool affine = true;
       for (size_t a = 0; a < r.args.size(); ++a) {
@@ -119,10 +120,10 @@ void KernelTransformer::check_storage_order() {
         if (affine) bad.where(*written_at == *read_at);
       }
       if (!affine)
-        fail("cannot check the read '" + print_expr(r.call) + "' of '" + r.func +
-                 "' (its index is not affine in the loops), so cannot prove that the new "
-                 "order computes it first",
-             "stt-dependence");
+        ctx.fail("cannot check the read '" + print_expr(r.call) + "' of '" + r.func +
+                     "' (its index is not affine in the loops), so cannot prove that the new "
+                     "order computes it first",
+                 "stt-dependence");
       for (const Expr& c : r.conditions)
         if (auto cond = poly::Cond::from_expr(c, x_dims)) bad.where(*cond);
       bad.where(gy > gx || (gy == gx && poly::Cond::always(w.position >= r.position)));
@@ -130,15 +131,15 @@ void KernelTransformer::check_storage_order() {
       if (!witness) continue;
       auto point = [&](size_t offset) {
         std::string s = "(";
-        for (size_t v = names_.size(); v-- > 0;)
-          s += names_[v] + " = " + std::to_string((*witness)[offset + v]) + (v ? ", " : ")");
+        for (size_t v = o.names.size(); v-- > 0;)
+          s += o.names[v] + " = " + std::to_string((*witness)[offset + v]) + (v ? ", " : ")");
         return s;
       };
-      fail("the schedule computes " + r.func + " after the iteration that reads it: " + point(0) +
-               " reads '" + print_expr(r.call) + "', the value of iteration " +
-               point(names_.size()) + ", which runs later in the new order (loops " + loop_order() +
-               ", outermost first)",
-           "stt-dependence");
+      ctx.fail("the schedule computes " + r.func + " after the iteration that reads it: " +
+                   point(0) + " reads '" + print_expr(r.call) + "', the value of iteration " +
+                   point(o.names.size()) + ", which runs later in the new order (loops " +
+                   o.loop_order() + ", outermost first)",
+               "stt-dependence");
     }
   }
 }

@@ -1,81 +1,79 @@
 #include "libs/passes/stt/stt.h"
 
 #include <map>
+#include <utility>
 
-#include "libs/ir/expr_parser.h"
-#include "libs/ir/ir_json.h"
 #include "libs/passes/stt/stt_internal.h"
 
 namespace t2s {
 
 namespace stt_internal {
 
-void KernelTransformer::run() {
-  at_ = directives_.back()->loc;
-  peel();
-  set_aside_lanes();
-  for (const Directive* d : directives_) {
-    at_ = d->loc;
-    apply(*d);
+namespace {
+
+// The transformed kernel as the channel step sees it.
+KernelView transformed_view(const TransformContext& ctx, const OriginalLoops& loops,
+                            const KernelSchedule& schedule) {
+  KernelView v;
+  v.kernel = ctx.kernel.name;
+  v.transformed = true;
+  v.names = loops.names;
+  v.mins = loops.mins;
+  v.extents = loops.extents;
+  v.input_order = loops.input_order;
+  // time steps, then PEs in unrolled order (schedule_kernel): T * PEs + PE
+  v.position = schedule.time;
+  for (int64_t& c : v.position.coeff) c = checked_mul(c, schedule.pes);
+  v.position.constant = checked_mul(v.position.constant, schedule.pes);
+  v.position.add(schedule.order, 1);
+  for (size_t i = 0; i < schedule.space; ++i) {
+    const Loop& l = schedule.loops[i];
+    if (!loops.vectorized.count(l.name)) v.space.push_back({l.name, l.aff, l.min, l.extent});
   }
-  at_ = directives_.back()->loc;
-  place_lanes();
-  finish_loops();
-  check_unrolled();
-  guard();
-  collect_ures();
-  check_storage_order();
-  allocate();
-  rebuild();
+  v.body = loops.body;
+  v.at = ctx.directives.back()->loc;
+  v.what = ctx.what();
+  return v;
 }
 
-void KernelTransformer::fail(const std::string& message, const std::string& rule) {
-  throw Diagnostic(at_, what() + ": " + message, rule);
+}  // namespace
+
+TransformedKernel transform_kernel(const TransformContext& ctx, NameSupply& names) {
+  const OriginalLoops loops = peel_loops(ctx, names);
+  const KernelSchedule schedule = schedule_kernel(ctx, loops, names);
+  const Guard guard = guard_pe_body(ctx, loops, schedule);
+  const Dependences deps = find_dependences(ctx, loops);
+  // The seed's T'd > 0 first: its message names T and T'd.
+  check_schedule_vectors(ctx, loops, schedule, deps);
+  const ExecutionOrder order = execution_order(ctx, loops, schedule);
+  check_dependences(ctx, loops, deps, order);
+  check_storage_order(ctx, loops, schedule, deps);
+  const KernelStorage storage = allocate_registers(ctx, loops, schedule, deps, order, names);
+  TransformedKernel t;
+  t.body = rebuild_body(loops, schedule, guard, deps, order, storage);
+  for (const Storage& s : storage.storage)
+    if (!s.none) t.registers.push_back(s.reg);
+  t.view = transformed_view(ctx, loops, schedule);
+  return t;
+}
+
+void TransformContext::fail(const std::string& message, const std::string& rule) const {
+  throw Diagnostic(at, what() + ": " + message, rule);
 }
 
 // "space_time_transform of 'drainer' (inherited from 'A')" for a transform an isolated consumer
 // inherited (its directives name the Func they were written for).
-std::string KernelTransformer::what() const {
-  std::string s = "space_time_transform of '" + kernel_.name + "'";
-  if (directives_.front()->func != kernel_.name)
-    s += " (inherited from '" + directives_.front()->func + "')";
+std::string TransformContext::what() const {
+  std::string s = "space_time_transform of '" + kernel.name + "'";
+  if (directives.front()->func != kernel.name)
+    s += " (inherited from '" + directives.front()->func + "')";
   return s;
 }
 
-KernelView KernelTransformer::view() const {
-  KernelView v;
-  v.kernel = kernel_.name;
-  v.transformed = true;
-  v.names = names_;
-  v.mins = mins_;
-  v.extents = extents_;
-  v.input_order = input_order_;
-  // time steps, then PEs in unrolled order (finish_loops): T * PEs + PE
-  v.position = time_;
-  for (int64_t& c : v.position.coeff) c = checked_mul(c, pes_);
-  v.position.constant = checked_mul(v.position.constant, pes_);
-  v.position.add(order_, 1);
-  for (size_t i = 0; i < space_; ++i)
-    if (!vectorized_.count(loops_[i].name))
-      v.space.push_back({loops_[i].name, loops_[i].aff, loops_[i].min, loops_[i].extent});
-  v.body = body_;
-  v.at = directives_.back()->loc;
-  v.what = what();
-  return v;
-}
-
-Expr KernelTransformer::directive_expr(const DirectiveArg& arg) {
-  if (arg.kind != DirectiveArg::kExpr || !arg.value)
-    throw Diagnostic({}, "expected an expression, not a list", "stt-reverse");
-  return resolve_in_program(arg.value, out_);
-}
-
-// t2s-stt spells a taken name with underscores appended (t1_, t1__), where NameSupply::fresh
-// numbers it: the names the stt stage has always written.
-std::string KernelTransformer::fresh(const std::string& base) {
+std::string fresh_name(NameSupply& names, const std::string& base) {
   std::string name = base;
-  while (name_supply_.taken(name)) name += "_";
-  name_supply_.take(name);
+  while (names.taken(name)) name += "_";
+  names.take(name);
   return name;
 }
 
@@ -126,9 +124,13 @@ Program stt_pass(const Program& merged) {
       for (Kernel& k : out.kernels)
         if (k.name == f) {
           current = &k;
-          stt_internal::KernelTransformer transformer(out, k, transforms[f], names);
-          transformer.run();
-          views[k.name] = transformer.view();
+          stt_internal::TransformedKernel t =
+              stt_internal::transform_kernel({out, k, transforms[f]}, names);
+          // Applied only now: the steps read the program and the kernel as they were.
+          k.body = std::move(t.body);
+          k.pending_order.clear();
+          out.registers.insert(out.registers.end(), t.registers.begin(), t.registers.end());
+          views[k.name] = std::move(t.view);
         }
     for (Kernel& k : out.kernels) {
       current = &k;

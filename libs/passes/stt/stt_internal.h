@@ -1,6 +1,6 @@
-// Internal to libs/passes/stt: the state of one kernel's space-time transform, shared by the
-// files of the pass (schedule, legality, registers, rebuild). Not part of the library's
-// interface; stt.h is.
+// Internal to libs/passes/stt: the steps of one kernel's space-time transform and the values
+// they pass on, shared by the files of the pass (schedule, legality, registers, rebuild). Not part
+// of the library's interface; stt.h is.
 #pragma once
 
 #include <cstdint>
@@ -107,11 +107,9 @@ struct Ure {
   Type type;
   std::vector<size_t> arg_var;  // Func argument -> original loop variable
   bool allocatable = false;
-  std::string value_name;
   SourceLoc loc;
 };
 
-// A read of a URE inside the nest, at a constant distance.
 // A simple-form transform with a scheduling vector (seed 000, front-end check 2): every
 // dependence between its PEs that no loop outside it carries must have T'd > 0.
 struct ScheduleVector {
@@ -124,6 +122,7 @@ struct ScheduleVector {
   std::vector<Aff> outer_aff;      // the loops outside it
 };
 
+// A read of a URE inside the nest, at a constant distance.
 struct Read {
   std::string func;
   size_t stmt = 0;
@@ -185,124 +184,164 @@ std::optional<KernelView> untransformed_view(const Kernel& k);
 // hand each element's values over in the order they were written (stt-channel-order).
 void arrange_channels(Program& out, const std::map<std::string, KernelView>& views);
 
-// Applies the space_time_transform directives of one kernel (in program order) to it, adds its
-// registers to `out` and takes the names it introduces from `names`.
-class KernelTransformer {
- public:
-  KernelTransformer(Program& out, Kernel& kernel, const std::vector<const Directive*>& directives,
-                    NameSupply& names)
-      : out_(out), kernel_(kernel), directives_(directives), name_supply_(names) {}
+// One kernel's transform is a sequence of steps (transform_kernel, stt.cc, lists them in
+// order), each a function of the values the steps before it decided.
 
-  // Throws Diagnostic at the directive that makes the transform illegal.
-  void run();
-  // After run(): the kernel as the channel step sees it.
-  KernelView view() const;
+// What every step reads and none changes: the program (its Funcs, buffers, output), the kernel,
+// its transforms in program order, and the directive diagnostics point at.
+struct TransformContext {
+  TransformContext(const Program& program, const Kernel& kernel,
+                   std::vector<const Directive*> directives)
+      : program(program),
+        kernel(kernel),
+        directives(std::move(directives)),
+        at(this->directives.back()->loc) {}
 
- private:
-  class ReadRewriter;
-
-  [[noreturn]] void fail(const std::string& message, const std::string& rule);
+  // The same context with diagnostics at `loc` (the directive being applied or checked).
+  TransformContext pointing_at(const SourceLoc& loc) const {
+    TransformContext c = *this;
+    c.at = loc;
+    return c;
+  }
+  // "space_time_transform of 'A'", the diagnostics' prefix.
   std::string what() const;
-  // A directive argument (canonical expression text in the IR) as a typed expression.
-  Expr directive_expr(const DirectiveArg& arg);
-  std::string fresh(const std::string& base);
+  // Throws Diagnostic at `at`.
+  [[noreturn]] void fail(const std::string& message, const std::string& rule) const;
 
-  // schedule.cc: the loop nest, the transform steps, time bounds, index recovery.
-  void peel();
+  const Program& program;
+  const Kernel& kernel;
+  std::vector<const Directive*> directives;  // not empty
+  SourceLoc at;                              // the last directive unless pointing_at says
+};
+
+// t2s-stt spells a taken name with underscores appended (t1_, t1__), where NameSupply::fresh
+// numbers it: the names the stt stage has always written.
+std::string fresh_name(NameSupply& names, const std::string& base);
+
+// The kernel's loop nest before the transforms (peel_loops).
+struct OriginalLoops {
+  std::vector<StmtPtr> realizes;        // the realize statements around the nest
+  StmtList body;                        // the statements of one iteration
+  std::vector<std::string> names, isl;  // original loop variables, innermost first; isl dims
+  // The loops as the input kernel nests them (positions in names, innermost first): the order
+  // the other end of a channel runs in, which a pending order changes.
+  std::vector<size_t> input_order;
+  std::vector<int64_t> mins, extents;
+  std::vector<Loop> loops;           // the nest the transforms start from, innermost first
+  std::set<std::string> unrolled;    // loops the merged kernel unrolls
+  std::set<std::string> vectorized;  // loops the merged kernel vectorizes (lanes of a PE)
+
+  // The iteration domain over the dims isl.
   poly::Set domain() const;
   // Pairs (x, y) of iterations, x before y in the order of the original loops (innermost first;
-  // `order`: positions in names_, innermost first, for another order of them).
+  // `order`: positions in names, innermost first, for another order of them).
   poly::Set ordered_pairs(std::vector<std::string>* ys,
                           const std::vector<size_t>* order = nullptr) const;
+  // The original loops, outermost first: "k, j, i".
   std::string loop_order() const;
+  // `a` over the dims isl, for isl's questions.
   poly::Aff poly_of(const Aff& a) const;
-  std::pair<int64_t, int64_t> range_of(const Aff& a);
-  size_t position(const std::string& name) const;
-  void check_innermost(const std::vector<std::string>& vars, const std::string& what);
-  static std::vector<std::string> names_of(const DirectiveArg& list);
-  static int64_t int_of(const DirectiveArg& a);
-  void check_form(const Directive& d);
-  void apply(const Directive& d);
-  void apply_simple(const std::vector<std::string>& space, const DirectiveArg& vector, bool check);
-  void apply_general(const Directive& d, bool check);
-  static __int128 determinant(const std::vector<std::vector<int64_t>>& m);
-  void invert(const std::vector<std::string>& src, const std::vector<std::string>& dst,
-              const std::vector<std::vector<int64_t>>& m, TransformStep* step);
-  void set_aside_lanes();
-  void place_lanes();
-  void finish_loops();
-  void check_unrolled();
-  poly::Set final_box() const;
-  void guard();
-
-  // legality.cc: injectivity, the reverse mapping, dependences, channel order.
-  void injective(const std::vector<std::string>& dst, const std::vector<Aff>& dst_aff);
-  static int64_t evaluate(const Aff& a, const std::vector<int64_t>& x);
-  void reverse_mapping(const std::vector<std::string>& src, const std::vector<std::string>& dst,
-                       const DirectiveArg& reverse, const std::vector<Aff>& dst_aff,
-                       TransformStep* step);
-  std::optional<std::vector<int64_t>> distance_of(const Ure& u,
-                                                  const std::vector<Expr>& args) const;
-  void collect_ures();
-  void check_schedule_vectors();
-  std::string read_text(const Read& r) const;
-  // storage_order.cc: reads of Funcs that keep their storage (not at a constant distance).
-  void check_storage_order();
-
-  // registers.cc: storage per dependence, sized with libs/poly.
-  int64_t delta(const std::vector<int64_t>& d, size_t reader, size_t writer) const;
-  void allocate();
-
-  // rebuild.cc: the new kernel body.
-  Expr pe_index(size_t i, const std::vector<int64_t>& distance) const;
-  std::vector<Expr> pe_args(const std::vector<int64_t>& distance) const;
-  Expr shifted_in_domain(const std::vector<int64_t>& d, int sign) const;
-  Expr time_expr() const;
-  Expr typed_zero(Type t);
-  StmtPtr rewrite(const StmtPtr& s, size_t stmt);
-  StmtPtr let(const std::string& name, const Expr& value, StmtList body);
-  StmtPtr maybe_if(const Expr& cond, StmtList then_body);
-  StmtPtr shift_stmt(const Storage& s);
-  std::vector<Expr> own_pe();
-  StmtList build(size_t i);
-  void rebuild();
-
-  Program& out_;
-  Kernel& kernel_;
-  std::vector<const Directive*> directives_;
-  NameSupply& name_supply_;  // the program's names, shared by every kernel's transform
-  SourceLoc at_;
-
-  std::vector<StmtPtr> realizes_;
-  StmtList body_;
-  std::vector<std::string> names_, isl_;  // original loop variables, innermost first
-  // The loops as the input kernel nests them (positions in names_, innermost first): the order
-  // the other end of a channel runs in, which a pending order changes.
-  std::vector<size_t> input_order_;
-  std::vector<int64_t> mins_, extents_;
-  std::vector<Loop> loops_;         // the current loops, innermost first
-  std::set<std::string> unrolled_;  // loops the merged kernel unrolls
-  // Loops the merged kernel vectorizes (vectorize): lanes of each PE, placed inside the space
-  // loops by finish_loops; `lanes_` holds those no transform names, set aside until then.
-  std::set<std::string> vectorized_;
-  std::vector<Loop> lanes_;
-  std::vector<TransformStep> steps_;
-  std::vector<ScheduleVector> schedule_vectors_;
-  int time_vars_ = 0;
-  bool check_time_ = false;
-
-  size_t space_ = 0;
-  Aff time_, order_;
-  int64_t steps_total_ = 1, pes_ = 1, stmts_ = 1, quantum_ = 2;
-  std::vector<int64_t> shape_;
-  std::vector<std::pair<std::string, Expr>> recover_;
-  std::vector<Expr> range_, checks_;  // the guard: ranges of recovered variables, time checks
-
-  size_t current_stmt_ = 0;  // the statement whose reads are being rewritten
-  std::map<std::string, Ure> ures_;
-  std::vector<Read> reads_;
-  std::vector<Storage> storage_;
-  std::map<std::pair<std::string, std::vector<int64_t>>, size_t> storage_index_;
+  // [min, max] of `a` over the iteration domain (isl).
+  std::pair<int64_t, int64_t> range_of(const Aff& a) const;
 };
+
+// What the directives make of the nest (schedule_kernel).
+struct KernelSchedule {
+  // The final loops, innermost first: the lanes and space loops (the PE array), then time.
+  std::vector<Loop> loops;
+  size_t space = 0;  // how many of `loops` the PE array has, lanes included
+  Aff time, order;   // the flattened time step T and the PE order, over the original variables
+  int64_t steps_total = 1, pes = 1;
+  std::vector<int64_t> shape;  // the extents of the space loops
+  std::vector<TransformStep> steps;
+  std::vector<ScheduleVector> schedule_vectors;
+  bool check_time = false;  // some transform says CheckTime
+};
+
+// The PE body's guard (guard_pe_body): the recovered original variables, the ranges of those
+// that are not loops any more, the time checks.
+struct Guard {
+  std::vector<std::pair<std::string, Expr>> recover;  // the last transform's first
+  std::vector<Expr> range, checks;
+};
+
+// The UREs of the nest and their reads at constant distances (find_dependences).
+struct Dependences {
+  std::map<std::string, Ure> ures;
+  std::vector<Read> reads;  // in statement order
+};
+
+// Positions in the execution order: time steps, then PEs, then statements (execution_order).
+struct ExecutionOrder {
+  Aff time, pe;
+  int64_t stmts = 1, quantum = 2;
+  // Execution-order distance from the write of x - d (statement `writer`) to its read at x
+  // (statement `reader`): time steps, then PEs, then statements, a read before a write.
+  int64_t delta(const std::vector<int64_t>& d, size_t reader, size_t writer) const;
+};
+
+// The registers that replace the UREs' storage (allocate_registers).
+struct KernelStorage {
+  std::vector<Storage> storage;  // the kernel's registers are those not `none`, in this order
+  std::map<std::pair<std::string, std::vector<int64_t>>, size_t> index;  // (func, distance)
+  std::map<std::string, std::string> value_names;  // allocated URE -> the let of its value
+};
+
+// schedule.cc. The loop nest; takes its loop variables from `names`.
+OriginalLoops peel_loops(const TransformContext& ctx, NameSupply& names);
+// Applies the directives in order, then places the lanes and flattens time.
+KernelSchedule schedule_kernel(const TransformContext& ctx, const OriginalLoops& loops,
+                               NameSupply& names);
+Guard guard_pe_body(const TransformContext& ctx, const OriginalLoops& loops,
+                    const KernelSchedule& schedule);
+// The position of loop `name` in `loops`, or loops.size().
+size_t position(const std::vector<Loop>& loops, const std::string& name);
+
+// legality.cc. Two iterations on the same PE at the same step: refused with an example.
+void check_injective(const TransformContext& ctx, const OriginalLoops& loops,
+                     const std::vector<std::string>& dst, const std::vector<Aff>& dst_aff);
+// The user's reverse mapping, checked to recover every source loop: the recoveries it adds.
+std::vector<std::pair<std::string, Expr>> check_reverse_mapping(
+    const TransformContext& ctx, const OriginalLoops& loops, const std::vector<Loop>& current,
+    const std::vector<std::string>& src, const std::vector<std::string>& dst,
+    const DirectiveArg& reverse, const std::vector<Aff>& dst_aff);
+// The distance of a read of `u` with arguments `args`, or nullopt when an argument is not
+// `v + c` for the Func's own variable (`names`: the original loop variables).
+std::optional<std::vector<int64_t>> distance_of(const std::vector<std::string>& names, const Ure& u,
+                                                const std::vector<Expr>& args);
+Dependences find_dependences(const TransformContext& ctx, const OriginalLoops& loops);
+// Seed 000, front-end check 2: T'd > 0 for the dependences between PEs.
+void check_schedule_vectors(const TransformContext& ctx, const OriginalLoops& loops,
+                            const KernelSchedule& schedule, const Dependences& deps);
+ExecutionOrder execution_order(const TransformContext& ctx, const OriginalLoops& loops,
+                               const KernelSchedule& schedule);
+// Every dependence must go forward in the new execution order.
+void check_dependences(const TransformContext& ctx, const OriginalLoops& loops,
+                       const Dependences& deps, const ExecutionOrder& order);
+// storage_order.cc: reads of Funcs that keep their storage (not at a constant distance).
+void check_storage_order(const TransformContext& ctx, const OriginalLoops& loops,
+                         const KernelSchedule& schedule, const Dependences& deps);
+
+// registers.cc: storage per dependence, sized with libs/poly; takes its names from `names`.
+KernelStorage allocate_registers(const TransformContext& ctx, const OriginalLoops& loops,
+                                 const KernelSchedule& schedule, const Dependences& deps,
+                                 const ExecutionOrder& order, NameSupply& names);
+
+// rebuild.cc: the new kernel body.
+StmtList rebuild_body(const OriginalLoops& loops, const KernelSchedule& schedule,
+                      const Guard& guard, const Dependences& deps, const ExecutionOrder& order,
+                      const KernelStorage& storage);
+
+// What transforming one kernel gives: its new body, its registers (for the program) and the
+// kernel as the channel step sees it.
+struct TransformedKernel {
+  StmtList body;
+  std::vector<Register> registers;
+  KernelView view;
+};
+
+// stt.cc: the steps above, in order. Throws Diagnostic at the directive that makes the
+// transform illegal.
+TransformedKernel transform_kernel(const TransformContext& ctx, NameSupply& names);
 
 }  // namespace t2s::stt_internal
