@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "libs/exec/interpreter_testing.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s {
 namespace exec_test {
@@ -193,9 +194,9 @@ TEST(Arithmetic, DeepExpressions) {
   std::vector<Expr> chain{make_var("x")};
   for (int i = 0; i < 100000; ++i)
     chain.push_back(make_binary(BinaryOp::kAdd, chain.back(), make_var("y"), Type::Int(32)));
-  LetStmt& let_x = *p.kernels[0].body[0]->as<LetStmt>();
-  LetStmt& let_y = *let_x.body[0]->as<LetStmt>();
-  let_y.body[0]->as<Provide>()->value = chain.back();
+  LetStmt& let_x = *testing::edit_as<LetStmt>(p.kernels[0].body[0]);
+  LetStmt& let_y = *testing::edit_as<LetStmt>(let_x.body[0]);
+  testing::edit_as<Provide>(let_y.body[0])->value = chain.back();
   NdArray r = run_program(p, {});
   EXPECT_EQ(element<int32_t>(r, 0), 200005);
   // Free the chain from the root down, one node at a time (not recursively).

@@ -119,9 +119,11 @@ struct Output {
 // Statements of lowered stages (merged and later): one node struct per kind, each with the
 // fields of that kind only (docs/ir.md, "Statements"), held in a Stmt with the source location.
 // Build them with the checked `make` functions below; libs/ir/verify checks what a pass or a
-// reader produced against the rest of the program.
+// reader produced against the rest of the program. A statement is immutable once built
+// (StmtPtr points to const), so lists and programs share unchanged subtrees safely: a pass
+// rewrites with StmtMutator or `with_node`, which build new statements.
 struct Stmt;
-using StmtPtr = std::shared_ptr<Stmt>;
+using StmtPtr = std::shared_ptr<const Stmt>;
 using StmtList = std::vector<StmtPtr>;
 
 enum class LoopKind { kSerial, kUnrolled, kVectorized };
@@ -196,6 +198,8 @@ struct Stmt {
   const T* as() const {
     return std::get_if<T>(&node);
   }
+  // The non-const accessors below are for a copy under construction, not yet held by a
+  // StmtPtr (StmtMutator::mutate_children fills one).
   template <typename T>
   T* as() {
     return std::get_if<T>(&node);

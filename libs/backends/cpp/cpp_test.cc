@@ -13,6 +13,7 @@
 #include "libs/ir/verify.h"
 #include "libs/runtime/runtime_source.h"
 #include "libs/testing/golden.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s {
 namespace {
@@ -38,7 +39,8 @@ Program copy_program() { return read_program(kCopy, "copy.json"); }
 
 // The innermost statement of the copy kernel (the provide).
 Stmt& provide_stmt_of(Program& p) {
-  return *p.kernels[0].body[0]->as<For>()->body[0]->as<For>()->body[0];
+  return testing::edit(
+      testing::edit_as<For>(testing::edit_as<For>(p.kernels[0].body[0])->body[0])->body[0]);
 }
 
 Diagnostic diagnostic_of(const Program& p) {

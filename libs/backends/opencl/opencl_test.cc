@@ -12,6 +12,7 @@
 #include "libs/backends/opencl/host_support_source.h"
 #include "libs/ir/ir_json.h"
 #include "libs/testing/golden.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s {
 namespace {
@@ -472,8 +473,8 @@ TEST(OpenclDevice, ArrayOfChannelsAndBoolBuffer) {
 
 // The provide statement innermost in kernel `k`'s loop nest (for k, for i, provide).
 Provide& innermost_provide(Program& p, size_t k) {
-  Stmt* s = p.kernels.at(k).body.at(0).get();
-  while (s->as<For>()) s = s->as<For>()->body.at(0).get();
+  Stmt* s = &testing::edit(p.kernels.at(k).body.at(0));
+  while (For* loop = s->as<For>()) s = &testing::edit(loop->body.at(0));
   EXPECT_EQ(s->kind(), Stmt::kProvide);
   return *s->as<Provide>();
 }
@@ -711,8 +712,8 @@ TEST(OpenclDevice, ChannelArrayIndexedByASerialLoopExpanded) {
   auto drainer_with_let = [](const std::string& var) {
     Program p = testing::load_golden_ir("gemm_inherit_drainer", "gathered");
     StmtList* body = &p.kernels[1].body;
-    for (int depth = 0; depth < 4; ++depth) body = &(*body)[0]->as<For>()->body;
-    Provide* provide = (*body)[0]->as<Provide>();
+    for (int depth = 0; depth < 4; ++depth) body = &testing::edit_as<For>((*body)[0])->body;
+    Provide* provide = testing::edit_as<Provide>((*body)[0]);
     const Type i32 = Type::Int(32);
     std::vector<Expr> operands = provide->value->operands;
     operands[1] = make_var("x", i32, {});
@@ -729,12 +730,13 @@ TEST(OpenclDevice, ChannelArrayIndexedByASerialLoopExpanded) {
   Program written = testing::load_golden_ir("gemm_inherit_drainer", "gathered");
   bool found = false;
   std::function<void(StmtList&)> retarget = [&](StmtList& list) {
-    for (StmtPtr& s : list) {
-      if (WriteChannel* w = s->as<WriteChannel>(); w && !found) {
+    for (StmtPtr& slot : list) {
+      Stmt& s = testing::edit(slot);
+      if (WriteChannel* w = s.as<WriteChannel>(); w && !found) {
         w->index[0] = make_var("kk", Type::Int(32), {});
         found = true;
       }
-      for (StmtList* child : s->children()) retarget(*child);
+      for (StmtList* child : s.children()) retarget(*child);
     }
   };
   retarget(written.kernels[0].body);
@@ -748,8 +750,8 @@ TEST(OpenclDevice, ChannelArrayIndexedByASerialLoopExpanded) {
   Program runtime_index = testing::load_golden_ir("gemm_inherit_drainer", "gathered");
   {
     StmtList* body = &runtime_index.kernels[1].body;
-    for (int depth = 0; depth < 4; ++depth) body = &(*body)[0]->as<For>()->body;
-    Provide* provide = (*body)[0]->as<Provide>();
+    for (int depth = 0; depth < 4; ++depth) body = &testing::edit_as<For>((*body)[0])->body;
+    Provide* provide = testing::edit_as<Provide>((*body)[0]);
     std::vector<Expr> operands = provide->value->operands;
     operands[1] = make_cast(Type::Int(32), provide->value);
     provide->value = make_call("read_channel", CallKind::kChannel, provide->value->type, operands);

@@ -10,6 +10,7 @@
 #include "libs/ir/source_manager.h"
 #include "libs/passes/lower/lower.h"
 #include "libs/testing/golden.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s {
 namespace {
@@ -134,9 +135,9 @@ TEST(ReportTest, GemmCountsOperationsAndStorage) {
 // iterations make 2^93 PEs), never wrap.
 TEST(ReportTest, CountsPastInt64AreRefused) {
   Program p = testing::load_golden_ir("gemm", "gathered");
-  For& k = *p.kernels[0].body[0]->as<For>();
-  For& j = *k.body[0]->as<For>();
-  For& i = *j.body[0]->as<For>();
+  For& k = *testing::edit_as<For>(p.kernels[0].body[0]);
+  For& j = *testing::edit_as<For>(k.body[0]);
+  For& i = *testing::edit_as<For>(j.body[0]);
   const Expr big = make_int(Type::Int(32), INT32_MAX);
   j.extent = big;
   i.extent = big;

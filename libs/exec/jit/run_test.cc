@@ -8,6 +8,7 @@
 #include "libs/exec/jit/select.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/testing/golden.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s::jit {
 namespace {
@@ -89,9 +90,10 @@ TEST(JitSelectTest, AutoRunsSmallProgramsWithTheInterpreter) {
 
 // Every loop of `list` (nested too) runs `extent` times.
 void set_loop_extents(StmtList& list, int64_t extent) {
-  for (StmtPtr& s : list) {
-    if (For* loop = s->as<For>()) loop->extent = make_int(Type::Int(32), extent);
-    for (StmtList* child : s->children()) set_loop_extents(*child, extent);
+  for (StmtPtr& slot : list) {
+    Stmt& s = testing::edit(slot);
+    if (For* loop = s.as<For>()) loop->extent = make_int(Type::Int(32), extent);
+    for (StmtList* child : s.children()) set_loop_extents(*child, extent);
   }
 }
 

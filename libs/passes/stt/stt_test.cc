@@ -24,6 +24,7 @@
 #include "libs/ir/verify.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/merge.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s {
 namespace {
@@ -436,12 +437,13 @@ TEST(SttTest, RefusesPositionsPastSixtyFourBits) {
     if (k.name != "A" && !loader) loader = &k;
   ASSERT_NE(loader, nullptr);
   StmtList* body = &loader->body;
-  while (body->size() == 1 && (*body)[0]->as<Realize>()) body = &(*body)[0]->as<Realize>()->body;
+  while (body->size() == 1 && (*body)[0]->as<Realize>())
+    body = &testing::edit_as<Realize>((*body)[0])->body;
   ASSERT_EQ(body->size(), 1u);
-  For* outer = (*body)[0]->as<For>();
+  For* outer = testing::edit_as<For>((*body)[0]);
   ASSERT_NE(outer, nullptr);
   ASSERT_EQ(outer->body.size(), 1u);
-  For* inner = outer->body[0]->as<For>();
+  For* inner = testing::edit_as<For>(outer->body[0]);
   ASSERT_NE(inner, nullptr);
   outer->min = make_int(Type::Int(32), 2147483000);
   inner->extent = make_int(Type::Int(32), int64_t{1} << 35);

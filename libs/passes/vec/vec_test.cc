@@ -18,6 +18,7 @@
 #include "libs/ir/verify.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/lower/lower.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s {
 namespace {
@@ -115,7 +116,7 @@ TEST(VecRegisters, RegisterOfAVectorizedNestAccessedLaneByLaneElsewhereIsRefused
   sources.add("", "test.t2s", kSumAlongKo);
   Program stt = lower_to(parse_spec(sources, FrontendOptions{}), Stage::kStt);
   // The time loop ko, then the PE loops: i (unrolled), kk (vectorized) innermost.
-  For* time = stt.kernels[0].body[0]->as<For>();
+  For* time = testing::edit_as<For>(stt.kernels[0].body[0]);
   ASSERT_NE(time, nullptr);
   ASSERT_EQ(time->body.size(), 1u);
   For copy = *time->body[0]->as<For>();
