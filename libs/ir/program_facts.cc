@@ -143,9 +143,10 @@ NameSupply::NameSupply(const Program& program) {
   }
 }
 
-std::string NameSupply::fresh(const std::string& base) {
+std::string NameSupply::fresh(const std::string& base, Suffix suffix) {
   std::string name = base;
-  for (int i = 1; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
+  for (int i = 1; taken_.count(name); ++i)
+    name = suffix == Suffix::kNumbered ? base + "_" + std::to_string(i) : name + "_";
   taken_.insert(name);
   return name;
 }

@@ -54,8 +54,12 @@ const std::string* stored_name(const Stmt& s);
 class NameSupply {
  public:
   explicit NameSupply(const Program& program);
-  // `base` when it is free, else base_1, base_2, ...: the first that is. Taken from then on.
-  std::string fresh(const std::string& base);
+  // How `fresh` spells a taken base: base_1, base_2, ... (every pass but stt), or base_,
+  // base__, ... (the registers, values and time loops of t2s-stt, the names its stage has
+  // always written).
+  enum class Suffix { kNumbered, kUnderscores };
+  // `base` when it is free, else the first free spelling of `suffix`. Taken from then on.
+  std::string fresh(const std::string& base, Suffix suffix = Suffix::kNumbered);
   // Marks a name the caller chose itself (a loop a directive names) as taken.
   void take(const std::string& name) { taken_.insert(name); }
   bool taken(const std::string& name) const { return taken_.count(name) != 0; }

@@ -91,6 +91,11 @@ TEST(ProgramFacts, FreshNamesAvoidEveryNameOfTheProgram) {
   names.take("u");
   EXPECT_EQ(names.fresh("u"), "u_1");
   EXPECT_TRUE(names.taken("t_2"));
+  // stt's spelling: underscores appended, past every name taken so far.
+  names.take("w_");
+  EXPECT_EQ(names.fresh("w", NameSupply::Suffix::kUnderscores), "w");
+  EXPECT_EQ(names.fresh("w", NameSupply::Suffix::kUnderscores), "w__");
+  EXPECT_EQ(names.fresh("t", NameSupply::Suffix::kUnderscores), "t_");
 }
 
 }  // namespace

@@ -70,13 +70,6 @@ std::string TransformContext::what() const {
   return s;
 }
 
-std::string fresh_name(NameSupply& names, const std::string& base) {
-  std::string name = base;
-  while (names.taken(name)) name += "_";
-  names.take(name);
-  return name;
-}
-
 }  // namespace stt_internal
 
 Program stt_pass(const Program& merged) {

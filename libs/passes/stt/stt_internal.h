@@ -214,9 +214,10 @@ struct TransformContext {
   SourceLoc at;                              // the last directive unless pointing_at says
 };
 
-// t2s-stt spells a taken name with underscores appended (t1_, t1__), where NameSupply::fresh
-// numbers it: the names the stt stage has always written.
-std::string fresh_name(NameSupply& names, const std::string& base);
+// A fresh name as t2s-stt spells it: a taken name with underscores appended (t1_, t1__).
+inline std::string fresh_name(NameSupply& names, const std::string& base) {
+  return names.fresh(base, NameSupply::Suffix::kUnderscores);
+}
 
 // The kernel's loop nest before the transforms (peel_loops).
 struct OriginalLoops {
