@@ -14,7 +14,6 @@
 
 #include <set>
 #include <sstream>
-#include <utility>
 
 #include "libs/passes/vec/vec_internal.h"
 
@@ -39,32 +38,31 @@ Program vec_pass(const Program& stt, VecReport* report) {
     throw Diagnostic({}, std::string("t2s-vec takes the stt stage, not ") + stage_name(stt.stage),
                      "stage");
   NameSupply names(stt);  // the program's names and those the steps take
-  VecReport steps_report;
   // 1, 2. Every nest of vectorized loops becomes vector code, or runs serialised.
   const VectorizedNests nests = vectorize_nests(stt, names);
   Program out = stt;
   out.stage = Stage::kVectorized;
   out.kernels = nests.kernels;
-  steps_report.loops = nests.loops;
-  // Before the registers change shape: an access the rewrite did not reach is refused.
+  // A vector register also accessed lane by lane (hand-edited IR) is refused.
   check_vector_register_accesses(out, nests.registers);
   // 3. Registers whose every read became a lane of a chain go.
   const std::set<std::string> unread = unread_registers(out, nests.registers);
   out = drop_registers(out, unread);
-  steps_report.dropped.assign(unread.begin(), unread.end());
   VectorRegisters vector_registers = nests.registers;
   for (const std::string& r : unread) vector_registers.erase(r);
   // 3. The others' lane dimensions become their types' shape.
   out = reshape_vector_registers(out, vector_registers);
   // 4. Registers read at the same lanes keep only those.
-  out = narrow_registers(out, vector_registers, &steps_report.narrowed);
+  std::vector<std::string> narrowed;
+  out = narrow_registers(out, vector_registers, &narrowed);
   // 4. What lane-by-lane code leaves in the vectorized kernels (decided conditions, copies,
   // unread lets) goes; every name is a candidate let, those the rewrite took a candidate copy.
   out =
       simplify_vectorized_kernels(out, nests.vectorized_kernels, nests.taken_names, names.names());
   // 5. Channels whose ends have different lanes carry the narrower end's.
-  out = match_channels(out, names, &steps_report.channels);
-  if (report) *report = std::move(steps_report);
+  std::vector<std::string> channels;
+  out = match_channels(out, names, &channels);
+  if (report) *report = {nests.loops, channels, {unread.begin(), unread.end()}, narrowed};
   return out;
 }
 
