@@ -4,7 +4,7 @@
 //   1. a nest of directly nested vectorized loops gives N lanes (flat, innermost fastest);
 //   2. its body is rewritten statement by statement into vector code (lane_vectorizer.cc),
 //      computing what reads an earlier lane of the same step lane after lane; a nest whose
-//      lanes' order that cannot keep is serialised whole (unrolled loops) (vectorize_nests.cc);
+//      lanes' order that cannot keep is serialised whole, as unrolled loops (vectorize_nests.cc);
 //   3. registers whose lane dimensions became vectors change type and shape; registers no
 //      longer read are removed (registers.cc);
 //   4. registers read at the same lanes only keep those (narrow_registers.cc), conditions the

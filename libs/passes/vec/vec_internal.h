@@ -117,13 +117,13 @@ StmtList vectorize_lanes(const Program& program, const std::string& kernel, cons
 // loops (constant ranges) and ifs decide replaced by the branch taken (isl decides).
 StmtList decide_known_conditions(const StmtList& body);
 
-// The pass is a sequence of steps (vec_pass, vec.cc, lists them in order), each a function of
-// the program and of what the steps before it learned.
-
 // vec.cc: the vectorize directive of `kernel` (its Func) on loop `var`, or any of its vectorize
 // directives for an empty `var`; `fallback` when there is none. Diagnostics point at it.
 SourceLoc vectorize_directive_loc(const Program& program, const std::string& kernel,
                                   const std::string& var, const SourceLoc& fallback);
+
+// The pass is a sequence of steps (vec_pass, vec.cc, lists them in order), each a function of
+// the program and of what the steps before it learned.
 
 // A register whose lane dimensions a nest's rewrite made a vector: its first `lane_dims`
 // dimensions (PE indices) were the nest's lanes and become the shape of its type.
