@@ -1,4 +1,5 @@
-// Registers that keep only the lanes they are read at, and lets nothing uses.
+// Step 4 of t2s-vec: registers that keep only the lanes they are read at, and in the vectorized
+// kernels, the conditions the loops decide (known_conditions.cc) and lets nothing uses.
 //
 // A register of a vectorized PE holds one vector per slot. When every read of it takes the same
 // lanes (`slice(C_shreg(pe, 3), 15, 1)`: the GEMM's partial sum is read back at the last lane
@@ -207,8 +208,8 @@ class UnusedLets : public SplicingMutator {
   const std::set<std::string>& candidates_;
 };
 
-}  // namespace
-
+// `list` with the uses of each let named in `candidates` whose value is another variable (a lane
+// copied from another lane) reading that variable instead (the let is then unused).
 StmtList propagate_copies(const StmtList& list, const std::set<std::string>& candidates) {
   // Let names are unique in a vectorized kernel (t2s-vec takes fresh names), so a copy's uses
   // can read the original directly.
@@ -224,31 +225,38 @@ StmtList propagate_copies(const StmtList& list, const std::set<std::string>& can
   return substitute.mutate_stmts(list);
 }
 
+// `list` without the lets named in `candidates` that nothing reads and whose value has no
+// effect.
 StmtList drop_unused_lets(const StmtList& list, const std::set<std::string>& candidates) {
   return UnusedLets(candidates).mutate_stmts(list);
 }
 
-std::vector<std::string> narrow_registers(Program& program,
-                                          std::map<std::string, int>& vector_registers) {
+}  // namespace
+
+Program narrow_registers(const Program& program, const VectorRegisters& registers,
+                         std::vector<std::string>* notes) {
   std::set<std::string> candidates;
-  for (const auto& [r, lanes] : vector_registers) candidates.insert(r);
+  std::map<std::string, int> lanes;
+  for (const auto& [name, reg] : registers) {
+    candidates.insert(name);
+    lanes[name] = reg.lane_type.lanes;
+  }
   ReadRanges reads(candidates);
   for (const Kernel& k : program.kernels)
     for_each_stmt(k.body, [&](const Stmt& s) {
       for (const Expr* e : s.exprs()) reads.visit(*e, false, {});
     });
-  const std::map<std::string, LaneRange> ranges = reads.narrowable(vector_registers);
-  if (ranges.empty()) return {};
+  const std::map<std::string, LaneRange> ranges = reads.narrowable(lanes);
+  if (ranges.empty()) return program;
+  Program out = program;
   std::map<std::string, Type> types;
-  std::vector<std::string> notes;
-  for (Register& r : program.registers) {
+  for (Register& r : out.registers) {
     auto it = ranges.find(r.name);
     if (it == ranges.end()) continue;
     const LaneRange& range = it->second;
     r.type = r.type.with_lanes(static_cast<int>(range.count));
     types[r.name] = r.type;
-    vector_registers[r.name] = static_cast<int>(range.count);
-    notes.push_back(
+    notes->push_back(
         "register " + r.name + ": keeps lane" + (range.count == 1 ? " " : "s ") +
         std::to_string(range.start) +
         (range.count == 1 ? "" : " to " + std::to_string(range.start + range.count - 1)) +
@@ -256,8 +264,21 @@ std::vector<std::string> narrow_registers(Program& program,
         ")");
   }
   Narrower narrower(ranges, types);
-  for (Kernel& k : program.kernels) k.body = narrower.mutate_stmts(k.body);
-  return notes;
+  for (Kernel& k : out.kernels) k.body = narrower.mutate_stmts(k.body);
+  return out;
+}
+
+// A let the rewrite left unread (the `concat` of a chain whose register was narrowed or removed)
+// goes.
+Program simplify_vectorized_kernels(const Program& program, const std::set<std::string>& kernels,
+                                    const std::set<std::string>& pass_names,
+                                    const std::set<std::string>& names) {
+  Program out = program;
+  for (Kernel& k : out.kernels)
+    if (kernels.count(k.name))
+      k.body =
+          drop_unused_lets(propagate_copies(decide_known_conditions(k.body), pass_names), names);
+  return out;
 }
 
 }  // namespace t2s::vec_internal

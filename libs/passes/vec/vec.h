@@ -37,7 +37,7 @@ struct VecReport {
 
 // Throws Diagnostic (located, with a rule id) for vectorized loops that cannot be vectorized
 // and channels whose lanes cannot be matched. `stt` must be at stage stt. Fills `report` when
-// it is not null.
+// it is not null and the pass succeeds.
 Program vec_pass(const Program& stt, VecReport* report);
 Program vec_pass(const Program& stt);
 

@@ -1,5 +1,6 @@
-// Internal to libs/passes/vec: what the pass (vec.cc), the lane vectorizer
-// (lane_vectorizer.cc) and the expression helpers (lane_exprs.cc) share. vec.h is the interface.
+// Internal to libs/passes/vec: the steps of the pass and the values they pass on (vec_pass in
+// vec.cc lists the steps in order), the lane vectorizer (lane_vectorizer.cc) and the expression
+// helpers (lane_exprs.cc). vec.h is the interface.
 #pragma once
 
 #include <cstdint>
@@ -112,19 +113,68 @@ StmtList vectorize_lanes(const Program& program, const std::string& kernel, cons
                          const StmtList& body, NameSupply& names, VecLoopReport& report,
                          std::set<std::string>* vector_registers);
 
-// narrow_registers.cc: a register (name -> lanes in `vector_registers`) whose every read takes
-// the same lanes keeps those lanes alone; its writes store their slice. Returns a report line
-// per register narrowed and updates `vector_registers`.
-std::vector<std::string> narrow_registers(Program& program,
-                                          std::map<std::string, int>& vector_registers);
 // known_conditions.cc: `body` with the ifs and scalar selects whose condition the enclosing
 // loops (constant ranges) and ifs decide replaced by the branch taken (isl decides).
 StmtList decide_known_conditions(const StmtList& body);
-// `list` with the uses of each let named in `candidates` whose value is another variable (a
-// lane copied from another lane) reading that variable instead (the let is then unused).
-StmtList propagate_copies(const StmtList& list, const std::set<std::string>& candidates);
-// `list` without the lets named in `candidates` that nothing reads and whose value has no
-// effect.
-StmtList drop_unused_lets(const StmtList& list, const std::set<std::string>& candidates);
+
+// vec.cc: the vectorize directive of `kernel` (its Func) on loop `var`, or any of its vectorize
+// directives for an empty `var`; `fallback` when there is none. Diagnostics point at it.
+SourceLoc vectorize_directive_loc(const Program& program, const std::string& kernel,
+                                  const std::string& var, const SourceLoc& fallback);
+
+// The pass is a sequence of steps (vec_pass, vec.cc, lists them in order), each a function of
+// the program and of what the steps before it learned.
+
+// A register whose lane dimensions a nest's rewrite made a vector: its first `lane_dims`
+// dimensions (PE indices) were the nest's lanes and become the shape of its type.
+struct VectorRegister {
+  size_t lane_dims = 0;
+  Type lane_type;  // int32 of the lanes' shape
+};
+using VectorRegisters = std::map<std::string, VectorRegister>;  // by register name
+
+// What rewriting the nests gives (vectorize_nests): the kernels and what the rewrite learned.
+struct VectorizedNests {
+  // The program's kernels, each nest of vectorized loops replaced by its vector code.
+  std::vector<Kernel> kernels;
+  VectorRegisters registers;
+  std::set<std::string> vectorized_kernels;  // the kernels with a nest of vectorized loops
+  // The names the rewrite took (the lets of lane-by-lane code, among others).
+  std::set<std::string> taken_names;
+  std::vector<VecLoopReport> loops;  // one per nest, in program order
+};
+
+// vectorize_nests.cc: steps 1 and 2. Every nest of directly nested vectorized loops becomes the
+// vector code of its lanes, or is serialised whole (unrolled loops); takes its names from
+// `names`. Throws Diagnostic (vec-extent, vec-lanes) for a nest whose lanes cannot be counted.
+VectorizedNests vectorize_nests(const Program& stt, NameSupply& names);
+
+// registers.cc: step 3. A vector register accessed with all its lane dimensions left (hand-edited
+// IR: also used outside its nest, or in a nest with other lanes) is refused (vec-lanes).
+void check_vector_register_accesses(const Program& program, const VectorRegisters& registers);
+// The vector registers that nothing reads any more: every read became a lane of a chain (the
+// same step's value of another lane, now a let).
+std::set<std::string> unread_registers(const Program& program, const VectorRegisters& registers);
+// `program` without the registers `unread`: their writes, shifts, pushes and storage go.
+Program drop_registers(const Program& program, const std::set<std::string>& unread);
+// `program` with the lane dimensions of its vector registers moved into their types.
+Program reshape_vector_registers(const Program& program, const VectorRegisters& registers);
+
+// narrow_registers.cc: step 4. A vector register whose every read takes the same lanes keeps
+// those lanes alone; its writes store their slice. Adds a report line per register narrowed to
+// `notes`.
+Program narrow_registers(const Program& program, const VectorRegisters& registers,
+                         std::vector<std::string>* notes);
+// In each kernel of `kernels`, the conditions the loops decide go (known_conditions.cc), then the
+// lets among `pass_names` that copy another variable (a lane copied from another lane), then the
+// lets among `names` that nothing reads and whose value has no effect.
+Program simplify_vectorized_kernels(const Program& program, const std::set<std::string>& kernels,
+                                    const std::set<std::string>& pass_names,
+                                    const std::set<std::string>& names);
+
+// channels.cc: step 5. A channel whose ends have different lanes carries the narrower end's
+// lanes; takes its names from `names` and adds a report line per vector channel to `report`.
+// Throws Diagnostic (vec-lanes) for a channel whose lanes cannot be matched.
+Program match_channels(const Program& program, NameSupply& names, std::vector<std::string>* report);
 
 }  // namespace t2s::vec_internal
