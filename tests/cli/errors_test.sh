@@ -28,11 +28,8 @@ MIN_SPECS=20
 shopt -s nullglob
 all_specs=(testdata/errors/*.t2s)
 # Bazel's shards (tests/cli/BUILD): this shard checks every shard_count-th spec.
-[[ -n "${TEST_SHARD_STATUS_FILE:-}" ]] && touch "$TEST_SHARD_STATUS_FILE"
-shards="${TEST_TOTAL_SHARDS:-1}"
-shard="${TEST_SHARD_INDEX:-0}"
-specs=()
-for ((i = shard; i < ${#all_specs[@]}; i += shards)); do specs+=("${all_specs[i]}"); done
+source libs/testing/shard.sh
+mapfile -t specs < <(shard_of all_specs)
 
 passed=0
 failed=()
@@ -157,7 +154,7 @@ if ((${#all_specs[@]} < MIN_SPECS)); then
   echo "FAIL: only ${#all_specs[@]} error specs in testdata/errors (at least $MIN_SPECS wanted)" >&2
   status=1
 fi
-echo "errors_test: shard $shard of $shards: ${#specs[@]} specs, $passed ok, ${#failed[@]} failed${failed[*]:+: ${failed[*]}}" \
+echo "errors_test: $(shard_name): ${#specs[@]} specs, $passed ok, ${#failed[@]} failed${failed[*]:+: ${failed[*]}}" \
   "($pipeline_checked failing after parse, also checked stage by stage with --spec-lines)"
 if ((${#failed[@]})); then status=1; fi
 exit "$status"

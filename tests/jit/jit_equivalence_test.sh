@@ -36,9 +36,7 @@ emitted_program() {
   "$EMIT" --target cpp "$2" | sed -E "s/stage '$1'/stage ''/g; s/\(stage $1\)/(stage )/g"
 }
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-[[ -n "${TEST_SHARD_STATUS_FILE:-}" ]] && touch "$TEST_SHARD_STATUS_FILE"
-shards="${TEST_TOTAL_SHARDS:-1}"
-shard="${TEST_SHARD_INDEX:-0}"
+source libs/testing/shard.sh
 
 if (($#)); then
   names=("$@")
@@ -50,7 +48,7 @@ fi
 
 failures=0
 checked=0
-for ((i = shard; i < ${#names[@]}; i += shards)); do
+for ((i = shard_index; i < ${#names[@]}; i += shard_count)); do
   name="${names[i]}"
   same_program=0
   stt_ir="testdata/golden/$name/stt.json" gathered_ir="testdata/golden/$name/gathered.json"
@@ -98,4 +96,4 @@ if ((failures > 0)); then
   echo "$failures of $checked programs differ" >&2
   exit 1
 fi
-echo "PASS: $checked programs (shard $shard of $shards)"
+echo "PASS: $checked programs ($(shard_name))"

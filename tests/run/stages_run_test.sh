@@ -32,9 +32,7 @@ declare -A tool_of=([stt]=t2s-stt [vectorized]=t2s-vec [gathered]=t2s-gather)
 declare -A before=([stt]=merged [vectorized]=stt [gathered]=vectorized)
 
 # Bazel's test sharding (shard_count in BUILD): shard K of N takes every N-th pipeline.
-shards=${TEST_TOTAL_SHARDS:-1}
-shard=${TEST_SHARD_INDEX:-0}
-[[ -z ${TEST_SHARD_STATUS_FILE:-} ]] || touch "$TEST_SHARD_STATUS_FILE"
+source libs/testing/shard.sh
 
 failures=0
 runs=0
@@ -42,7 +40,7 @@ pipelines=0
 index=0
 for dir in testdata/golden/*/; do
   name=$(basename "$dir")
-  ((index++ % shards == shard)) || continue
+  shard_owns $((index++)) || continue
   [[ -f "$dir/merged.json" ]] || continue
   pipelines=$((pipelines + 1))
   for fill in sequential random; do
@@ -77,12 +75,11 @@ for dir in testdata/golden/*/; do
 done
 
 if ((pipelines == 0)); then
-  echo "FAIL: no pipeline in testdata/golden (shard $((shard + 1)) of $shards)" >&2
+  echo "FAIL: no pipeline in testdata/golden ($(shard_name))" >&2
   exit 1
 fi
 if ((failures > 0)); then
-  echo "$failures of $runs stage runs failed (shard $((shard + 1)) of $shards)" >&2
+  echo "$failures of $runs stage runs failed ($(shard_name))" >&2
   exit 1
 fi
-echo "PASS: $runs stage runs of $pipelines pipelines equal their merged stage (shard" \
-  "$((shard + 1)) of $shards)"
+echo "PASS: $runs stage runs of $pipelines pipelines equal their merged stage ($(shard_name))"

@@ -140,9 +140,7 @@ fi
 EMIT=libs/backends/opencl/syntax_emit.sh
 
 # Bazel's test sharding (shard_count in BUILD): shard K of N takes every N-th spec from the K-th.
-shards=${TEST_TOTAL_SHARDS:-1}
-shard=${TEST_SHARD_INDEX:-0}
-[[ -z ${TEST_SHARD_STATUS_FILE:-} ]] || touch "$TEST_SHARD_STATUS_FILE"
+source libs/testing/shard.sh
 
 specs=0
 compiled=0
@@ -150,7 +148,7 @@ runs=0
 index=-1
 for spec in testdata/specs/*.t2s; do
   index=$((index + 1))
-  ((index % shards == shard)) || continue
+  shard_owns "$index" || continue
   name=$(basename "$spec" .t2s)
   dir="$TMP/$name"
   specs=$((specs + 1))
@@ -205,4 +203,4 @@ if [[ -n $CHECKED ]]; then
 else
   what="emitted by the sanitized tools (T2S_SYNTAX_CHECKS unset: nothing compiled)"
 fi
-echo "PASS: $specs specs (shard $((shard + 1)) of $shards): merged and stt .cl (placed and --all-device) and stt host programs $what"
+echo "PASS: $specs specs ($(shard_name)): merged and stt .cl (placed and --all-device) and stt host programs $what"
