@@ -115,7 +115,7 @@ void check_kernel_cycle(const MergeContext& ctx, const Program& merged, const Pl
   std::function<bool(const std::string&)> visit = [&](const std::string& k) {
     state[k] = 1;
     path.push_back(k);
-    if (auto it = deps.on.find(k); it != deps.on.end())
+    if (auto it = deps.needs.find(k); it != deps.needs.end())
       for (const std::string& d : it->second) {
         if (state[d] == 1) {
           cycle.assign(std::find(path.begin(), path.end(), d), path.end());

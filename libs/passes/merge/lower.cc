@@ -187,7 +187,7 @@ KernelDependences find_kernel_dependences(const MergeContext& ctx, const Program
                            "merge-device-read");
         }
         transfers.buffered.insert(c);
-        deps.on[g.rep].insert(kernel_of(plan, c));
+        deps.needs[g.rep].insert(kernel_of(plan, c));
         deps.reasons.emplace(
             std::make_pair(g.rep, kernel_of(plan, c)),
             KernelDependences::Reason{m, "'" + m + "' reads '" + c + "' from memory"});
@@ -198,7 +198,7 @@ KernelDependences find_kernel_dependences(const MergeContext& ctx, const Program
   // After the reads from memory: a kernel that also reads a channel of the same kernel keeps
   // the memory read as the reason (emplace keeps the first).
   for (const Channel& c : merged.channels) {
-    deps.on[c.consumer].insert(c.producer);
+    deps.needs[c.consumer].insert(c.producer);
     deps.reasons.emplace(
         std::make_pair(c.consumer, c.producer),
         KernelDependences::Reason{c.consumer, "'" + c.consumer + "' reads channel '" + c.name +
@@ -240,7 +240,7 @@ std::vector<Kernel> make_kernels(const Program& merged, const Plan& plan,
     if (on_device(merged, plan, k)) device.insert(k);
   const std::set<std::string> none;
   std::vector<Kernel> kernels;
-  for (const std::string& k : order_kernels(names, merged.channels, deps.on, device)) {
+  for (const std::string& k : order_kernels(names, merged.channels, deps.needs, device)) {
     auto local = deps.local_reads.find(k);
     kernels.push_back(make_kernel(merged, plan, chains, transfers, values, group(plan, k),
                                   local == deps.local_reads.end() ? none : local->second));

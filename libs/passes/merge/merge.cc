@@ -73,7 +73,7 @@ Program merge_pass(const Program& parsed) {
   isolate_consumers(ctx, deferred, merged, plan);
   // Producer chains compute the isolated values, which their readers now read.
   const ProducerChains chains = isolate_producers(ctx, deferred, names, merged, plan);
-  // Every nest bounded and not too large.
+  // Every nest bounded, the isolated ones too, and none too large.
   check_loop_bounds(plan);
   // The URE rules on the isolated Funcs' nests.
   const GroupFilter isolated = [&](const Group& g) {
@@ -102,7 +102,7 @@ Program merge_pass(const Program& parsed) {
   // The global buffers, then the kernels in the order they run.
   merged.buffers = make_buffers(ctx, merged, plan, transfers);
   merged.kernels = make_kernels(merged, plan, chains, transfers, values, deps);
-  // The inputs' extents, from the indices the kernels read (isl).
+  // The inputs' extents, from the indices read (isl); accesses isl proves wrong are refused.
   infer_input_extents(merged);
   // `funcs` stay as the spec wrote them (isolation's rewrites live in the kernels), so any
   // later stage can be merged again to give its reference (t2s-run --check).

@@ -53,7 +53,7 @@ using InlinedValues = std::map<std::string, Inlined>;
 // What the kernels read from memory, and so which kernels must run before which.
 struct KernelDependences {
   std::map<std::string, std::set<std::string>> local_reads;  // kernel -> its own Funcs it reads
-  std::map<std::string, std::set<std::string>> on;           // kernel -> the kernels it needs
+  std::map<std::string, std::set<std::string>> needs;        // kernel -> the kernels it needs
   // Why a kernel depends on another (for kernel-cycle): the Func that reads, and how.
   struct Reason {
     std::string reader, what;
