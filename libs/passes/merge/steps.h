@@ -3,6 +3,7 @@
 // loops, isolate, channels, lower, kernel_order). Not part of the library's interface; merge.h is.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -129,7 +130,8 @@ void bound_realized_loops(const MergeContext& ctx, const Program& merged, Plan& 
 // Every loop of a group that copies no other has bounds (merge-bounds), before the isolated
 // Funcs copy them.
 void check_merge_bounds(const MergeContext& ctx, const Plan& plan);
-// `g` (an isolated Func, its loops copied) gets its deferred loop directives, in program order.
+// `g` (an isolated Func, its loops copied) gets its deferred loop directives, in program order
+// (isolate.cc, for each Func it isolates).
 void apply_deferred(const MergeContext& ctx, const DeferredDirectives& deferred, Plan& plan,
                     Group& g);
 // Every loop of every group has bounds (merge-bounds), and no nest has more than
