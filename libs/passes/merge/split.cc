@@ -23,12 +23,6 @@ namespace t2s::merge_internal {
 
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // The loops the kernel of `g` runs, innermost first.
 const std::vector<std::string>& real_loops(const Plan& plan, const Group& g) {
   auto it = plan.nests.find(g.rep);

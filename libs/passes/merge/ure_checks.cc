@@ -34,6 +34,12 @@ bool is_write_when(const Expr& e) {
   return e && e->kind == ExprKind::kSelect && e->operands.size() == 2;
 }
 
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
 namespace {
 
 // Seed 001: a Func "has an initial value" when some way of evaluating it ends without coming
@@ -91,12 +97,6 @@ void check_initial_values(const Program& p) {
 }
 
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // Why `caller` may not read `call` (a read of `callee`, both in group `g`) with the loops in
 // `order` (innermost first), or nullopt when it may. Non-simple arguments and a wrong argument
