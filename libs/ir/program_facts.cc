@@ -37,6 +37,13 @@ LoopNest loop_nest(const StmtList& list) {
   return nest;
 }
 
+const Directive* first_unimplemented_directive(const Program& program, DirectiveStage stage) {
+  for (const Directive& d : program.directives)
+    if (const DirectiveDecl* decl = d.decl(); decl && decl->stage == stage && !decl->implemented)
+      return &d;
+  return nullptr;
+}
+
 const std::string* stored_name(const Stmt& s) {
   return match_stmt(
       s, [](const For&) -> const std::string* { return nullptr; },

@@ -47,6 +47,11 @@ LoopNest loop_nest(const StmtList& list);
 // other kinds (a WriteChannel sends, it does not store).
 const std::string* stored_name(const Stmt& s);
 
+// The first directive of `program` that `stage` applies but whose pass does not implement yet
+// (`DirectiveDecl::implemented`), or null: each pass refuses it (rule unsupported-directive)
+// rather than ignore it.
+const Directive* first_unimplemented_directive(const Program& program, DirectiveStage stage);
+
 // Every name a program holds (its Vars, Funcs, inputs, buffers, kernels, channels, registers,
 // and the loop, let and realize names of its kernels' bodies), and fresh names none of them is,
 // for what a pass adds: the one supply of new names of the passes (t2s-stt, t2s-vec,

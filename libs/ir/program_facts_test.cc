@@ -98,5 +98,21 @@ TEST(ProgramFacts, FreshNamesAvoidEveryNameOfTheProgram) {
   EXPECT_EQ(names.fresh("t", NameSupply::Suffix::kUnderscores), "t_");
 }
 
+TEST(ProgramFacts, FirstUnimplementedDirectiveOfAStage) {
+  Program p;
+  p.directives.push_back(
+      Directive::make("F", DirectiveKind::kReorder, {DirectiveArg::expr("i")}, {}));
+  p.directives.push_back(
+      Directive::make("F", DirectiveKind::kRemove, {DirectiveArg::expr("j")}, {"", 3, 5}));
+  p.directives.push_back(
+      Directive::make("F", DirectiveKind::kRemove, {DirectiveArg::expr("k")}, {}));
+  // remove belongs to t2s-merge and is not implemented yet; reorder is.
+  const Directive* d = first_unimplemented_directive(p, DirectiveStage::kMerge);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d, &p.directives[1]);
+  EXPECT_EQ(first_unimplemented_directive(p, DirectiveStage::kStt), nullptr);
+  EXPECT_EQ(first_unimplemented_directive(Program{}, DirectiveStage::kMerge), nullptr);
+}
+
 }  // namespace
 }  // namespace t2s

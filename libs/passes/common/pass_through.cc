@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "libs/ir/program_facts.h"
+
 namespace t2s {
 
 Program pass_through_stage(const Program& in, Stage from, Stage to, const std::string& tool,
@@ -10,12 +12,11 @@ Program pass_through_stage(const Program& in, Stage from, Stage to, const std::s
     throw Diagnostic(
         {}, tool + " takes the " + stage_name(from) + " stage, not " + stage_name(in.stage),
         "stage");
-  for (const Directive& d : in.directives)
-    if (const DirectiveDecl* decl = d.decl(); decl && decl->stage == stage && !decl->implemented)
-      throw Diagnostic(d.loc,
-                       d.name + " of '" + d.func + "' is not supported yet: " + tool +
-                           " passes only programs without " + d.name + " directives through",
-                       "unsupported-directive");
+  if (const Directive* d = first_unimplemented_directive(in, stage))
+    throw Diagnostic(d->loc,
+                     d->name + " of '" + d->func + "' is not supported yet: " + tool +
+                         " passes only programs without " + d->name + " directives through",
+                     "unsupported-directive");
   Program out = in;
   out.stage = to;
   return out;

@@ -3,6 +3,7 @@
 #include <map>
 #include <utility>
 
+#include "libs/ir/program_facts.h"
 #include "libs/passes/stt/stt_internal.h"
 
 namespace t2s {
@@ -80,6 +81,9 @@ Program stt_pass(const Program& merged) {
                     "not ") +
             stage_name(merged.stage),
         "stage");
+  if (const Directive* d = first_unimplemented_directive(merged, DirectiveStage::kStt))
+    throw Diagnostic(d->loc, d->name + " of '" + d->func + "' is not supported yet by t2s-stt",
+                     "unsupported-directive");
   Program out = merged;
   out.stage = Stage::kStt;
   out.registers.clear();

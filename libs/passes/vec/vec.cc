@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "libs/ir/program_facts.h"
 #include "libs/passes/vec/vec_internal.h"
 
 namespace t2s {
@@ -37,6 +38,9 @@ Program vec_pass(const Program& stt, VecReport* report) {
   if (stt.stage != Stage::kStt)
     throw Diagnostic({}, std::string("t2s-vec takes the stt stage, not ") + stage_name(stt.stage),
                      "stage");
+  if (const Directive* d = first_unimplemented_directive(stt, DirectiveStage::kVec))
+    throw Diagnostic(d->loc, d->name + " of '" + d->func + "' is not supported yet by t2s-vec",
+                     "unsupported-directive");
   NameSupply names(stt);  // the program's names and those the steps take
   // 1, 2. Every nest of vectorized loops becomes vector code, or runs serialised.
   const VectorizedNests nests = vectorize_nests(stt, names);
