@@ -15,6 +15,18 @@ shard_owns() {
   (($1 % shard_count == shard_index))
 }
 
+# shard_next: true when the test's next item is this shard's, for a test whose items are checks
+# written one after another (`shard_next && check ...`, `if shard_next; then ...; fi`): the items
+# are counted from 0 in the order the test reaches them, which must not depend on the shard.
+# shard_mine counts the items that were this shard's.
+shard_item=-1
+shard_mine=0
+shard_next() {
+  shard_item=$((shard_item + 1))
+  shard_owns "$shard_item" || return 1
+  shard_mine=$((shard_mine + 1))
+}
+
 # shard_of ARRAY: the items of the array named ARRAY that are this shard's, in order, one per
 # line (for `mapfile -t mine < <(shard_of all)`).
 shard_of() {

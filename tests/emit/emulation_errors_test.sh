@@ -69,8 +69,26 @@ declare -A expected=(
 cases=(deadlock_read deadlock_write channel_leftover array_deadlock_write channel_index input_bounds
   fifo_overflow fifo_empty fifo_leftover register_bounds)
 
-# Emit every program, then compile them two at a time.
-for name in "${cases[@]}" good_merged good_stt; do
+# Sharded (tests/emit/BUILD), items of libs/testing/shard.sh: first the well-formed programs and
+# the command line of an emulation, then each failure case.
+source libs/testing/shard.sh
+good=()
+shard_next && good=(good_merged good_stt)
+mine=()
+for name in "${cases[@]}"; do shard_next && mine+=("$name"); done
+# finish: the closing line and exit status of this shard.
+finish() {
+  if ((failures > 0)); then
+    echo "$failures failure(s) ($(shard_name))" >&2
+    exit 1
+  fi
+  echo "PASS: ${#mine[@]} failure paths and ${#good[@]} well-formed programs ($(shard_name))"
+  exit 0
+}
+
+# Emit this shard's programs, then compile them two at a time.
+names=("${mine[@]}" "${good[@]}")
+for name in "${names[@]}"; do
   if ! "$EMIT" "$TMP/$name.json" -o "$TMP/$name.cpp" 2> "$TMP/$name.emit.err"; then
     fail "$name: emit_cpp failed: $(cat "$TMP/$name.emit.err")"
   fi
@@ -79,7 +97,6 @@ compile() {
   timeout 300 "$CXX" -std=c++17 -O2 -pthread -ffp-contract=off -Wall -Wextra -Werror \
     "$TMP/$1.cpp" -o "$TMP/$1" 2> "$TMP/$1.cc.err"
 }
-names=("${cases[@]}" good_merged good_stt)
 for ((i = 0; i < ${#names[@]}; i += 2)); do
   compile "${names[i]}" &
   first=$!
@@ -89,21 +106,9 @@ for ((i = 0; i < ${#names[@]}; i += 2)); do
   wait "$first" || fail "${names[i]}: does not compile: $(head -c 2000 "$TMP/${names[i]}.cc.err")"
 done
 
-# The well-formed programs run and agree with t2s-run.
-for name in good_merged good_stt; do
-  for fill in "--fill sequential" "--fill random --seed 7"; do
-    rm -f "$TMP/ref.npy" "$TMP/out.npy"
-    "$RUN" "$TMP/$name.json" $fill -o "$TMP/ref.npy" || fail "$name: t2s-run failed"
-    timeout 60 "$TMP/$name" $fill -o "$TMP/out.npy"
-    rc=$?
-    [[ $rc == 0 ]] || fail "$name [$fill]: exit status $rc"
-    cmp -s "$TMP/ref.npy" "$TMP/out.npy" || fail "$name [$fill]: output differs from t2s-run's"
-  done
-done
-
 # Each failure: exit status 1, exactly the interpreter's message, no output file; repeated,
 # since a deadlock must be found at every interleaving of the threads.
-for name in "${cases[@]}"; do
+for name in "${mine[@]}"; do
   message="${expected[$name]}"
   # The interpreter agrees: `LOC: error: MESSAGE [rule]`.
   "$RUN" "$TMP/$name.json" -o "$TMP/ref.npy" > /dev/null 2> "$TMP/$name.run.err"
@@ -126,7 +131,20 @@ for name in "${cases[@]}"; do
   done
 done
 
-# The command line of an emulation program.
+# The well-formed programs run and agree with t2s-run.
+for name in "${good[@]}"; do
+  for fill in "--fill sequential" "--fill random --seed 7"; do
+    rm -f "$TMP/ref.npy" "$TMP/out.npy"
+    "$RUN" "$TMP/$name.json" $fill -o "$TMP/ref.npy" || fail "$name: t2s-run failed"
+    timeout 60 "$TMP/$name" $fill -o "$TMP/out.npy"
+    rc=$?
+    [[ $rc == 0 ]] || fail "$name [$fill]: exit status $rc"
+    cmp -s "$TMP/ref.npy" "$TMP/out.npy" || fail "$name [$fill]: output differs from t2s-run's"
+  done
+done
+
+# The command line of an emulation program (with the well-formed programs).
+((${#good[@]})) || finish
 prog="$TMP/good_merged"
 "$prog" --help > "$TMP/help.out" 2>&1
 rc=$?
@@ -203,8 +221,4 @@ rc=$?
 grep -qE "error: the run needs [0-9]+ bytes of storage \(the largest, .*\), more than the limit of 64 bytes \(t2s-run --max-memory\) \[run-memory\]$" "$TMP/mem.err" ||
   fail "t2s-run --max-memory 64: stderr is '$(cat "$TMP/mem.err")'"
 
-if ((failures > 0)); then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "PASS: ${#cases[@]} failure paths and 2 well-formed programs"
+finish
