@@ -2,6 +2,7 @@
 // UREs) with their checks. Directive calls are read in parser_directive_calls.cc.
 #include "libs/frontend/parser_internal.h"
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 
 namespace t2s::frontend_internal {
 
@@ -11,12 +12,6 @@ size_t mismatch(const std::vector<std::string>& a, const std::vector<std::string
   for (size_t i = 0; i < a.size() && i < b.size(); ++i)
     if (a[i] != b[i]) return i;
   return 0;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
-  return s;
 }
 
 }  // namespace
@@ -410,11 +405,12 @@ void SpecParser::definition() {
                                  "arguments"),
                       f->decl_loc, "'" + name.text + "' is declared here");
     if (args != f->args)
-      throw_with_note(Diagnostic(locs[mismatch(args, f->args)],
-                                 "the arguments of '" + name.text + "' must be (" + join(f->args) +
-                                     ") as declared, not (" + join(args) + ")",
-                                 "decl-args"),
-                      f->decl_loc, "'" + name.text + "' is declared here");
+      throw_with_note(
+          Diagnostic(locs[mismatch(args, f->args)],
+                     "the arguments of '" + name.text + "' must be (" + join(f->args, ", ") +
+                         ") as declared, not (" + join(args, ", ") + ")",
+                     "decl-args"),
+          f->decl_loc, "'" + name.text + "' is declared here");
   }
   SourceLoc rhs_loc = ts_.peek().loc;
   Expr rhs = parse_expr(ts_);

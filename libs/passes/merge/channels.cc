@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/steps.h"
 
@@ -143,7 +144,7 @@ std::string device_channel_refusal(const MergeContext& ctx, const Program& merge
   for (size_t a = 0; a < cf.args.size(); ++a)
     if (call->operands[a]->kind != ExprKind::kVar || call->operands[a]->name != cf.args[a])
       return "the read " + print_expr(call) + " is not at " + c + "'s own arguments (" +
-             join(cf.args) + ")";
+             join(cf.args, ", ") + ")";
   const Group &producer = group(plan, c), &consumer = group(plan, m);
   std::set<std::string> args(cf.args.begin(), cf.args.end());
   for (const std::string& v : consumer.loop_vars)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "libs/ir/strings.h"
 #include "libs/passes/merge/steps.h"
 
 namespace t2s::merge_internal {
@@ -181,7 +182,7 @@ void check_cycles(const Program& merged, const Plan& plan) {
       };
       if (reaches(c))
         throw Diagnostic(f.loc,
-                         "'" + f.name + "' and '" + join(path) +
+                         "'" + f.name + "' and '" + join(path, ", ") +
                              "' depend on each other but are not in one loop nest: merge "
                              "them with merge_ures",
                          "merge-cycle");

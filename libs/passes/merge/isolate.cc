@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "libs/ir/ir_json.h"
+#include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/rewrite.h"
 #include "libs/passes/merge/steps.h"
@@ -108,9 +109,9 @@ void isolate_value(const MergeContext& ctx, const DeferredDirectives& deferred, 
   }
   if (count != 1) {
     std::string where = rg.members.size() > 1
-                            ? "the merge group of '" + rg.rep + "' (" + join(rg.members) + ")"
+                            ? "the merge group of '" + rg.rep + "' (" + join(rg.members, ", ") + ")"
                             : "the definition of '" + d.func + "'";
-    if (!occurs_in.empty() && rg.members.size() > 1) where += ", in " + join(occurs_in);
+    if (!occurs_in.empty() && rg.members.size() > 1) where += ", in " + join(occurs_in, ", ");
     throw Diagnostic(d.loc,
                      "'" + value.text + "' occurs " + std::to_string(count) + " times in " + where +
                          "; isolate_producer_chain needs exactly one occurrence",

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "libs/ir/strings.h"
 #include "libs/passes/merge/steps.h"
 
 namespace t2s::merge_internal {
@@ -35,9 +36,9 @@ void apply_loop(const MergeContext& ctx, Plan& plan, Group& g, const Directive& 
   if (apply_loop_directive(plan, g, d)) return;
   auto check_var = [&](const std::string& v) {
     if (std::find(g.loop_vars.begin(), g.loop_vars.end(), v) == g.loop_vars.end())
-      throw Diagnostic(d.loc,
-                       "'" + v + "' is not a loop of '" + g.rep + "' (" + join(g.loop_vars) + ")",
-                       d.is(DirectiveKind::kReorder) ? "reorder-var" : "set-bounds-var");
+      throw Diagnostic(
+          d.loc, "'" + v + "' is not a loop of '" + g.rep + "' (" + join(g.loop_vars, ", ") + ")",
+          d.is(DirectiveKind::kReorder) ? "reorder-var" : "set-bounds-var");
   };
   if (d.is(DirectiveKind::kSetBounds)) {
     for (size_t i = 0; i + 2 < d.args.size(); i += 3) {

@@ -89,8 +89,6 @@ std::vector<std::string> called_funcs(const Expr& e);
 bool is_write_when(const Expr& e);
 // The Vars `e` uses, each once, in first-use order.
 std::vector<std::string> used_vars(const Expr& e);
-// "a, b, c".
-std::string join(const std::vector<std::string>& v);
 // `x` is in `v`.
 bool contains(const std::vector<std::string>& v, const std::string& x);
 // `p` has a directive on `func` of one of `kinds`.

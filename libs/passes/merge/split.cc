@@ -15,6 +15,7 @@
 
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/program_facts.h"
+#include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/plan.h"
 #include "libs/poly/poly.h"
@@ -55,7 +56,7 @@ std::vector<std::string> collapse(const LoopNest& n) {
 }
 
 std::string loops_text(const std::vector<std::string>& innermost_first) {
-  return join(innermost_first) + " (innermost first)";
+  return join(innermost_first, ", ") + " (innermost first)";
 }
 
 LoopNest& nest_of(Plan& plan, const Group& g) {
@@ -291,7 +292,7 @@ std::optional<Diagnostic> split_order_violation(const Program& p, const Group& g
             e->loc.valid() ? e->loc : reader.loc,
             "'" + reader.name + "' reads '" + print_expr(e) +
                 "' before it is computed in the order the loops run after split (" +
-                join(outer_first) + ", outermost first): the iteration " +
+                join(outer_first, ", ") + ", outermost first): the iteration " +
                 point_text(outer_first, *witness, 0) + " reads the value of " +
                 point_text(outer_first, *witness, outer_first.size() + g.loop_vars.size()) +
                 ", which is computed later",

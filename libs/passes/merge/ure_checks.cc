@@ -6,6 +6,7 @@
 
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/linear.h"
+#include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/merge/plan.h"
 
@@ -32,12 +33,6 @@ std::vector<std::string> used_vars(const Expr& e) {
 
 bool is_write_when(const Expr& e) {
   return e && e->kind == ExprKind::kSelect && e->operands.size() == 2;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
 }
 
 namespace {
@@ -136,7 +131,7 @@ std::optional<Diagnostic> distance_violation(const Func& caller, const Expr& cal
     if (d < 0)
       return Diagnostic(at,
                         "'" + caller.name + "' reads '" + print_expr(call) + "' at distance (" +
-                            join(shown) + ") in loop order (" + join(outer_first) +
+                            join(shown, ", ") + ") in loop order (" + join(outer_first, ", ") +
                             "), which is lexicographically negative: that value is computed later",
                         "ure-distance");
   }
@@ -149,7 +144,7 @@ std::optional<Diagnostic> distance_violation(const Func& caller, const Expr& cal
                          ? "'" + caller.name + "' reads itself at distance zero"
                          : "'" + caller.name + "' reads '" + print_expr(call) +
                                "' at distance zero, but '" + callee.name + "' is realized after '" +
-                               caller.name + "' in the merge order (" + join(members) + ")",
+                               caller.name + "' in the merge order (" + join(members, ", ") + ")",
                      "ure-distance");
   return std::nullopt;
 }
@@ -220,16 +215,16 @@ void check_structure(const Program& p, const Plan& plan) {
     if (g && f.name != g->rep) {
       if (!extended && f.args != rep->args)
         throw Diagnostic(f.loc,
-                         "'" + f.name + "' has arguments (" + join(f.args) +
+                         "'" + f.name + "' has arguments (" + join(f.args, ", ") +
                              ") but the representative '" + rep->name + "' has (" +
-                             join(rep->args) +
+                             join(rep->args, ", ") +
                              "): merged UREs have the same arguments in the same order",
                          "ure-arg-order");
       for (const std::string& a : f.args)
         if (std::find(rep->args.begin(), rep->args.end(), a) == rep->args.end())
           throw Diagnostic(f.loc,
                            "argument '" + a + "' of '" + f.name + "' is not a loop of '" +
-                               rep->name + "' (" + join(rep->args) + ")",
+                               rep->name + "' (" + join(rep->args, ", ") + ")",
                            "ure-arg-order");
     }
     if (extended && !is_last_of_merge(plan, f.name))
@@ -237,7 +232,7 @@ void check_structure(const Program& p, const Plan& plan) {
           f.loc,
           "'" + f.name + "' is an extended URE (" +
               (extra.empty() ? "it has fewer arguments than its representative"
-                             : "it uses " + join(extra) + ", not among its arguments") +
+                             : "it uses " + join(extra, ", ") + ", not among its arguments") +
               "): only the last URE of a merge_ures may be one",
           "ure-extended-not-last");
     for (const std::string& v : extra)
@@ -289,7 +284,7 @@ void check_distances(const Program& p, Plan& plan, const GroupFilter& which) {
     const size_t reorder = static_cast<size_t>(g.reorder);
     std::vector<std::string> outer_first(g.loop_vars.rbegin(), g.loop_vars.rend());
     Diagnostic d(p.directives[reorder].loc,
-                 "reorder of '" + g.rep + "' gives the loop order (" + join(outer_first) +
+                 "reorder of '" + g.rep + "' gives the loop order (" + join(outer_first, ", ") +
                      "), which breaks a dependence, and no later space_time_transform of '" +
                      g.rep + "' gives an order that respects it",
                  "reorder-dependence");
