@@ -117,7 +117,8 @@ std::string reg(const std::string& name, const std::string& kind, const std::str
   return R"j({"name": ")j" + name + R"j(", "func": "R", "kernel": ")j" + kernel +
          R"j(", "type": ")j" + type + R"j(", "kind": ")j" + kind + R"j(", "shape": [)j" + shape +
          R"j(], "depth": )j" + std::to_string(depth) +
-         R"j(, "distance": [1], "time_distance": 1, "period": 1, "naive": 2, "loc": "12:1"})j";
+         R"j(, "distance": [1], "pe_offset": [0], "time_distance": 1, "period": 1, "naive": 2,
+         "loc": "12:1"})j";
 }
 
 // Host kernel K (output c of `n` int32, input a) with `registers` (a JSON list body).
@@ -380,10 +381,10 @@ TEST(Registers, ConcurrentKernels) {
       kInputA, "[" + func("c", "int32", 1) + "]", output_c(8), buffer_c(8), kernels, channels,
       "stt",
       R"j([{"name": "P_shreg", "func": "P", "kernel": "P", "type": "int32", "kind": "shift",
-              "shape": [], "depth": 3, "distance": [2], "time_distance": 2, "period": 1,
+              "shape": [], "depth": 3, "distance": [2], "pe_offset": [], "time_distance": 2, "period": 1,
               "naive": 3, "loc": "10:1"},
              {"name": "C_fifo", "func": "C", "kernel": "C", "type": "int32", "kind": "fifo",
-              "shape": [], "depth": 2, "distance": [1], "time_distance": 1, "period": 1,
+              "shape": [], "depth": 2, "distance": [1], "pe_offset": [], "time_distance": 1, "period": 1,
               "naive": 2, "loc": "11:1"}])j"));
   NdArray c;
   EXPECT_EQ(max_live(p, &c), (std::map<std::string, int64_t>{{"C_fifo", 2}, {"P_shreg", 3}}));
@@ -398,7 +399,7 @@ TEST(Registers, ConcurrentKernels) {
              {"provide": "c", "args": ["0"], "value": "P_shreg(0)"}]}])j",
       "[]", "stt",
       R"j([{"name": "P_shreg", "func": "P", "kernel": "P", "type": "int32", "kind": "shift",
-            "shape": [], "depth": 3, "distance": [2], "time_distance": 2, "period": 1,
+            "shape": [], "depth": 3, "distance": [2], "pe_offset": [], "time_distance": 2, "period": 1,
             "naive": 3, "loc": "10:1"}])j"));
   expect_verifier_error(
       q, "kernels[1].body[0]: read of register 'P_shreg' in kernel 'C'; it belongs to kernel 'P'",

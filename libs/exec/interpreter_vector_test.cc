@@ -121,8 +121,8 @@ const char kVectorShift[] = R"j([
 
 std::string reg_record(const std::string& name, const std::string& type) {
   return R"j({"name": ")j" + name + R"j(", "func": "c", "kernel": "K", "type": ")j" + type +
-         R"j(", "kind": "shift", "shape": [2], "depth": 3, "distance": [1], "time_distance": 1,
-         "period": 1, "naive": 2, "loc": "12:1"})j";
+         R"j(", "kind": "shift", "shape": [2], "depth": 3, "distance": [1], "pe_offset": [0],
+         "time_distance": 1, "period": 1, "naive": 2, "loc": "12:1"})j";
 }
 
 TEST(Vectors, VectorShiftRegisterMatchesScalar) {

@@ -662,6 +662,7 @@ class Reader {
       r.depth = integer(j, "depth", where);
       if (r.depth < 1) fail(where, "'depth' must be at least 1");
       r.distance = integers(j, "distance", where, std::numeric_limits<int64_t>::min());
+      r.pe_offset = integers(j, "pe_offset", where, std::numeric_limits<int64_t>::min());
       r.time_distance = integer(j, "time_distance", where);
       r.period = integer(j, "period", where);
       if (r.period < 1) fail(where, "'period' must be at least 1");
@@ -786,6 +787,7 @@ std::string write_program(const Program& p) {
     j["shape"] = r.shape;
     j["depth"] = r.depth;
     j["distance"] = r.distance;
+    j["pe_offset"] = r.pe_offset;
     j["time_distance"] = r.time_distance;
     j["period"] = r.period;
     j["naive"] = r.naive;

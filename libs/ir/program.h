@@ -287,6 +287,9 @@ struct Register {
   std::vector<int64_t> shape;     // the PE array: extent of each space loop, innermost first
   int64_t depth = 1;              // values per PE
   std::vector<int64_t> distance;  // the dependence distance, one entry per Func argument
+  // The reading PE minus the writing PE, one entry per entry of `shape` (innermost space loop
+  // first): the space part of `distance` through the space-time transform, decided by t2s-stt.
+  std::vector<int64_t> pe_offset;
   int64_t time_distance = 0;      // flattened time steps from the write to the read
   int64_t period = 1;             // shift: a PE writes one value every `period` steps
   int64_t naive = 1;              // per PE: the seed's shift register, time_distance + 1

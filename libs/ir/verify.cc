@@ -393,6 +393,19 @@ class Verifier {
         fail(where, "register '" + r.name + "' has more than 2^24 PEs", "ir-register", r.loc);
       pes *= e;
     }
+    if (r.pe_offset.size() != r.shape.size())
+      fail(where,
+           "register '" + r.name + "' has " + std::to_string(r.pe_offset.size()) +
+               " PE offsets for " + std::to_string(r.shape.size()) + " PE dimensions",
+           "ir-register", r.loc);
+    // A value crosses at most extent - 1 PEs of a dimension: a farther writer is outside the
+    // array.
+    for (size_t q = 0; q < r.shape.size(); ++q)
+      if (r.pe_offset[q] <= -r.shape[q] || r.pe_offset[q] >= r.shape[q])
+        fail(where,
+             "register '" + r.name + "' has PE offset " + std::to_string(r.pe_offset[q]) +
+                 " in a PE dimension of extent " + std::to_string(r.shape[q]),
+             "ir-register", r.loc);
   }
 
   // ---- statements -----------------------------------------------------------------------------

@@ -335,9 +335,11 @@ const char kVectors[] = R"json({
                 "consumer": "E", "loc": "6:1"}],
   "registers": [
     {"name": "V", "func": "e", "kernel": "E", "type": "float32x4", "kind": "shift", "shape": [1],
-     "depth": 1, "distance": [0], "time_distance": 0, "period": 1, "naive": 1, "loc": "8:1"},
+     "depth": 1, "distance": [0], "pe_offset": [0], "time_distance": 0, "period": 1, "naive": 1,
+     "loc": "8:1"},
     {"name": "F", "func": "e", "kernel": "E", "type": "int32x5", "kind": "fifo", "shape": [1],
-     "depth": 1, "distance": [0], "time_distance": 0, "period": 1, "naive": 1, "loc": "8:1"}]
+     "depth": 1, "distance": [0], "pe_offset": [0], "time_distance": 0, "period": 1, "naive": 1,
+     "loc": "8:1"}]
 })json";
 
 TEST(EmitCpp, VectorValuesAreVecsComputedLaneByLane) {
@@ -416,8 +418,19 @@ TEST(EmitCpp, MalformedIrIsAnInternalError) {
   EXPECT_NO_THROW(emit_cpp(p));
 
   p = copy_program();
-  p.registers.push_back(Register{
-      "R", "g", "g", Type::Int(32), Register::kShift, {1 << 13, 1 << 12}, 1, {1, 0}, 1, 1, 2, {}});
+  p.registers.push_back(Register{"R",
+                                 "g",
+                                 "g",
+                                 Type::Int(32),
+                                 Register::kShift,
+                                 {1 << 13, 1 << 12},
+                                 1,
+                                 {1, 0},
+                                 {0, 0},
+                                 1,
+                                 1,
+                                 2,
+                                 {}});
   EXPECT_EQ(internal_error_of(p), "emit: register 'R' has bad shape");
 }
 

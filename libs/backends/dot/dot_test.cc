@@ -57,7 +57,7 @@ StmtPtr loop(const std::string& var, Expr extent, LoopKind kind, StmtList body) 
 Expr i32(int64_t v) { return make_int(Type::Int(32), v); }
 
 // A program built by hand: a 2 x 3 x 4 PE array without registers, an array of symbolic
-// extent, a kernel whose name needs escaping, and a register whose PE offset cannot be known.
+// extent, a kernel whose name needs escaping, and a register without a PE offset.
 Program hand_built() {
   Program p;
   p.stage = Stage::kGathered;
@@ -90,24 +90,16 @@ Program hand_built() {
   return p;
 }
 
-// A linear array s in [0, 4) whose registers get their PE offset each way: through the matrix
-// of a general space_time_transform (s = i + j), straight from `distance` (G's argument is s),
-// and from the kernel's reads (H's arguments say nothing about s).
+// A linear array s in [0, 4) whose registers carry the PE offsets t2s-stt records: forwards,
+// within the PE, two PEs on, and backwards (which the distance of a Func argument alone would not
+// say: H's arguments are not the space loop).
 Program offsets_program() {
   Program p;
   p.stage = Stage::kStt;
   p.funcs.push_back({"F", Type::Int(32), {"i", "j"}, Place::kDevice, true, "", nullptr, {}, {}});
-  p.funcs.push_back({"G", Type::Int(32), {"s", "t"}, Place::kDevice, true, "", nullptr, {}, {}});
   p.funcs.push_back({"H", Type::Int(32), {"x"}, Place::kDevice, true, "", nullptr, {}, {}});
-  using A = DirectiveArg;
-  p.directives.push_back(
-      {"K",
-       "space_time_transform",
-       {A::list({A::expr("i"), A::expr("j")}), A::list({A::expr("s"), A::expr("t")}),
-        A::list({A::list({A::expr("1"), A::expr("1")}), A::list({A::expr("0"), A::expr("1")})})},
-       {}});
   auto reg = [&](const std::string& name, const std::string& func, std::vector<int64_t> distance,
-                 Register::Kind kind) {
+                 int64_t pe_offset, Register::Kind kind) {
     Register r;
     r.name = name;
     r.func = func;
@@ -116,29 +108,16 @@ Program offsets_program() {
     r.kind = kind;
     r.shape = {4};
     r.distance = std::move(distance);
+    r.pe_offset = {pe_offset};
     p.registers.push_back(r);
   };
-  reg("R1", "F", {1, 0}, Register::kShift);   // s offset 1 + 0 = 1
-  reg("R2", "F", {1, -1}, Register::kShift);  // 1 - 1 = 0: stays in the PE
-  reg("R3", "G", {2, 0}, Register::kShift);   // 2 (its read below disagrees: distance wins)
-  reg("R4", "H", {1}, Register::kShift);      // from the read R4(s - 1, 0): 1
-  reg("R5", "H", {1}, Register::kFifo);       // from the read pop(R5, 3 + s): -3
-  reg("R6", "H", {1}, Register::kShift);      // from the read R6(s + 2, 0): -2
-  Type t = Type::Int(32);
-  Expr s = make_var("s");
-  auto read = [&](const std::string& r, Expr index) {
-    return make_call(r, CallKind::kRegister, t, {index, i32(0)});
-  };
-  Expr value = make_binary(
-      BinaryOp::kAdd,
-      make_binary(BinaryOp::kAdd, read("R3", make_binary(BinaryOp::kSub, s, i32(1), t)),
-                  read("R4", make_binary(BinaryOp::kSub, s, i32(1), t)), t),
-      make_binary(BinaryOp::kAdd,
-                  make_call("pop", CallKind::kFifo, t,
-                            {make_var("R5"), make_binary(BinaryOp::kAdd, i32(3), s, t)}),
-                  read("R6", make_binary(BinaryOp::kAdd, s, i32(2), t)), t),
-      t);
-  StmtPtr provide = make_provide("R1", {s, i32(0)}, value);
+  reg("R1", "F", {1, 0}, 1, Register::kShift);
+  reg("R2", "F", {1, -1}, 0, Register::kShift);  // stays in the PE
+  reg("R3", "F", {2, 0}, 2, Register::kShift);
+  reg("R4", "H", {1}, 1, Register::kShift);
+  reg("R5", "H", {1}, -3, Register::kFifo);
+  reg("R6", "H", {1}, -2, Register::kShift);
+  StmtPtr provide = make_provide("R1", {make_var("s"), i32(0)}, i32(1));
   p.kernels.push_back(
       {"K",
        Place::kDevice,
@@ -147,7 +126,7 @@ Program offsets_program() {
   return p;
 }
 
-TEST(DotTest, OffsetsFromDistanceMatrixAndReads) {
+TEST(DotTest, OffsetsFromTheRegisters) {
   std::string dot = emit_dot(offsets_program());
   EXPECT_TRUE(contains(dot, "\"K_pe_0\" -> \"K_pe_1\" [xlabel=\"R1 shift x1\"")) << dot;
   EXPECT_EQ(count(dot, "xlabel=\"R1 shift x1\""), 3);
@@ -319,7 +298,7 @@ TEST(DotTest, HandBuiltShapes) {
   size_t row3 = dot.find("{ rank=same; \"T_pe_0_0_1\"");
   ASSERT_NE(row3, std::string::npos);
   EXPECT_LT(row1, row3);
-  // F's arguments are not T's space loops and nothing reads R: the offset is unknown.
+  // R records no PE offset (hand-built IR, which would not verify): the offset is unknown.
   EXPECT_TRUE(contains(dot,
                        "\"T_pe_0_0_0\" -> \"T_pe_0_0_0\" [label=\"R shift x2 (PE offset "
                        "unknown)\""));

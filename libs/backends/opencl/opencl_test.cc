@@ -73,7 +73,7 @@ const char* const kChannels = R"JSON({
    "producer": "drainer", "consumer": "collector", "loc": "12:3"}],
  "registers": [
   {"name": "A_shreg", "func": "A", "kernel": "A", "type": "float32", "kind": "shift", "shape": [4],
-   "depth": 3, "distance": [1, 2], "time_distance": 2, "period": 1, "naive": 3, "loc": "10:1"}]
+   "depth": 3, "distance": [1, 2], "pe_offset": [1], "time_distance": 2, "period": 1, "naive": 3, "loc": "10:1"}]
 })JSON";
 
 // seed000_abc at the stt stage (t2s-stt's output), reduced to Func A's FIFO: 10 PEs, 9 values
@@ -107,8 +107,8 @@ const char* const kFifo = R"JSON({
  "channels": [],
  "registers": [
   {"name": "A_fifo", "func": "A", "kernel": "A", "type": "int32", "kind": "fifo", "shape": [10],
-   "depth": 9, "distance": [1, 0, 0], "time_distance": 58, "period": 1, "naive": 59,
-   "loc": "23:1"}]
+   "depth": 9, "distance": [1, 0, 0], "pe_offset": [1], "time_distance": 58, "period": 1,
+   "naive": 59, "loc": "23:1"}]
 })JSON";
 
 // stt_stride_checktime at the stt stage (t2s-stt's output): `k = t / 2` under CheckTime.
@@ -139,7 +139,8 @@ const char* const kDivision = R"JSON({
  "channels": [],
  "registers": [
   {"name": "A_shreg", "func": "A", "kernel": "A", "type": "int32", "kind": "shift", "shape": [4],
-   "depth": 1, "distance": [0, 1], "time_distance": 2, "period": 2, "naive": 3, "loc": "16:1"}]
+   "depth": 1, "distance": [0, 1], "pe_offset": [0], "time_distance": 2, "period": 2, "naive": 3,
+   "loc": "16:1"}]
 })JSON";
 
 // An array of channels (one per PE, as t2s-stt will give a transformed producer): PE i of the
@@ -516,7 +517,8 @@ const char* const kVectors = R"JSON({
                "consumer": "E", "loc": "6:1"}],
  "registers": [
   {"name": "V", "func": "e", "kernel": "E", "type": "float32x4", "kind": "shift", "shape": [1],
-   "depth": 1, "distance": [0], "time_distance": 0, "period": 1, "naive": 1, "loc": "8:1"}]
+   "depth": 1, "distance": [0], "pe_offset": [0], "time_distance": 0, "period": 1, "naive": 1,
+   "loc": "8:1"}]
 })JSON";
 
 TEST(OpenclDevice, VectorCode) {

@@ -88,6 +88,8 @@ KernelStorage allocate_registers(const TransformContext& ctx, const OriginalLoop
     reg.type = u.type;
     reg.shape = schedule.shape;
     for (size_t p = 0; p < u.arg_var.size(); ++p) reg.distance.push_back(s.distance[u.arg_var[p]]);
+    for (size_t i = 0; i < schedule.space; ++i)
+      reg.pe_offset.push_back(schedule.loops[i].aff.dot(s.distance));
     reg.time_distance = s.time_distance;
     reg.naive = s.time_distance + 1;
     reg.loc = u.loc;

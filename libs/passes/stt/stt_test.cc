@@ -212,6 +212,23 @@ TEST(SttTest, SeedDoubleProjection) {
   }
   // The seed estimates 3 for B ("either 1 or 3"); values from other j interleave in time.
   EXPECT_GT(reg(stt, "B_fifo").depth, 3);
+  // A value moves to the next PE along i; B and C stay in their PE.
+  EXPECT_EQ(reg(stt, "A_fifo").pe_offset, std::vector<int64_t>{1});
+  EXPECT_EQ(reg(stt, "B_fifo").pe_offset, std::vector<int64_t>{0});
+  EXPECT_EQ(reg(stt, "C_fifo").pe_offset, std::vector<int64_t>{0});
+}
+
+// The PE offset a register records is the space rows of a general transform applied to its
+// distance, not the distance of a Func argument named like the space loop: the space loop k of
+// conv1d_reorder_skewed is iic, and X(q, iic) reads X(q + 1, iic - 1): distance (-1, 1).
+TEST(SttTest, RegistersRecordTheirPeOffsetThroughTheMatrix) {
+  Program stt = checked_stt_pass(merged_of({"testdata/specs/conv1d_reorder_skewed.t2s", {}}),
+                                 "conv1d_reorder_skewed");
+  const Register& x = reg(stt, "X_shreg");
+  EXPECT_EQ(x.distance, (std::vector<int64_t>{-1, 1}));
+  EXPECT_EQ(x.pe_offset, std::vector<int64_t>{1});
+  EXPECT_EQ(reg(stt, "W_shreg").pe_offset, std::vector<int64_t>{0});
+  EXPECT_EQ(reg(stt, "Z_shreg").pe_offset, std::vector<int64_t>{1});
 }
 
 TEST(SttTest, GemmDefaultScheduleUsesOneRegisterPerPe) {

@@ -97,6 +97,7 @@ Program reshape_vector_registers(const Program& program, const VectorRegisters& 
     if (it == registers.end()) continue;
     const VectorRegister& v = it->second;
     r.shape.erase(r.shape.begin(), r.shape.begin() + static_cast<long>(v.lane_dims));
+    r.pe_offset.erase(r.pe_offset.begin(), r.pe_offset.begin() + static_cast<long>(v.lane_dims));
     r.type = v.lane_type.with_element(r.type);
   }
   return out;
