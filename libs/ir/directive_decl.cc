@@ -40,7 +40,7 @@ const DirectiveDecl kDirectiveDecls[] = {
      false},
     {K::kBuffer, "buffer", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kGather,
      false},
-    {K::kRemove, "remove", 1, kAnyCount, 1, "at least one loop", F::kNone, false, S::kMerge, false},
+    {K::kRemove, "remove", 1, kAnyCount, 1, "at least one loop", F::kNone, false, S::kMerge, true},
     {K::kMinDepth, "min_depth", 1, 1, 1, "one channel depth", F::kNone, false, S::kMerge, true},
 };
 

@@ -103,15 +103,19 @@ TEST(ProgramFacts, FirstUnimplementedDirectiveOfAStage) {
   p.directives.push_back(
       Directive::make("F", DirectiveKind::kReorder, {DirectiveArg::expr("i")}, {}));
   p.directives.push_back(
-      Directive::make("F", DirectiveKind::kRemove, {DirectiveArg::expr("j")}, {"", 3, 5}));
-  p.directives.push_back(
-      Directive::make("F", DirectiveKind::kRemove, {DirectiveArg::expr("k")}, {}));
-  // remove belongs to t2s-merge and is not implemented yet; reorder is.
-  const Directive* d = first_unimplemented_directive(p, DirectiveStage::kMerge);
+      Directive::make("F", DirectiveKind::kRemove, {DirectiveArg::expr("j")}, {}));
+  p.directives.push_back(Directive::make(
+      "F", DirectiveKind::kBuffer, {DirectiveArg::expr("P"), DirectiveArg::expr("j")}, {"", 3, 5}));
+  p.directives.push_back(Directive::make("F", DirectiveKind::kScatter,
+                                         {DirectiveArg::expr("P"), DirectiveArg::expr("k")}, {}));
+  // buffer and scatter belong to t2s-gather and are not implemented yet; reorder and remove
+  // (t2s-merge) are.
+  const Directive* d = first_unimplemented_directive(p, DirectiveStage::kGather);
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d, &p.directives[1]);
+  EXPECT_EQ(d, &p.directives[2]);
+  EXPECT_EQ(first_unimplemented_directive(p, DirectiveStage::kMerge), nullptr);
   EXPECT_EQ(first_unimplemented_directive(p, DirectiveStage::kStt), nullptr);
-  EXPECT_EQ(first_unimplemented_directive(Program{}, DirectiveStage::kMerge), nullptr);
+  EXPECT_EQ(first_unimplemented_directive(Program{}, DirectiveStage::kGather), nullptr);
 }
 
 }  // namespace

@@ -180,6 +180,11 @@ std::vector<Kernel> make_kernels(const Program& merged, const Plan& plan,
                                  const ProducerChains& chains, const Transfers& transfers,
                                  const InlinedValues& values, const KernelDependences& deps);
 
+// remove.cc. `remove(v, ...)` on an isolated device producer that sends only at one value of
+// each v: its kernel runs without the loops (remove-target, remove-loop, remove-depends;
+// remove-reuse for a producer that sends at every v, whose consumer would need a buffer).
+void remove_loops(const MergeContext& ctx, Program& merged);
+
 // kernel_order.cc. The representatives of the groups, in the order their Funcs are declared.
 std::vector<std::string> kernel_names(const Program& merged, const Plan& plan);
 // Kernels that depend on each other in a cycle cannot be ordered (kernel-cycle).
