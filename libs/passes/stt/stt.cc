@@ -1,9 +1,11 @@
 #include "libs/passes/stt/stt.h"
 
 #include <map>
+#include <set>
 #include <utility>
 
 #include "libs/ir/program_facts.h"
+#include "libs/passes/common/remove_loops.h"
 #include "libs/passes/stt/stt_internal.h"
 
 namespace t2s {
@@ -137,6 +139,10 @@ Program stt_pass(const Program& merged) {
     }
     current = nullptr;
     stt_internal::arrange_channels(out, views);
+    // remove on a transformed producer, over the loops the transform made (t2s-merge removed
+    // the loops of the others).
+    const std::set<std::string> transformed(order.begin(), order.end());
+    apply_removes(out, [&](const Kernel& k) { return transformed.count(k.name) > 0; });
   } catch (const stt_internal::PositionOverflow&) {
     const std::string what = current ? "kernel '" + current->name + "'" : "a channel";
     throw Diagnostic(current ? current->loc : SourceLoc{},
