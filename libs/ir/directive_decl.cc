@@ -40,6 +40,8 @@ const DirectiveDecl kDirectiveDecls[] = {
      false},
     {K::kBuffer, "buffer", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kGather,
      false},
+    // remove: t2s-merge checks it and applies it to untransformed producers, t2s-stt to the
+    // producers it transforms (libs/passes/common/remove_loops.h).
     {K::kRemove, "remove", 1, kAnyCount, 1, "at least one loop", F::kNone, false, S::kMerge, true},
     {K::kMinDepth, "min_depth", 1, 1, 1, "one channel depth", F::kNone, false, S::kMerge, true},
 };

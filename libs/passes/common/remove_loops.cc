@@ -170,9 +170,10 @@ class LoopRemoval {
       } else if (const IfThenElse* i = s->as<IfThenElse>()) {
         const bool fixes = check_condition(i->condition);
         scan(i->then_body, fixed || fixes);
-        // The else branch runs where the condition fails: at the other values of v, which the
-        // removal drops, when the condition fixes v.
-        if (!fixes) scan(i->else_body, fixed);
+        // The else branch runs where the condition fails: at v = c when the condition's other
+        // conjuncts fail (it stays), and at the other values of v (which go): a send there is
+        // one the removal would lose unless an outer condition fixes v.
+        scan(i->else_body, fixed);
       } else if (const WriteChannel* w = s->as<WriteChannel>()) {
         for (const Expr& x : w->index)
           if (uses_v(x))
@@ -235,7 +236,7 @@ class LoopRemoval {
         if (then_body.size() == 1) return then_body[0];
         return make_if(make_bool(true, s->loc), then_body, {}, s->loc);
       }
-      return make_if(conjunction(kept), then_body, {}, s->loc);
+      return make_if(conjunction(kept), then_body, mutate_stmts(i.else_body), s->loc);
     }
 
    private:
