@@ -37,7 +37,18 @@ class ProgramResolver : public NameResolver {
     }
     const Func* f = program_.find_func(name);
     // A Func defined by an isolation directive has no type in `funcs` (which keep the spec's
-    // form); its buffer has one.
+    // form); its storage has one: an enclosing realize (the values a consumer keeps for a
+    // producer that removed loops), else its buffer.
+    if (f && !f->type.known())
+      for (auto it = realizes_.rbegin(); it != realizes_.rend(); ++it)
+        if (it->name == name) {
+          if (it->dims != nargs)
+            throw Diagnostic(loc,
+                             "the realize of '" + name + "' has " + std::to_string(it->dims) +
+                                 " dimensions, got " + std::to_string(nargs),
+                             "ir");
+          return {CallKind::kFunc, it->type};
+        }
     if (f && !f->type.known())
       if (const Buffer* b = program_.find_buffer(name)) {
         if (b->mins.size() != nargs)
@@ -87,6 +98,13 @@ class ProgramResolver : public NameResolver {
 
   // Let-bound names in scope (innermost last) and their types.
   std::vector<std::pair<std::string, Type>> lets_;
+  // Realizes in scope (innermost last).
+  struct RealizeScope {
+    std::string name;
+    Type type;
+    size_t dims;
+  };
+  std::vector<RealizeScope> realizes_;
 
  private:
   const Program& program_;
@@ -103,6 +121,17 @@ Expr resolve_in_program(const Expr& untyped, const Program& program,
   resolver.lets_ = lets;
   return resolve_types(untyped, resolver);
 }
+
+namespace {
+Expr resolve_in_scope(const Expr& untyped, const Program& program,
+                      const std::vector<std::pair<std::string, Type>>& lets,
+                      const std::vector<ProgramResolver::RealizeScope>& realizes) {
+  ProgramResolver resolver(program);
+  resolver.lets_ = lets;
+  resolver.realizes_ = realizes;
+  return resolve_types(untyped, resolver);
+}
+}  // namespace
 
 namespace {
 
@@ -295,7 +324,7 @@ class Reader {
   Expr typed(const Expr& e, const Program& p, const std::string& where) {
     if (!e) return e;
     try {
-      return resolve_in_program(e, p, lets_);
+      return resolve_in_scope(e, p, lets_, realizes_);
     } catch (const Diagnostic& d) {
       fail(where, d.message());
     }
@@ -475,6 +504,15 @@ class Reader {
       reader_->lets_.emplace_back(n.var, copy.value->type);
       copy.body = mutate_stmts(n.body);
       reader_->lets_.pop_back();
+      return with_node(*s, std::move(copy));
+    }
+    StmtPtr mutate_realize(const Realize& n, const StmtPtr& s) override {
+      Realize copy = n;
+      for (Expr& e : copy.mins) e = mutate(e);
+      for (Expr& e : copy.extents) e = mutate(e);
+      reader_->realizes_.push_back({n.func, n.type, n.mins.size()});
+      copy.body = mutate_stmts(n.body);
+      reader_->realizes_.pop_back();
       return with_node(*s, std::move(copy));
     }
 
@@ -690,6 +728,7 @@ class Reader {
  private:
   SourceLoc file_loc_;
   std::vector<std::pair<std::string, Type>> lets_;
+  std::vector<ProgramResolver::RealizeScope> realizes_;
 };
 
 }  // namespace

@@ -65,7 +65,12 @@ class LoopRemoval {
     min_ = loop->min->int_value;
     extent_ = loop->extent->int_value;
     scan(loop->body, {});
-    if (!value_) value_ = min_;  // sends nothing: one iteration is as good as any
+    if (!every_v_.empty() && (fixed_sends_ || value_))
+      fail("'" + kernel_ + "' sends over '" + *every_v_.begin() + "' at every " + v_ +
+               " but under a condition on " + v_ +
+               " elsewhere: without the loop it would send only what one iteration sends",
+           "remove-depends");
+    if (!value_) value_ = min_;  // sends at every v, or nothing: at v = min as at any
     if (*value_ < min_ || *value_ >= min_ + extent_)
       fail("'" + kernel_ + "' sends only at " + v_ + " == " + std::to_string(*value_) +
                ", outside the loop's range [" + std::to_string(min_) + ", " +
@@ -74,6 +79,10 @@ class LoopRemoval {
     Rewriter rewriter(*this);
     return rewriter.mutate_stmts(body);
   }
+
+  // The channels over which the producer sends at every v (what it sent at every iteration it
+  // now sends once; its consumer keeps the values, keep_values).
+  const std::set<std::string>& every_v_channels() const { return every_v_; }
 
  private:
   [[noreturn]] void fail(const std::string& message, const std::string& rule) const {
@@ -184,15 +193,10 @@ class LoopRemoval {
           fail("the values '" + kernel_ + "' sends over '" + w->channel + "' (`" +
                    print_expr(w->value) + "`) depend on '" + v_ + "'" + through_let(w->value),
                "remove-depends");
-        if (!fixed)
-          fail("'" + kernel_ + "' sends over '" + w->channel + "' at every " + v_ +
-                   " (no condition `" + v_ +
-                   " == constant` guards the send), so its consumer reads each value once per " +
-                   v_ +
-                   "; without the loop the consumer would have to keep the values for the other "
-                   "iterations, which takes an on-chip buffer in the consumer (buffer is not "
-                   "supported yet)",
-               "remove-reuse");
+        if (fixed)
+          fixed_sends_ = true;
+        else
+          every_v_.insert(w->channel);
       } else {
         fail("'" + kernel_ + "' writes memory inside loop '" + v_ +
                  "'; only a producer that sends its values over channels (on the device) has "
@@ -248,13 +252,225 @@ class LoopRemoval {
   std::string kernel_, v_;
   int64_t min_ = 0, extent_ = 0;
   std::optional<int64_t> value_;
+  bool fixed_sends_ = false;            // some send happens at v == c only
+  std::set<std::string> every_v_;       // channels sent over at every v
   std::map<std::string, Expr> from_v_;  // lets inside the loop whose values use v
+};
+
+// The consumer's side of a producer that now sends once what it sent at every iteration of the
+// removed loops `vars`: the consumer reads the channel at the first iteration of them all and
+// keeps each value in storage of the producer's Func, indexed by its loops inside the outermost
+// removed one; at the other iterations it reads the kept value.
+class ValueKeeper : public StmtMutator {
+ public:
+  ValueKeeper(const Directive& d, const Kernel& consumer, const Channel& channel,
+              const std::vector<std::string>& vars)
+      : d_(d), consumer_(consumer), channel_(channel), vars_(vars.begin(), vars.end()) {}
+
+  StmtList apply() {
+    StmtList body = mutate_stmts(consumer_.body);
+    if (sites_ == 0)
+      throw InternalError("remove: consumer '" + consumer_.name + "' does not read '" +
+                          channel_.name + "'");
+    // The storage lives across the iterations of the outermost removed loop.
+    Wrapper wrap(*this);
+    return wrap.mutate_stmts(body);
+  }
+
+ protected:
+  StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
+    loops_.push_back(&f);
+    StmtPtr out = mutate_children(s);
+    loops_.pop_back();
+    return out;
+  }
+  StmtPtr mutate_let(const LetStmt& l, const StmtPtr& s) override {
+    lets_.push_back(l.var);
+    StmtPtr out = mutate_children(s);
+    lets_.pop_back();
+    return out;
+  }
+  StmtPtr mutate_if(const IfThenElse& i, const StmtPtr& s) override {
+    conditions_.push_back(i.condition);
+    StmtPtr out = mutate_children(s);
+    conditions_.pop_back();
+    return out;
+  }
+
+  StmtList mutate_stmts(const StmtList& list) override {
+    StmtList out;
+    for (const StmtPtr& s : list) {
+      const Expr* read = nullptr;
+      for (const Expr* e : s->exprs()) find_read(*e, false, &read);
+      if (!read) {
+        if (StmtPtr m = mutate_stmt(s)) out.push_back(m);
+        continue;
+      }
+      if (++sites_ > 1)
+        fail("'" + consumer_.name + "' reads '" + channel_.name +
+             "' at more than one place; it keeps the values of one read only");
+      keep(*read, s, &out);
+    }
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Diagnostic(d_.loc,
+                     "remove on '" + d_.func + "': it sends over '" + channel_.name +
+                         "' once what it sent at every iteration of the removed loops, so its "
+                         "consumer keeps the values; " +
+                         why,
+                     "remove-reuse");
+  }
+
+  bool uses_removed(const Expr& e) const {
+    bool found = false;
+    for_each_expr(e, [&](const Expr& x) {
+      if (x->kind == ExprKind::kVar && vars_.count(x->name)) found = true;
+    });
+    return found;
+  }
+
+  // The read of the channel in `e`, refused under a select (which reads only on its branch).
+  void find_read(const Expr& e, bool under_select, const Expr** read) {
+    if (!e) return;
+    if (e->kind == ExprKind::kCall && e->call_kind == CallKind::kChannel && !e->operands.empty() &&
+        e->operands[0]->name == channel_.name) {
+      if (under_select)
+        fail("'" + consumer_.name + "' reads it inside a select, which reads on one branch only");
+      if (*read) fail("'" + consumer_.name + "' reads it twice in one statement");
+      *read = &e;
+    }
+    const bool select = under_select || e->kind == ExprKind::kSelect;
+    for (const Expr& o : e->operands) find_read(o, select, read);
+  }
+
+  // Replaces the statement `s` holding `read` with the keeping store and `s` reading the store.
+  void keep(const Expr& read, const StmtPtr& s, StmtList* out) {
+    for (const std::string& v : vars_) {
+      bool inside = false;
+      for (const For* f : loops_) inside = inside || f->var == v;
+      if (!inside)
+        fail("'" + consumer_.name + "' reads it outside its loop '" + v +
+             "', so the values it needs again are not the ones of one iteration");
+    }
+    for (const Expr& c : conditions_)
+      if (uses_removed(c))
+        fail("'" + consumer_.name + "' reads it under the condition `" + print_expr(c) +
+             "`, which depends on a removed loop");
+    for (size_t i = 1; i < read->operands.size(); ++i) {
+      bool uses_let = false;
+      for_each_expr(read->operands[i], [&](const Expr& x) {
+        if (x->kind == ExprKind::kVar)
+          for (const std::string& l : lets_) uses_let = uses_let || x->name == l;
+      });
+      if (uses_removed(read->operands[i]) || uses_let)
+        fail("the channel index `" + print_expr(read->operands[i]) +
+             "` of the read depends on the loops or lets around it");
+    }
+    if (read->type.lanes != 1)
+      fail("the values are vectors (" + read->type.name() + "), and kept values are scalars");
+    // Loops a condition around the read fixes (`jjj == 0`): one element of them is kept.
+    std::set<std::string> fixed;
+    for (const Expr& c : conditions_) {
+      std::vector<Expr> terms;
+      conjuncts(c, &terms);
+      for (const Expr& t : terms)
+        if (t->kind == ExprKind::kBinary && t->binary_op == BinaryOp::kEQ &&
+            t->operands[0]->kind == ExprKind::kVar && t->operands[1]->kind == ExprKind::kIntImm)
+          fixed.insert(t->operands[0]->name);
+    }
+    // The storage: the loops inside the outermost removed loop, removed and fixed ones aside.
+    size_t first = 0;
+    while (!vars_.count(loops_[first]->var)) ++first;
+    outer_ = loops_[first]->var;
+    std::vector<Expr> index;
+    Expr first_iteration;
+    const Type i32 = Type::Int(32);
+    for (size_t q = first; q < loops_.size(); ++q) {
+      const For& f = *loops_[q];
+      if (f.min->kind != ExprKind::kIntImm || f.extent->kind != ExprKind::kIntImm)
+        fail("its loop '" + f.var + "' has bounds that are not constants");
+      if (f.loop_kind == LoopKind::kVectorized) fail("its loop '" + f.var + "' is vectorized");
+      if (vars_.count(f.var)) {
+        Expr at_min = make_binary(BinaryOp::kEQ, make_var(f.var, i32, f.min->loc), f.min,
+                                  Type::Bool(), s->loc);
+        first_iteration = first_iteration ? make_binary(BinaryOp::kAnd, first_iteration, at_min,
+                                                        Type::Bool(), s->loc)
+                                          : at_min;
+        continue;
+      }
+      if (fixed.count(f.var)) continue;
+      index.push_back(make_var(f.var, i32, f.min->loc));
+      mins_.push_back(f.min);
+      extents_.push_back(f.extent);
+    }
+    if (index.empty()) {  // one value kept: storage of one element
+      index.push_back(make_int(i32, 0, s->loc));
+      mins_.push_back(make_int(i32, 0, s->loc));
+      extents_.push_back(make_int(i32, 1, s->loc));
+    }
+    type_ = read->type;
+    out->push_back(
+        make_if(first_iteration, {make_provide(d_.func, index, read, s->loc)}, {}, s->loc));
+    Expr kept = make_call(d_.func, CallKind::kFunc, type_, index, read->loc);
+    ReadReplacer replace(read, kept);
+    out->push_back(replace.mutate_stmt(s));
+  }
+
+  // The statement with the read (by identity) replaced by the kept value.
+  class ReadReplacer : public StmtMutator {
+   public:
+    ReadReplacer(const Expr& read, Expr kept) : read_(read), kept_(std::move(kept)) {}
+    Expr mutate(const Expr& e) override { return e == read_ ? kept_ : StmtMutator::mutate(e); }
+
+   private:
+    const Expr& read_;
+    Expr kept_;
+  };
+
+  // Wraps the outermost removed loop in the storage.
+  class Wrapper : public StmtMutator {
+   public:
+    explicit Wrapper(const ValueKeeper& k) : k_(k) {}
+
+   protected:
+    StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
+      if (f.var != k_.outer_ || done_) return mutate_children(s);
+      done_ = true;
+      return make_realize(k_.d_.func, k_.type_, k_.mins_, k_.extents_, {s}, s->loc);
+    }
+
+   private:
+    const ValueKeeper& k_;
+    bool done_ = false;
+  };
+
+  const Directive& d_;
+  const Kernel& consumer_;
+  const Channel& channel_;
+  std::set<std::string> vars_;
+  std::vector<const For*> loops_;
+  std::vector<std::string> lets_;
+  std::vector<Expr> conditions_;
+  int sites_ = 0;
+  std::string outer_;
+  Type type_;
+  std::vector<Expr> mins_, extents_;
 };
 
 }  // namespace
 
-void apply_removes(Program& p, const std::function<bool(const Kernel&)>& which) {
+void apply_removes(Program& p, const std::function<bool(const Kernel&)>& which,
+                   const std::function<bool(const Kernel&)>& may_keep) {
   std::map<std::string, std::set<std::string>> removed;  // producer -> its removed loops
+  // channel -> the loops at every iteration of which its producer sent, and the directive
+  struct Reuse {
+    std::vector<std::string> vars;
+    const Directive* directive = nullptr;
+  };
+  std::map<std::string, Reuse> reuse;
   for (const Directive& d : p.directives) {
     if (!d.is(DirectiveKind::kRemove)) continue;
     for (Kernel& k : p.kernels) {
@@ -264,9 +480,44 @@ void apply_removes(Program& p, const std::function<bool(const Kernel&)>& which) 
         if (!removed[d.func].insert(v).second)
           throw Diagnostic(d.loc, "loop '" + v + "' of '" + d.func + "' is removed twice",
                            "remove-loop");
-        k.body = LoopRemoval(d, k.name, v).apply(k.body);
+        LoopRemoval removal(d, k.name, v);
+        k.body = removal.apply(k.body);
+        for (const std::string& ch : removal.every_v_channels()) {
+          reuse[ch].vars.push_back(v);
+          reuse[ch].directive = &d;
+        }
       }
     }
+  }
+  std::set<std::string> keeping;  // producers whose values a consumer keeps
+  for (const auto& [name, r] : reuse) {
+    const Directive& d = *r.directive;
+    const Channel* channel = p.find_channel(name);
+    if (!channel) throw InternalError("remove: no channel '" + name + "'");
+    Kernel* consumer = nullptr;
+    for (Kernel& k : p.kernels)
+      if (k.name == channel->consumer) consumer = &k;
+    if (!consumer) throw InternalError("remove: no consumer of '" + name + "'");
+    if (!may_keep(*consumer))
+      throw Diagnostic(d.loc,
+                       "remove on '" + d.func + "': it sends over '" + name +
+                           "' at every iteration of '" + r.vars.front() +
+                           "', so without the loop its consumer '" + consumer->name +
+                           "' must keep the values for the other iterations; t2s-merge builds "
+                           "that storage only in a consumer that no space_time_transform "
+                           "transforms, and '" +
+                           consumer->name +
+                           "' is transformed: isolate a feeder between them (a second producer "
+                           "in the isolate_producer_chain)",
+                       "remove-reuse");
+    if (!keeping.insert(d.func).second)
+      throw Diagnostic(d.loc,
+                       "remove on '" + d.func +
+                           "': it sends over more than one channel at every iteration of the "
+                           "removed loops (a list isolation); its consumer keeps the values of "
+                           "one channel only",
+                       "remove-reuse");
+    consumer->body = ValueKeeper(d, *consumer, *channel, r.vars).apply();
   }
 }
 

@@ -9,9 +9,13 @@
 namespace t2s {
 
 // Applies each remove directive of `p` whose Func is a kernel `which` selects: the kernel's
-// body without the loops named, run at the one value of each at which it sends. Throws
-// Diagnostic (remove-loop, remove-depends, remove-reuse, remove-target for a producer that
-// writes memory). The directive's target (an isolated device producer) is t2s-merge's check.
-void apply_removes(Program& p, const std::function<bool(const Kernel&)>& which);
+// body without the loops named. A producer that sends only at one value of a loop runs at that
+// value; one that sends at every iteration sends once, and its consumer (which `may_keep` must
+// accept) reads at the first iteration and keeps the values, in a realize of the producer's
+// Func indexed by its loops inside the outermost removed one. Throws Diagnostic (remove-loop,
+// remove-depends, remove-reuse, remove-target for a producer that writes memory). The
+// directive's target (an isolated device producer) is t2s-merge's check.
+void apply_removes(Program& p, const std::function<bool(const Kernel&)>& which,
+                   const std::function<bool(const Kernel&)>& may_keep);
 
 }  // namespace t2s

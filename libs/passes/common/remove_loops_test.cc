@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/expr_printer.h"
 
@@ -63,7 +65,8 @@ Program producer(StmtList body, const std::vector<std::vector<std::string>>& rem
 
 std::string removed(StmtList body, const std::vector<std::vector<std::string>>& removes) {
   Program p = producer(std::move(body), removes);
-  apply_removes(p, [](const Kernel&) { return true; });
+  apply_removes(
+      p, [](const Kernel&) { return true; }, [](const Kernel&) { return true; });
   std::string out;
   print(p.kernels[0].body, 0, &out);
   return out;
@@ -73,7 +76,8 @@ std::string removed(StmtList body, const std::vector<std::vector<std::string>>& 
 std::string refusal(StmtList body, const std::vector<std::vector<std::string>>& removes) {
   Program p = producer(std::move(body), removes);
   try {
-    apply_removes(p, [](const Kernel&) { return true; });
+    apply_removes(
+        p, [](const Kernel&) { return true; }, [](const Kernel&) { return true; });
   } catch (const Diagnostic& d) {
     EXPECT_EQ(d.loc().line, 9);
     return d.rule() + ": " + d.message();
@@ -127,10 +131,9 @@ TEST(RemoveLoops, Refusals) {
             "depends on 'j' (through `let q = j + 1`) other than as `j == constant`; a removed "
             "loop may only fix the iteration that sends");
   EXPECT_EQ(refusal({loop("j", 4, {when("j == 0", {}, {send("a")})})}, {{"j"}}),
-            "remove-reuse: remove(j) on 'P': 'P' sends over 'ch' at every j (no condition `j == "
-            "constant` guards the send), so its consumer reads each value once per j; without "
-            "the loop the consumer would have to keep the values for the other iterations, which "
-            "takes an on-chip buffer in the consumer (buffer is not supported yet)");
+            "remove-depends: remove(j) on 'P': 'P' sends over 'ch' at every j but under a "
+            "condition on j elsewhere: without the loop it would send only what one iteration "
+            "sends");
   EXPECT_EQ(refusal({loop("j", 4, {when("j == 0", {send("a")})}, LoopKind::kVectorized)}, {{"j"}}),
             "remove-loop: remove(j) on 'P': loop 'j' of 'P' is vectorized (its lanes are one "
             "value); only a serial or unrolled loop is removed");
@@ -138,6 +141,81 @@ TEST(RemoveLoops, Refusals) {
             "remove-loop: loop 'j' of 'P' is removed twice");
   EXPECT_EQ(refusal({loop("k", 2, {send("a")})}, {{"z"}}),
             "remove-loop: remove(z) on 'P': 'P' has no loop 'z' (its loops: k)");
+}
+
+// A producer P sending a(i) at every j to a consumer C that forwards each value (`stmt` builds
+// C's statement from the read).
+Program reuse_program(const std::function<StmtPtr(Expr)>& stmt) {
+  Program p;
+  const Expr read = make_call("read_channel", CallKind::kChannel, Type::Float(32), {e("ch")});
+  p.kernels.push_back(
+      {"P", Place::kDevice, {loop("j", 2, {loop("i", 3, {send("a(i)")})})}, {}, {}, {}});
+  p.kernels.push_back(
+      {"C", Place::kDevice, {loop("j", 2, {loop("i", 3, {stmt(read)})})}, {}, {}, {}});
+  p.channels.push_back({"ch", Type::Float(32), {}, 0, "P", "C", {}});
+  p.directives.push_back(
+      Directive::make("P", DirectiveKind::kRemove, {DirectiveArg::expr("j")}, {"", 9, 3}));
+  return p;
+}
+
+std::string keep_result(const std::function<StmtPtr(Expr)>& stmt) {
+  Program p = reuse_program(stmt);
+  try {
+    apply_removes(
+        p, [](const Kernel& k) { return k.name == "P"; }, [](const Kernel&) { return true; });
+  } catch (const Diagnostic& d) {
+    return d.rule() + ": " + d.message();
+  }
+  std::string out;
+  print(p.kernels[0].body, 0, &out);
+  out += "--\n";
+  print(p.kernels[1].body, 0, &out);
+  return out;
+}
+
+TEST(RemoveLoops, TheConsumerKeepsWhatTheProducerSendsOnce) {
+  EXPECT_EQ(keep_result([](Expr read) { return make_write_channel("out", {}, read); }),
+            "for i < 3\n"
+            "  send a(i)\n"
+            "--\n"
+            "?\n");
+  // The consumer's realize of P, printed as `?` above, holds the loop j: the read at j == 0.
+  Program p = reuse_program([](Expr read) { return make_write_channel("out", {}, read); });
+  apply_removes(
+      p, [](const Kernel& k) { return k.name == "P"; }, [](const Kernel&) { return true; });
+  const Realize* r = p.kernels[1].body[0]->as<Realize>();
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->func, "P");
+  ASSERT_EQ(r->extents.size(), 1u);
+  EXPECT_EQ(print_expr(r->extents[0]), "3");
+  std::string body;
+  print(r->body, 0, &body);
+  EXPECT_EQ(body,
+            "for j < 2\n"
+            "  for i < 3\n"
+            "    if j == 0\n"
+            "      ?\n"
+            "    send P(i)\n");
+}
+
+TEST(RemoveLoops, TheConsumerRefusesWhatItCannotKeep) {
+  EXPECT_EQ(keep_result([](Expr read) {
+              return make_write_channel("out", {},
+                                        make_select(e("i == 0"), read, e("1.0f"), Type::Float(32)));
+            }),
+            "remove-reuse: remove on 'P': it sends over 'ch' once what it sent at every "
+            "iteration of the removed loops, so its consumer keeps the values; 'C' reads it "
+            "inside a select, which reads on one branch only");
+  EXPECT_EQ(
+      keep_result([](Expr read) { return when("j < 1", {make_write_channel("out", {}, read)}); }),
+      "remove-reuse: remove on 'P': it sends over 'ch' once what it sent at every "
+      "iteration of the removed loops, so its consumer keeps the values; 'C' reads it "
+      "under the condition `j < 1`, which depends on a removed loop");
+  Program p = reuse_program([](Expr read) { return make_write_channel("out", {}, read); });
+  EXPECT_THROW(
+      apply_removes(
+          p, [](const Kernel& k) { return k.name == "P"; }, [](const Kernel&) { return false; }),
+      Diagnostic);
 }
 
 }  // namespace

@@ -35,9 +35,11 @@ void remove_loops(const MergeContext& ctx, Program& merged) {
   }
   // A transformed producer (its own transform or the array's, inherited) has its loops
   // removed by t2s-stt, from the loops the transform makes.
-  apply_removes(merged, [&](const Kernel& k) {
+  // A consumer keeps values only when no transform reorders its loops afterwards.
+  const auto untransformed = [&](const Kernel& k) {
     return !transformed.count(k.name) && k.inherited_transforms.empty();
-  });
+  };
+  apply_removes(merged, untransformed, untransformed);
 }
 
 }  // namespace t2s::merge_internal

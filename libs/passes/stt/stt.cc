@@ -142,7 +142,10 @@ Program stt_pass(const Program& merged) {
     // remove on a transformed producer, over the loops the transform made (t2s-merge removed
     // the loops of the others).
     const std::set<std::string> transformed(order.begin(), order.end());
-    apply_removes(out, [&](const Kernel& k) { return transformed.count(k.name) > 0; });
+    // Its consumer, the array or a transformed feeder, does not keep values (remove-reuse).
+    apply_removes(
+        out, [&](const Kernel& k) { return transformed.count(k.name) > 0; },
+        [](const Kernel&) { return false; });
   } catch (const stt_internal::PositionOverflow&) {
     const std::string what = current ? "kernel '" + current->name + "'" : "a channel";
     throw Diagnostic(current ? current->loc : SourceLoc{},
