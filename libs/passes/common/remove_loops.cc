@@ -1,19 +1,21 @@
 // remove(v, ...) on an isolated producer (LANGUAGE.md section 7, T2SP's Func::remove): the
-// producer's kernel runs without loop v.
+// producer's kernel runs without loop v. The values it sends must not depend on v.
 //
-// What is implemented: a producer that sends only at one value c of v (every send is under a
-// condition with the conjunct `v == c`, as the loader of a systolic array's boundary is:
-// `select(jjj == 0, a(...), A(jjj - 1, ...))` sends at jjj == 0). Its kernel runs its body once,
-// at v = c, so it sends the same values in the same order and its consumer is unchanged; the
-// removal saves the iterations at which it sent nothing. The values sent must not depend on v.
+// A producer that sends only at one value c of v (every send is under a condition with the
+// conjunct `v == c`, as the loader of a systolic array's boundary is: `select(jjj == 0, a(...),
+// A(jjj - 1, ...))` sends at jjj == 0) runs its body once, at v = c: it sends the same values in
+// the same order, its consumer is unchanged, and the iterations at which it sent nothing go
+// (LoopRemoval).
 //
-// What is refused (remove-reuse): a producer that sends at every v. Its consumer would have to
-// keep each value for the other iterations of v, which takes an on-chip buffer in the consumer
-// (T2SP's remove goes with buffer); buffer is not built yet.
+// A producer that sends at every v sends once what it sent at every iteration; its consumer
+// reads the channel at the first iteration of the removed loops and keeps the values in a
+// realize of the producer's Func for the other iterations (ValueKeeper): the reuse that T2SP's
+// buffer double-buffers (not built yet).
 //
 // t2s-merge checks every remove's target and applies those on producers that no
 // space_time_transform transforms; t2s-stt applies the others once the transform (the
-// producer's own or the one it inherits from the array) has made their final loops.
+// producer's own or the one it inherits from the array) has made their final loops, and their
+// consumers, transformed too, do not keep values.
 #include "libs/passes/common/remove_loops.h"
 
 #include <map>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
 namespace t2s {
@@ -103,9 +106,7 @@ class LoopRemoval {
       if (const For* f = s.as<For>()) names.push_back(f->var);
     });
     if (names.empty()) return " (it has no loops)";
-    std::string s = " (its loops: ";
-    for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
-    return s + ")";
+    return " (its loops: " + join(names, ", ") + ")";
   }
 
   // Whether `e` uses v, directly or through a let bound inside the loop.
