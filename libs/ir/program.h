@@ -290,10 +290,10 @@ struct Register {
   // The reading PE minus the writing PE, one entry per entry of `shape` (innermost space loop
   // first): the space part of `distance` through the space-time transform, decided by t2s-stt.
   std::vector<int64_t> pe_offset;
-  int64_t time_distance = 0;      // flattened time steps from the write to the read
-  int64_t period = 1;             // shift: a PE writes one value every `period` steps
-  int64_t naive = 1;              // per PE: the seed's shift register, time_distance + 1
-  SourceLoc loc;                  // the definition of the Func
+  int64_t time_distance = 0;  // flattened time steps from the write to the read
+  int64_t period = 1;         // shift: a PE writes one value every `period` steps
+  int64_t naive = 1;          // per PE: the seed's shift register, time_distance + 1
+  SourceLoc loc;              // the definition of the Func
 };
 const char* register_kind_name(Register::Kind k);
 
