@@ -38,8 +38,9 @@ const DirectiveDecl kDirectiveDecls[] = {
     // such specs parse unchanged; their stages refuse them until they implement them.
     {K::kScatter, "scatter", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kGather,
      false},
-    {K::kBuffer, "buffer", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kGather,
-     false},
+    // buffer: t2s-merge applies it to consumers no transform reorders
+    // (libs/passes/common/double_buffer.h); a transformed consumer is refused there.
+    {K::kBuffer, "buffer", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kMerge, true},
     // remove: t2s-merge checks it and applies it to untransformed producers, t2s-stt to the
     // producers it transforms (libs/passes/common/remove_loops.h).
     {K::kRemove, "remove", 1, kAnyCount, 1, "at least one loop", F::kNone, false, S::kMerge, true},

@@ -223,6 +223,11 @@ Json stmt_json(const Stmt& s) {
         j["realize"] = n.func;
         j["type"] = n.type.name();
         j["bounds"] = bounds_json(n.mins, n.extents);
+        if (n.double_buffer) {
+          const DoubleBuffer& b = *n.double_buffer;
+          j["double_buffer"] = Json{
+              {"producer", b.producer}, {"loop", b.loop}, {"reads", b.reads}, {"writes", b.writes}};
+        }
         j["body"] = stmts_json(n.body);
       },
       [&](const Shift& n) {
@@ -472,7 +477,15 @@ class Reader {
       Type t = type(field(j, "type", where), where, false);
       std::vector<Expr> mins, extents;
       bounds(j, where, sloc, &mins, &extents);
-      return make_realize(func, t, mins, extents, body("body"), sloc);
+      std::optional<DoubleBuffer> double_buffer;
+      if (j.contains("double_buffer")) {
+        const Json& b = field(j, "double_buffer", where);
+        const std::string at = where + ".double_buffer";
+        if (!b.is_object()) fail(at, "'double_buffer' must be an object");
+        double_buffer = DoubleBuffer{name(b, "producer", at), name(b, "loop", at),
+                                     integer(b, "reads", at), integer(b, "writes", at)};
+      }
+      return make_realize(func, t, mins, extents, body("body"), sloc, double_buffer);
     }
     if (j.contains("shift")) {
       std::string reg = name(j, "shift", where);

@@ -292,15 +292,17 @@ StmtPtr make_write_channel(std::string channel, std::vector<Expr> index, Expr va
 }
 
 StmtPtr make_realize(std::string func, Type type, std::vector<Expr> mins, std::vector<Expr> extents,
-                     StmtList body, SourceLoc loc) {
+                     StmtList body, SourceLoc loc, std::optional<DoubleBuffer> double_buffer) {
   require(!func.empty(), "realize", "without a Func");
   require(mins.size() == extents.size(), "realize", "whose mins and extents differ in number");
   require_exprs(mins, "realize", "min");
   require_exprs(extents, "realize", "extent");
   require_stmts(body, "realize");
-  return make_stmt(
-      Realize{std::move(func), type, std::move(mins), std::move(extents), std::move(body)},
-      std::move(loc));
+  require(!double_buffer || (!double_buffer->producer.empty() && !double_buffer->loop.empty()),
+          "realize", "double buffer without its producer or loop");
+  return make_stmt(Realize{std::move(func), type, std::move(mins), std::move(extents),
+                           std::move(body), std::move(double_buffer)},
+                   std::move(loc));
 }
 
 StmtPtr make_shift(std::string reg, std::vector<Expr> pe, SourceLoc loc) {

@@ -165,12 +165,22 @@ struct WriteChannel {
   std::vector<Expr> index;
   Expr value;
 };
+// What makes a realize the double buffer of `buffer(producer, loop)` (LANGUAGE.md section 7,
+// libs/passes/common/double_buffer.h): its last dimension, of extent 2, picks the half that one
+// period fills from the producer's channel while the consumer reads the other. `reads` is the
+// number of cycles of a period (the consumer's serial loops inside `loop`), `writes` the values
+// the producer sends in one (the buffer's other dimensions); reads >= writes.
+struct DoubleBuffer {
+  std::string producer, loop;
+  int64_t reads = 0, writes = 0;
+};
 // Storage of Func `func` over [mins, mins + extents) for the duration of body.
 struct Realize {
   std::string func;
   Type type;
   std::vector<Expr> mins, extents;
   StmtList body;
+  std::optional<DoubleBuffer> double_buffer;  // set on the storage of a buffer directive
 };
 // Shifts shift register `reg` of the PE at index `pe` by one slot.
 struct Shift {
@@ -225,7 +235,8 @@ StmtPtr make_alloc(std::string reg, Type type, std::vector<Expr> shape, SourceLo
 StmtPtr make_write_channel(std::string channel, std::vector<Expr> index, Expr value,
                            SourceLoc loc = {});
 StmtPtr make_realize(std::string func, Type type, std::vector<Expr> mins, std::vector<Expr> extents,
-                     StmtList body, SourceLoc loc = {});
+                     StmtList body, SourceLoc loc = {},
+                     std::optional<DoubleBuffer> double_buffer = std::nullopt);
 StmtPtr make_shift(std::string reg, std::vector<Expr> pe, SourceLoc loc = {});
 StmtPtr make_push(std::string fifo, std::vector<Expr> pe, Expr value, SourceLoc loc = {});
 // A copy of `s` (same kind and location) with `node` in place of its node.

@@ -108,11 +108,11 @@ TEST(ProgramFacts, FirstUnimplementedDirectiveOfAStage) {
       "F", DirectiveKind::kBuffer, {DirectiveArg::expr("P"), DirectiveArg::expr("j")}, {"", 3, 5}));
   p.directives.push_back(Directive::make("F", DirectiveKind::kScatter,
                                          {DirectiveArg::expr("P"), DirectiveArg::expr("k")}, {}));
-  // buffer and scatter belong to t2s-gather and are not implemented yet; reorder and remove
+  // scatter belongs to t2s-gather and is not implemented yet; reorder, remove and buffer
   // (t2s-merge) are.
   const Directive* d = first_unimplemented_directive(p, DirectiveStage::kGather);
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d, &p.directives[2]);
+  EXPECT_EQ(d, &p.directives[3]);
   EXPECT_EQ(first_unimplemented_directive(p, DirectiveStage::kMerge), nullptr);
   EXPECT_EQ(first_unimplemented_directive(p, DirectiveStage::kStt), nullptr);
   EXPECT_EQ(first_unimplemented_directive(Program{}, DirectiveStage::kGather), nullptr);

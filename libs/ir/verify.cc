@@ -492,6 +492,19 @@ class Verifier {
                    "the realize of '" + realize.func + "' has the negative extent " +
                        std::to_string(e->int_value),
                    "ir-storage", loc_);
+          if (const std::optional<DoubleBuffer>& b = realize.double_buffer) {
+            // Two halves, the last dimension; a period reads at least what it writes.
+            const bool halves = !realize.extents.empty() &&
+                                realize.extents.back()->kind == ExprKind::kIntImm &&
+                                realize.extents.back()->int_value == 2;
+            if (!halves || b->writes < 1 || b->reads < b->writes)
+              fail(where,
+                   "the double buffer of '" + realize.func +
+                       "' needs a last dimension of extent 2 and 1 <= writes <= reads (it has " +
+                       std::to_string(b->writes) + " writes, " + std::to_string(b->reads) +
+                       " reads)",
+                   "ir-storage", loc_);
+          }
           realizes_.push_back({realize.func, {realize.type, realize.mins.size()}});
           stmts(realize.body, where + ".body");
           realizes_.pop_back();

@@ -137,9 +137,20 @@ class DeviceStorage : public CStorage {
     int64_t total = 1;
     for (int64_t e : local.extents) total *= e;
     realized_[realize.func] = local;
-    return {opencl_vector_type_name(realize.type, loc) + " " + c_identifier(realize.func) + "[" +
-            std::to_string(total) + "];  // " + realize.func + " " +
-            bounds_text(mins, local.extents) + ", Fortran order"};
+    // A double buffer is on-chip RAM, one bank (no scatter), one write and one read a cycle:
+    // the memory system of T2SP's double buffers (Intel's memory attributes).
+    const std::string memory =
+        realize.double_buffer
+            ? " __attribute__((memory, numbanks(1), singlepump, numwriteports(1), "
+              "numreadports(1)))"
+            : "";
+    std::string comment = realize.func + " " + bounds_text(mins, local.extents) + ", Fortran order";
+    if (const std::optional<DoubleBuffer>& b = realize.double_buffer)
+      comment += "; double buffer of " + b->producer + " at " + b->loop + ": " +
+                 std::to_string(b->reads) + " reads, " + std::to_string(b->writes) +
+                 " writes a period";
+    return {opencl_vector_type_name(realize.type, loc) + memory + " " + c_identifier(realize.func) +
+            "[" + std::to_string(total) + "];  // " + comment};
   }
 
   std::string read_channel(const Channel& channel, const std::vector<std::string>& index,

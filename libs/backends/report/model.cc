@@ -314,6 +314,7 @@ class KernelWalk {
                 saturating_mul(saturating_mul(multiplicity(), elements), type_bits(r.type)));
             out_->m20k_blocks = saturating_add(
                 out_->m20k_blocks, m20k_blocks(multiplicity(), elements, type_bits(r.type)));
+            if (r.double_buffer) out_->double_buffers.push_back(*r.double_buffer);
             walk(r.body);
           },
           [&](const Shift&) {},

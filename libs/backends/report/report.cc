@@ -69,6 +69,13 @@ std::string report_text(const DesignModel& d) {
     out << "  storage: registers " << k.register_bits << " bits, channels " << k.channel_bits
         << " bits" << (k.local_bits ? ", local " + std::to_string(k.local_bits) + " bits" : "")
         << "\n";
+    for (const DoubleBuffer& b : k.double_buffers)
+      out << "  double buffer of " << b.producer << " at " << b.loop << ": " << b.reads
+          << " reads and " << b.writes << " writes a period (reads >= writes: the producer "
+          << (b.reads == b.writes
+                  ? "keeps pace"
+                  : "idles " + std::to_string(b.reads - b.writes) + " cycles a period")
+          << ")\n";
     out << "  utilisation: " << useful_text(k) << "\n";
     out << "  estimate: " << whole_blocks(k.dsp_blocks) << " DSP blocks, " << k.m20k_blocks
         << " M20K blocks" << (k.dsp_note.empty() ? "" : " (" + k.dsp_note + ")") << "\n";
@@ -141,6 +148,13 @@ std::string report_json(const DesignModel& d) {
     kj["register_bits"] = k.register_bits;
     kj["channel_bits"] = k.channel_bits;
     kj["local_bits"] = k.local_bits;
+    if (!k.double_buffers.empty()) {
+      Json buffers = Json::array();
+      for (const DoubleBuffer& b : k.double_buffers)
+        buffers.push_back(
+            {{"producer", b.producer}, {"loop", b.loop}, {"reads", b.reads}, {"writes", b.writes}});
+      kj["double_buffers"] = buffers;
+    }
     if (k.useful_pe_steps)
       kj["useful_pe_steps"] = *k.useful_pe_steps;
     else

@@ -62,6 +62,9 @@ struct KernelModel {
   int64_t register_bits = 0;      // shift registers and FIFO registers of all its PEs
   int64_t channel_bits = 0;       // the channels it writes: depth (at least 1) x lanes x bits
   int64_t local_bits = 0;         // realize storage inside the kernel
+  // Its double buffers (buffer directives), in the order of its body: what a period reads from
+  // each and the producer writes into it.
+  std::vector<DoubleBuffer> double_buffers;
   // PE-steps where a PE does useful work; nullopt when they cannot be counted (`why`).
   std::optional<int64_t> useful_pe_steps;
   bool useful_is_upper_bound = false;  // a condition was not affine: both branches counted

@@ -184,8 +184,13 @@ class TextPrinter {
                           expr_or_null(write.value));
         },
         [&](const Realize& realize) {
+          std::string buffer;
+          if (const std::optional<DoubleBuffer>& b = realize.double_buffer)
+            buffer = ", double buffer of " + b->producer + " at " + b->loop + " (" +
+                     std::to_string(b->reads) + " reads, " + std::to_string(b->writes) +
+                     " writes a period)";
           line(depth, "realize " + realize.func + ": " + type_name(realize.type) + " " +
-                          bounds(realize.mins, realize.extents) + ":");
+                          bounds(realize.mins, realize.extents) + buffer + ":");
           stmts(realize.body, depth + 1);
         },
         [&](const Shift& shift) { line(depth, "shift " + indexed(shift.reg, shift.pe)); },

@@ -9,8 +9,8 @@
 //
 // A producer that sends at every v sends once what it sent at every iteration; its consumer
 // reads the channel at the first iteration of the removed loops and keeps the values in a
-// realize of the producer's Func for the other iterations (ValueKeeper): the reuse that T2SP's
-// buffer double-buffers (not built yet).
+// realize of the producer's Func for the other iterations (ValueKeeper), inside the loop of a
+// buffer directive when there is one: the storage that double_buffer.cc then double-buffers.
 //
 // t2s-merge checks every remove's target and applies those on producers that no
 // space_time_transform transforms; t2s-stt applies the others once the transform (the
@@ -261,19 +261,31 @@ class LoopRemoval {
 // The consumer's side of a producer that now sends once what it sent at every iteration of the
 // removed loops `vars`: the consumer reads the channel at the first iteration of them all and
 // keeps each value in storage of the producer's Func, indexed by its loops inside the outermost
-// removed one; at the other iterations it reads the kept value.
+// removed one; at the other iterations it reads the kept value. With a buffer directive, the
+// storage lives inside the buffer's loop instead, indexed by the loops inside it (removed and
+// fixed ones aside), and `vars` may be empty (every value is read once, from the storage).
 class ValueKeeper : public StmtMutator {
  public:
-  ValueKeeper(const Directive& d, const Kernel& consumer, const Channel& channel,
-              const std::vector<std::string>& vars)
-      : d_(d), consumer_(consumer), channel_(channel), vars_(vars.begin(), vars.end()) {}
+  // `remove`: the directive that made the producer send once (null: none, a buffer alone);
+  // `buffer`: the buffer directive whose loop holds the storage (null: none).
+  ValueKeeper(const Directive* remove, const Directive* buffer, const Kernel& consumer,
+              const Channel& channel, const std::vector<std::string>& vars)
+      : remove_(remove),
+        buffer_(buffer),
+        consumer_(consumer),
+        channel_(channel),
+        producer_(channel.producer),
+        vars_(vars.begin(), vars.end()) {
+    if (buffer_) at_ = buffer_->args[1].text;
+  }
 
   StmtList apply() {
     StmtList body = mutate_stmts(consumer_.body);
     if (sites_ == 0)
       throw InternalError("remove: consumer '" + consumer_.name + "' does not read '" +
                           channel_.name + "'");
-    // The storage lives across the iterations of the outermost removed loop.
+    // The storage lives across the iterations of the outermost removed loop, or inside the
+    // buffer's loop.
     Wrapper wrap(*this);
     return wrap.mutate_stmts(body);
   }
@@ -317,12 +329,23 @@ class ValueKeeper : public StmtMutator {
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
-    throw Diagnostic(d_.loc,
-                     "remove on '" + d_.func + "': it sends over '" + channel_.name +
-                         "' once what it sent at every iteration of the removed loops, so its "
-                         "consumer keeps the values; " +
-                         why,
-                     "remove-reuse");
+    if (remove_)
+      throw Diagnostic(remove_->loc,
+                       "remove on '" + remove_->func + "': it sends over '" + channel_.name +
+                           "' once what it sent at every iteration of the removed loops, so its "
+                           "consumer keeps the values; " +
+                           why,
+                       "remove-reuse");
+    throw Diagnostic(buffer_->loc,
+                     "buffer of '" + buffer_->func + "' at '" + at_ +
+                         "': its double buffer holds the values '" + consumer_.name +
+                         "' reads from '" + channel_.name + "'; " + why,
+                     "buffer-read");
+  }
+
+  [[noreturn]] void fail_loop(const std::string& why) const {
+    throw Diagnostic(buffer_->loc, "buffer of '" + buffer_->func + "' at '" + at_ + "': " + why,
+                     "buffer-loop");
   }
 
   bool uses_removed(const Expr& e) const {
@@ -382,10 +405,25 @@ class ValueKeeper : public StmtMutator {
             t->operands[0]->kind == ExprKind::kVar && t->operands[1]->kind == ExprKind::kIntImm)
           fixed.insert(t->operands[0]->name);
     }
-    // The storage: the loops inside the outermost removed loop, removed and fixed ones aside.
+    // The storage: the loops inside the outermost removed loop (or the buffer's loop), removed
+    // and fixed ones aside.
     size_t first = 0;
-    while (!vars_.count(loops_[first]->var)) ++first;
-    outer_ = loops_[first]->var;
+    if (buffer_) {
+      while (first < loops_.size() && loops_[first]->var != at_) ++first;
+      if (first == loops_.size())
+        fail_loop("'" + consumer_.name + "' reads '" + channel_.name + "' outside loop '" + at_ +
+                  "'" + (loops_.empty() ? "" : " (the loops around the read: " + names() + ")"));
+      for (size_t q = 0; q <= first; ++q)
+        if (vars_.count(loops_[q]->var))
+          fail_loop("'" + producer_ + "' removes loop '" + loops_[q]->var + "', which is " +
+                    (q == first ? "the buffer's loop" : "outside '" + at_ + "'") +
+                    ": the buffer's loop must enclose the loops its producer removes (a period "
+                    "refills the buffer)");
+      ++first;
+    } else {
+      while (!vars_.count(loops_[first]->var)) ++first;
+    }
+    outer_ = buffer_ ? at_ : loops_[first]->var;
     std::vector<Expr> index;
     Expr first_iteration;
     const Type i32 = Type::Int(32);
@@ -413,9 +451,9 @@ class ValueKeeper : public StmtMutator {
       extents_.push_back(make_int(i32, 1, s->loc));
     }
     type_ = read->type;
-    out->push_back(
-        make_if(first_iteration, {make_provide(d_.func, index, read, s->loc)}, {}, s->loc));
-    Expr kept = make_call(d_.func, CallKind::kFunc, type_, index, read->loc);
+    StmtPtr store = make_provide(producer_, index, read, s->loc);
+    out->push_back(first_iteration ? make_if(first_iteration, {store}, {}, s->loc) : store);
+    Expr kept = make_call(producer_, CallKind::kFunc, type_, index, read->loc);
     ReadReplacer replace(read, kept);
     out->push_back(replace.mutate_stmt(s));
   }
@@ -431,7 +469,13 @@ class ValueKeeper : public StmtMutator {
     Expr kept_;
   };
 
-  // Wraps the outermost removed loop in the storage.
+  std::string names() const {
+    std::vector<std::string> out;
+    for (const For* f : loops_) out.push_back(f->var);
+    return join(out, ", ");
+  }
+
+  // Wraps the outermost removed loop in the storage (with a buffer, the body of its loop).
   class Wrapper : public StmtMutator {
    public:
     explicit Wrapper(const ValueKeeper& k) : k_(k) {}
@@ -440,7 +484,11 @@ class ValueKeeper : public StmtMutator {
     StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
       if (f.var != k_.outer_ || done_) return mutate_children(s);
       done_ = true;
-      return make_realize(k_.d_.func, k_.type_, k_.mins_, k_.extents_, {s}, s->loc);
+      if (!k_.buffer_)
+        return make_realize(k_.producer_, k_.type_, k_.mins_, k_.extents_, {s}, s->loc);
+      For loop = f;
+      loop.body = {make_realize(k_.producer_, k_.type_, k_.mins_, k_.extents_, f.body, s->loc)};
+      return with_node(*s, loop);
     }
 
    private:
@@ -448,9 +496,11 @@ class ValueKeeper : public StmtMutator {
     bool done_ = false;
   };
 
-  const Directive& d_;
+  const Directive* remove_;
+  const Directive* buffer_;
   const Kernel& consumer_;
   const Channel& channel_;
+  std::string producer_, at_;
   std::set<std::string> vars_;
   std::vector<const For*> loops_;
   std::vector<std::string> lets_;
@@ -464,7 +514,8 @@ class ValueKeeper : public StmtMutator {
 }  // namespace
 
 void apply_removes(Program& p, const std::function<bool(const Kernel&)>& which,
-                   const std::function<bool(const Kernel&)>& may_keep) {
+                   const std::function<bool(const Kernel&)>& may_keep,
+                   const std::map<std::string, const Directive*>& buffers) {
   std::map<std::string, std::set<std::string>> removed;  // producer -> its removed loops
   // channel -> the loops at every iteration of which its producer sent, and the directive
   struct Reuse {
@@ -518,8 +569,15 @@ void apply_removes(Program& p, const std::function<bool(const Kernel&)>& which,
                            "removed loops (a list isolation); its consumer keeps the values of "
                            "one channel only",
                        "remove-reuse");
-    consumer->body = ValueKeeper(d, *consumer, *channel, r.vars).apply();
+    const auto buffer = buffers.find(d.func);
+    consumer->body = ValueKeeper(&d, buffer == buffers.end() ? nullptr : buffer->second, *consumer,
+                                 *channel, r.vars)
+                         .apply();
   }
+}
+
+StmtList keep_values(const Directive& buffer, const Kernel& consumer, const Channel& channel) {
+  return ValueKeeper(nullptr, &buffer, consumer, channel, {}).apply();
 }
 
 }  // namespace t2s

@@ -102,7 +102,7 @@ Program merge_pass(const Program& parsed) {
   // The global buffers, then the kernels in the order they run.
   merged.buffers = make_buffers(ctx, merged, plan, transfers);
   merged.kernels = make_kernels(merged, plan, chains, transfers, values, deps);
-  // Isolated producers drop the loops `remove` names.
+  // Isolated producers drop the loops `remove` names; consumers get their double buffers.
   remove_loops(ctx, merged);
   // The inputs' extents, from the indices read (isl); accesses isl proves wrong are refused.
   infer_input_extents(merged);

@@ -1,8 +1,12 @@
 // remove(v, ...): the targets checked here, the directives applied by apply_removes
-// (libs/passes/common/remove_loops.h) to the producers no space_time_transform transforms.
+// (libs/passes/common/remove_loops.h) to the producers no space_time_transform transforms; then
+// buffer(P, v), applied by apply_buffers (libs/passes/common/double_buffer.h) to the consumers
+// no space_time_transform transforms.
+#include <map>
 #include <set>
 #include <string>
 
+#include "libs/passes/common/double_buffer.h"
 #include "libs/passes/common/remove_loops.h"
 #include "libs/passes/merge/steps.h"
 
@@ -39,7 +43,12 @@ void remove_loops(const MergeContext& ctx, Program& merged) {
   const auto untransformed = [&](const Kernel& k) {
     return !transformed.count(k.name) && k.inherited_transforms.empty();
   };
-  apply_removes(merged, untransformed, untransformed);
+  // A buffer's consumer keeps what the producer's removals make it keep inside the buffer's loop.
+  std::map<std::string, const Directive*> buffers;
+  for (const Directive& d : merged.directives)
+    if (d.is(DirectiveKind::kBuffer)) buffers.emplace(d.args[0].text, &d);
+  apply_removes(merged, untransformed, untransformed, buffers);
+  apply_buffers(merged, untransformed);
 }
 
 }  // namespace t2s::merge_internal

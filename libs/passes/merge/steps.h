@@ -180,9 +180,10 @@ std::vector<Kernel> make_kernels(const Program& merged, const Plan& plan,
                                  const ProducerChains& chains, const Transfers& transfers,
                                  const InlinedValues& values, const KernelDependences& deps);
 
-// remove.cc. `remove(v, ...)` on an isolated device producer that sends only at one value of
-// each v: its kernel runs without the loops (remove-target, remove-loop, remove-depends;
-// remove-reuse for a producer that sends at every v, whose consumer would need a buffer).
+// remove.cc. `remove(v, ...)` on an isolated device producer: its kernel runs without the loops,
+// and the consumer of one that sent at every v keeps the values (remove-target, remove-loop,
+// remove-depends, remove-reuse); then `buffer(P, v)` double-buffers a consumer's storage
+// (buffer-target, buffer-loop, buffer-read, buffer-reads). Both on kernels no transform reorders.
 void remove_loops(const MergeContext& ctx, Program& merged);
 
 // kernel_order.cc. The representatives of the groups, in the order their Funcs are declared.
