@@ -284,14 +284,24 @@ class DoubleBuffering {
                  "', which the cycle that fills the buffer does not have",
              "buffer-read");
     }
+    // The loops the storage is indexed by; a vectorized one is a value's lanes (one write).
+    std::map<std::string, const For*> loop_of;
+    for (const For* f : inner) loop_of[f->var] = f;
+    for (const For* f : extract.loops) loop_of[f->var] = f;
+    const auto vectorized = [&](const Expr& a) {
+      const auto it = a->kind == ExprKind::kVar ? loop_of.find(a->name) : loop_of.end();
+      return it != loop_of.end() && it->second->loop_kind == LoopKind::kVectorized;
+    };
     const int64_t reads = trip_count(inner);
     int64_t writes = 1;
-    for (const Expr& e : kept.extents) writes *= e->int_value;
+    for (size_t q = 0; q < kept.extents.size(); ++q)
+      if (!vectorized(store.args[q])) writes *= kept.extents[q]->int_value;
     if (reads < writes)
       fail("a period reads " + std::to_string(reads) + " values (the serial loops of '" +
                consumer_.name + "' inside '" + v_ + "': " + loop_names(inner) + ") but '" +
-               producer_ + "' writes " + std::to_string(writes) +
-               " (the storage's elements); a double buffer needs READS >= WRITES, or the "
+               producer_ + "' sends " + std::to_string(writes) +
+               " (the storage's elements, a vector counting once); a double buffer needs "
+               "READS >= WRITES, or the "
                "producer's writes would outlast the reads: insert the buffer at an outer loop, "
                "or remove more loops from '" +
                producer_ + "'",
@@ -307,12 +317,16 @@ class DoubleBuffering {
 
     // Fill one half: the storage's index from the count of values this period.
     std::vector<Expr> write_index;
-    std::vector<const For*> index_loops;
+    std::vector<const For*> index_loops, lane_loops;
     std::vector<For> index_dims;  // the storage's dimensions as loops, for bind_iteration
     for (size_t q = 0; q < store.args.size(); ++q) {
       const Expr& a = store.args[q];
       write_index.push_back(a);
       if (a->kind != ExprKind::kVar) continue;  // the one element of a storage without loops
+      if (vectorized(a)) {
+        lane_loops.push_back(loop_of.at(a->name));
+        continue;
+      }
       index_dims.push_back(For{a->name, kept.mins[q], kept.extents[q], LoopKind::kSerial, {}});
     }
     for (const For& f : index_dims) index_loops.push_back(&f);
@@ -330,6 +344,11 @@ class DoubleBuffering {
     VarSubstituter at_fixed(write_at);
     const Expr read = at_fixed.mutate(store.value);
     StmtList fill = {make_provide(producer_, write_index, read, extract.store_loc)};
+    // The lanes of one value: written in one cycle, as the consumer read them.
+    for (size_t q = lane_loops.size(); q-- > 0;) {
+      const For& f = *lane_loops[q];
+      fill = {make_for(f.var, f.min, f.extent, LoopKind::kVectorized, fill, f.min->loc)};
+    }
     const Expr count =
         init == 0 ? cycle_var : binary(BinaryOp::kSub, cycle_var, int_expr(init, loc));
     fill = bind_iteration(index_loops, count, fill);
@@ -390,13 +409,9 @@ void apply_buffers(Program& p, const std::function<bool(const Kernel&)>& which) 
       refuse("'" + d.func + "' does not read a channel from '" + producer +
              "'; buffer(P, v) takes the producer whose channel the consumer reads, the one "
              "before it in an isolate_producer_chain on the device");
+    if (!which(*consumer)) continue;
     if (!buffered.insert(d.func + "\n" + producer).second)
       refuse("'" + d.func + "' buffers the values of '" + producer + "' twice");
-    if (!which(*consumer))
-      refuse("'" + d.func +
-             "' is transformed by a space_time_transform (its own, or the array's that it "
-             "inherits); double buffers are built in consumers whose loops no transform "
-             "reorders (not yet in a transformed consumer)");
     // The period and cycle loops are named afresh in their kernel: kernels share loop names.
     Program one_kernel = p;
     one_kernel.kernels = {*consumer};

@@ -15,7 +15,8 @@
 // t2s-merge checks every remove's target and applies those on producers that no
 // space_time_transform transforms; t2s-stt applies the others once the transform (the
 // producer's own or the one it inherits from the array) has made their final loops, and their
-// consumers, transformed too, do not keep values.
+// consumers, transformed too, keep values over the transformed loops (a feeder's PE loops are
+// unrolled loops of the storage's index, its lanes a vectorized one).
 #include "libs/passes/common/remove_loops.h"
 
 #include <map>
@@ -431,7 +432,6 @@ class ValueKeeper : public StmtMutator {
       const For& f = *loops_[q];
       if (f.min->kind != ExprKind::kIntImm || f.extent->kind != ExprKind::kIntImm)
         fail("its loop '" + f.var + "' has bounds that are not constants");
-      if (f.loop_kind == LoopKind::kVectorized) fail("its loop '" + f.var + "' is vectorized");
       if (vars_.count(f.var)) {
         Expr at_min = make_binary(BinaryOp::kEQ, make_var(f.var, i32, f.min->loc), f.min,
                                   Type::Bool(), s->loc);

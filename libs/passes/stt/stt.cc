@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "libs/ir/program_facts.h"
+#include "libs/passes/common/double_buffer.h"
 #include "libs/passes/common/remove_loops.h"
 #include "libs/passes/stt/stt_internal.h"
 
@@ -142,10 +143,16 @@ Program stt_pass(const Program& merged) {
     // remove on a transformed producer, over the loops the transform made (t2s-merge removed
     // the loops of the others).
     const std::set<std::string> transformed(order.begin(), order.end());
-    // Its consumer, the array or a transformed feeder, does not keep values (remove-reuse).
-    apply_removes(
-        out, [&](const Kernel& k) { return transformed.count(k.name) > 0; },
-        [](const Kernel&) { return false; });
+    // Its consumer, transformed too (a feeder that inherits the array's transform), keeps the
+    // values over the loops the transform made (the array itself, which reads inside a select,
+    // is refused: remove-reuse), inside the loop of its buffer directive if it has one; then
+    // the buffers of transformed consumers.
+    const auto is_transformed = [&](const Kernel& k) { return transformed.count(k.name) > 0; };
+    std::map<std::string, const Directive*> buffers;
+    for (const Directive& d : out.directives)
+      if (d.is(DirectiveKind::kBuffer)) buffers.emplace(d.args[0].text, &d);
+    apply_removes(out, is_transformed, is_transformed, buffers);
+    apply_buffers(out, is_transformed);
   } catch (const stt_internal::PositionOverflow&) {
     const std::string what = current ? "kernel '" + current->name + "'" : "a channel";
     throw Diagnostic(current ? current->loc : SourceLoc{},
