@@ -110,7 +110,7 @@ TEST(Channels, ElementsVisitedInAnotherOrderNeedDepth) {
       "at (0) (full); kernel 'C' waits to read from channel 'ch' at (1) (empty). Channel 'ch' "
       "is full at one element while 'C' waits to read another: its ends visit the elements in "
       "different orders, further apart than the channel's depth; a deeper channel lets both "
-      "run (C.min_depth(N), N the values one element must hold)",
+      "run (P.min_depth(N), N the values one element must hold)",
       "run-deadlock");
   EXPECT_NO_THROW(run_program(program("4"), {{"a", sequence(8)}}));
 }

@@ -115,7 +115,7 @@ struct Scheduler {
                  r.name +
                  "' waits to read another: its ends visit the elements in different orders, "
                  "further apart than the channel's depth; a deeper channel lets both run (" +
-                 r.name + ".min_depth(N), N the values one element must hold)";
+                 w.name + ".min_depth(N), N the values one element must hold)";
     }
     return message;
   }

@@ -48,7 +48,7 @@ shard_next && same tests/opencl/specs/drainer_two_step_projection.t2s -D DEEP
 deadlock_is_reported() {
   local spec=tests/opencl/specs/drainer_two_step_projection.t2s rc=0
   timeout 300 "$run" --engine opencl "$spec" -o "$TMP/deadlock.npy" 2>"$TMP/deadlock.err" || rc=$?
-  local expected="error: the OpenCL run failed: deadlock: every unfinished kernel is blocked: kernel 'fB' waits to write to channel 'fB_to_B' at (3) (full); kernel 'dc' waits to read from channel 'c_to_dc' at (0) (empty); kernel 'A' waits to write to channel 'c_to_dc' at (1) (full). Channel 'c_to_dc' is full at one element while 'dc' waits to read another: its ends visit the elements in different orders, further apart than the channel's depth; a deeper channel lets both run (dc.min_depth(N), N the values one element must hold) [run-opencl]"
+  local expected="error: the OpenCL run failed: deadlock: every unfinished kernel is blocked: kernel 'fB' waits to write to channel 'fB_to_B' at (3) (full); kernel 'dc' waits to read from channel 'c_to_dc' at (0) (empty); kernel 'A' waits to write to channel 'c_to_dc' at (1) (full). Channel 'c_to_dc' is full at one element while 'dc' waits to read another: its ends visit the elements in different orders, further apart than the channel's depth; a deeper channel lets both run (A.min_depth(N), N the values one element must hold) [run-opencl]"
   if ((rc == 1)) && [[ "$(cat "$TMP/deadlock.err")" == "$expected" ]]; then
     echo "ok   $spec: the deadlock is reported"
   else

@@ -172,6 +172,20 @@ const Channel* channel_between(const Program& merged, const Plan& plan, const Tr
   return nullptr;
 }
 
+namespace {
+
+// The depth of a channel carrying the values of Func `from` out of kernel `producer`: T2SP's
+// `F.min_depth(n)` deepens the channels out of F (`aLoader.min_depth(256)` the one from the
+// loader to its feeder), where F is the Func whose values travel or the kernel that sends them;
+// 0 (the default) when neither has one.
+int64_t min_depth_of(const Plan& plan, const std::string& from, const std::string& producer) {
+  if (plan.min_depth.count(from)) return plan.min_depth.at(from);
+  if (plan.min_depth.count(producer)) return plan.min_depth.at(producer);
+  return 0;
+}
+
+}  // namespace
+
 void connect_isolations(const MergeContext& ctx, const ProducerChains& chains, NameSupply& names,
                         Program& merged, Plan& plan, Transfers& transfers) {
   for (const Isolation& iso : plan.isolations) {
@@ -184,8 +198,8 @@ void connect_isolations(const MergeContext& ctx, const ProducerChains& chains, N
     Channel c;
     c.name = names.fresh(iso.from + "_to_" + iso.to);
     c.type = func(merged, iso.from).type;
-    c.depth = plan.min_depth.count(iso.to) ? plan.min_depth.at(iso.to) : 0;
     c.producer = kernel_of(plan, iso.from);
+    c.depth = min_depth_of(plan, iso.from, c.producer);
     c.consumer = kernel_of(plan, iso.to);
     c.loc = iso.loc;
     transfers.channel_func[c.name] = iso.from;
@@ -220,8 +234,8 @@ DeviceReadRefusals connect_device_reads(const MergeContext& ctx, const ProducerC
         Channel ch;
         ch.name = names.fresh(c + "_to_" + m);
         ch.type = func(merged, c).type;
-        ch.depth = 0;
         ch.producer = kernel_of(plan, c);
+        ch.depth = min_depth_of(plan, c, ch.producer);
         ch.consumer = kernel_of(plan, m);
         ch.loc = func(merged, m).loc;
         transfers.channel_func[ch.name] = c;
@@ -234,15 +248,17 @@ DeviceReadRefusals connect_device_reads(const MergeContext& ctx, const ProducerC
   return refusals;
 }
 
-void check_min_depths(const MergeContext& ctx, const Program& merged, const Plan& plan) {
+void check_min_depths(const MergeContext& ctx, const Program& merged, const Plan& plan,
+                      const Transfers& transfers) {
   for (const auto& [f, depth] : plan.min_depth) {
     bool found = false;
-    for (const Channel& c : merged.channels) found |= c.consumer == kernel_of(plan, f);
+    for (const Channel& c : merged.channels)
+      found |= c.producer == f || transfers.channel_func.at(c.name) == f;
     if (!found)
       throw Diagnostic(ctx.min_depth_at.at(f),
                        "min_depth on '" + f +
-                           "', which reads no channel (min_depth sets the depth of the channel "
-                           "into a Func)",
+                           "', which sends over no channel (min_depth sets the depth of the "
+                           "channels out of a Func, to its consumers on the device)",
                        "min-depth");
   }
 }

@@ -91,7 +91,7 @@ Program merge_pass(const Program& parsed) {
   const DeviceReadRefusals refusals =
       connect_device_reads(ctx, chains, names, merged, plan, transfers);
   // Every min_depth sets the depth of a channel.
-  check_min_depths(ctx, merged, plan);
+  check_min_depths(ctx, merged, plan, transfers);
   // The computed Funcs' definitions with inlined Funcs substituted.
   const InlinedValues values = inline_values(merged, plan, transfers);
   // What each kernel reads from memory (buffers for other kernels' Funcs) and needs first.

@@ -72,7 +72,7 @@ struct Plan {
   std::map<std::string, size_t> group_of;    // Func -> index in groups
   std::set<std::string> inlined;             // Funcs substituted into their callers
   std::vector<Isolation> isolations;         // in directive order
-  std::map<std::string, int64_t> min_depth;  // Func -> min_depth of the channel into it
+  std::map<std::string, int64_t> min_depth;  // Func -> min_depth of the channels out of it
   std::map<std::string, LoopNest> nests;     // representative -> its split or unrolled loops
   // representative -> its loops to vectorize -> the vectorize directive (marked by make_kernel)
   std::map<std::string, std::map<std::string, SourceLoc>> vectorized;

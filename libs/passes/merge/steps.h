@@ -159,8 +159,9 @@ void connect_isolations(const MergeContext& ctx, const ProducerChains& chains, N
 DeviceReadRefusals connect_device_reads(const MergeContext& ctx, const ProducerChains& chains,
                                         NameSupply& names, Program& merged, Plan& plan,
                                         Transfers& transfers);
-// Every min_depth is on a Func that reads a channel (min-depth).
-void check_min_depths(const MergeContext& ctx, const Program& merged, const Plan& plan);
+// Every min_depth is on a Func that sends over a channel (min-depth).
+void check_min_depths(const MergeContext& ctx, const Program& merged, const Plan& plan,
+                      const Transfers& transfers);
 
 // lower.cc. Every computed Func's definition with the calls of inlined Funcs replaced.
 InlinedValues inline_values(const Program& merged, const Plan& plan, const Transfers& transfers);
