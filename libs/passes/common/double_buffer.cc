@@ -36,6 +36,7 @@
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/common/remove_loops.h"
+#include "libs/passes/common/scopes.h"
 
 namespace t2s {
 
@@ -78,15 +79,15 @@ std::string loop_names(const std::vector<const For*>& loops) {
   return names.empty() ? "none" : join(names, ", ");
 }
 
-// The store of the kept values (P(idx) = read), taken out of the body, with the conditions
-// and loops around it.
-class StoreExtractor : public StmtMutator {
+// The store of the kept values (P(idx) = read), taken out of the body (an if left empty goes),
+// with the conditions, loops and lets around it.
+class StoreExtractor : public ScopedMutator {
  public:
   explicit StoreExtractor(const std::string& func) : func_(func) {}
 
   const Provide* store = nullptr;
   SourceLoc store_loc;
-  std::vector<Expr> conditions;   // around the store, outermost first
+  std::vector<Guard> guards;      // around the store, outermost first
   std::vector<const For*> loops;  // around the store, inside the body
   std::vector<std::string> lets;  // around the store
 
@@ -95,40 +96,14 @@ class StoreExtractor : public StmtMutator {
     if (pr.func != func_) return mutate_children(s);
     store = &pr;
     store_loc = s->loc;
-    conditions = conditions_;
+    guards = guards_;
     loops = loops_;
     lets = lets_;
     return nullptr;
   }
-  StmtPtr mutate_if(const IfThenElse& i, const StmtPtr& s) override {
-    conditions_.push_back(i.condition);
-    StmtList then_body = mutate_stmts(i.then_body);
-    conditions_.pop_back();
-    StmtList else_body = mutate_stmts(i.else_body);
-    if (then_body.empty() && else_body.empty()) return nullptr;
-    IfThenElse copy = i;
-    copy.then_body = then_body;
-    copy.else_body = else_body;
-    return with_node(*s, copy);
-  }
-  StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
-    loops_.push_back(&f);
-    StmtPtr out = mutate_children(s);
-    loops_.pop_back();
-    return out;
-  }
-  StmtPtr mutate_let(const LetStmt& l, const StmtPtr& s) override {
-    lets_.push_back(l.var);
-    StmtPtr out = mutate_children(s);
-    lets_.pop_back();
-    return out;
-  }
 
  private:
   const std::string& func_;
-  std::vector<Expr> conditions_;
-  std::vector<const For*> loops_;
-  std::vector<std::string> lets_;
 };
 
 // The kept values' reads P(idx) as reads of one half, P(idx, half).
@@ -250,28 +225,19 @@ class DoubleBuffering {
     std::set<std::string> inside;
     for (const For* f : inner) inside.insert(f->var);
     for (const For* f : extract.loops) inside.insert(f->var);
-    for (const Expr& c : extract.conditions) {
-      std::vector<Expr> terms{c};
-      for (size_t q = 0; q < terms.size(); ++q) {
-        const Expr t = terms[q];
-        if (t->kind == ExprKind::kBinary && t->binary_op == BinaryOp::kAnd) {
-          terms.push_back(t->operands[0]);
-          terms.push_back(t->operands[1]);
-          continue;
-        }
-        const bool fixes = t->kind == ExprKind::kBinary && t->binary_op == BinaryOp::kEQ &&
-                           t->operands[0]->kind == ExprKind::kVar &&
-                           inside.count(t->operands[0]->name) &&
-                           t->operands[1]->kind == ExprKind::kIntImm;
-        if (!fixes)
-          fail("'" + consumer_.name + "' reads '" + channel_.name + "' under the condition `" +
-                   print_expr(c) +
-                   "`; in a double buffer a read may be fixed to one iteration of loops inside '" +
-                   v_ +
-                   "' (`loop == constant`), and no other condition decides how many values a "
-                   "period writes",
-               "buffer-read");
-        fixed[t->operands[0]->name] = t->operands[1];
+    for (const Guard& g : extract.guards) {
+      const std::string what = "'" + consumer_.name + "' reads '" + channel_.name +
+                               "' under the condition `" + print_expr(g.condition) + "`" +
+                               (g.negated ? " failing (in its else branch)" : "");
+      const std::string rule_text =
+          "; in a double buffer a read may be fixed to one iteration of loops inside '" + v_ +
+          "' (`loop == constant`), and no other condition decides how many values a period "
+          "writes";
+      if (g.negated) fail(what + rule_text, "buffer-read");
+      for (const Expr& t : conjuncts(g.condition)) {
+        const auto f = fixed_var(t);
+        if (!f || !inside.count(f->first)) fail(what + rule_text, "buffer-read");
+        fixed[f->first] = int_expr(f->second, t->loc);
       }
     }
     for (const std::string& l : extract.lets) {

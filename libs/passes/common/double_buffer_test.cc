@@ -145,6 +145,15 @@ TEST(DoubleBuffer, Refusals) {
             "buffer-loop: buffer of 'C' at 'v': the loops around 'v' in 'C' must be a nest of "
             "serial loops, each the only statement of the one around it (a period is one "
             "iteration of them all)");
+  // A read in an else branch: the values a period writes are not the storage's elements.
+  EXPECT_EQ(
+      buffered(consumer({loop(
+          "v", 0, 2,
+          {loop("t", 0, 3,
+                {make_if(e("t == 1"), {make_write_channel("out", {}, e("1.0f"))}, {send})})})})),
+      "buffer-read: buffer of 'C' at 'v': 'C' reads 'ch' under the condition `t == 1` failing (in "
+      "its else branch); in a double buffer a read may be fixed to one iteration of loops inside "
+      "'v' (`loop == constant`), and no other condition decides how many values a period writes");
   EXPECT_EQ(buffered(consumer({loop("o", 0, 2, {send})})),
             "buffer-loop: buffer of 'C' at 'v': 'C' has no loop 'v' (its loops: o)");
   // A producer the consumer does not read.

@@ -28,27 +28,11 @@
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
+#include "libs/passes/common/scopes.h"
 
 namespace t2s {
 
 namespace {
-
-// The conjuncts of `e` (`a && b && c` is a, b, c).
-void conjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (e->kind == ExprKind::kBinary && e->binary_op == BinaryOp::kAnd) {
-    conjuncts(e->operands[0], out);
-    conjuncts(e->operands[1], out);
-    return;
-  }
-  out->push_back(e);
-}
-
-Expr conjunction(const std::vector<Expr>& terms) {
-  Expr e = terms[0];
-  for (size_t i = 1; i < terms.size(); ++i)
-    e = make_binary(BinaryOp::kAnd, e, terms[i], Type::Bool(), terms[i]->loc);
-  return e;
-}
 
 // The removal of one loop from one producer kernel.
 class LoopRemoval {
@@ -134,21 +118,15 @@ class LoopRemoval {
 
   // `c` when `e` is `v == c` or `c == v` for an integer constant c.
   std::optional<int64_t> fixed_value(const Expr& e) const {
-    if (e->kind != ExprKind::kBinary || e->binary_op != BinaryOp::kEQ) return std::nullopt;
-    const Expr& a = e->operands[0];
-    const Expr& b = e->operands[1];
-    auto is_v = [&](const Expr& x) { return x->kind == ExprKind::kVar && x->name == v_; };
-    auto is_int = [](const Expr& x) { return x->kind == ExprKind::kIntImm; };
-    if (is_v(a) && is_int(b)) return b->int_value;
-    if (is_int(a) && is_v(b)) return a->int_value;
-    return std::nullopt;
+    const auto fixed = fixed_var(e);
+    if (!fixed || fixed->first != v_) return std::nullopt;
+    return fixed->second;
   }
 
   // Checks one condition: every conjunct that uses v is `v == c`, one c for the whole loop.
   // Returns whether the condition fixes v.
   bool check_condition(const Expr& condition) {
-    std::vector<Expr> terms;
-    conjuncts(condition, &terms);
+    const std::vector<Expr> terms = conjuncts(condition);
     bool fixes = false;
     for (const Expr& t : terms) {
       if (!uses_v(t)) continue;
@@ -232,8 +210,8 @@ class LoopRemoval {
 
     StmtPtr mutate_if(const IfThenElse& i, const StmtPtr& s) override {
       if (!inside_) return mutate_children(s);
-      std::vector<Expr> terms, kept;
-      conjuncts(i.condition, &terms);
+      const std::vector<Expr> terms = conjuncts(i.condition);
+      std::vector<Expr> kept;
       for (const Expr& t : terms)
         if (!r_.uses_v(t)) kept.push_back(t);
       if (kept.size() == terms.size()) return mutate_children(s);
@@ -265,7 +243,7 @@ class LoopRemoval {
 // removed one; at the other iterations it reads the kept value. With a buffer directive, the
 // storage lives inside the buffer's loop instead, indexed by the loops inside it (removed and
 // fixed ones aside), and `vars` may be empty (every value is read once, from the storage).
-class ValueKeeper : public StmtMutator {
+class ValueKeeper : public ScopedMutator {
  public:
   // `remove`: the directive that made the producer send once (null: none, a buffer alone);
   // `buffer`: the buffer directive whose loop holds the storage (null: none).
@@ -292,25 +270,6 @@ class ValueKeeper : public StmtMutator {
   }
 
  protected:
-  StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
-    loops_.push_back(&f);
-    StmtPtr out = mutate_children(s);
-    loops_.pop_back();
-    return out;
-  }
-  StmtPtr mutate_let(const LetStmt& l, const StmtPtr& s) override {
-    lets_.push_back(l.var);
-    StmtPtr out = mutate_children(s);
-    lets_.pop_back();
-    return out;
-  }
-  StmtPtr mutate_if(const IfThenElse& i, const StmtPtr& s) override {
-    conditions_.push_back(i.condition);
-    StmtPtr out = mutate_children(s);
-    conditions_.pop_back();
-    return out;
-  }
-
   StmtList mutate_stmts(const StmtList& list) override {
     StmtList out;
     for (const StmtPtr& s : list) {
@@ -380,9 +339,9 @@ class ValueKeeper : public StmtMutator {
         fail("'" + consumer_.name + "' reads it outside its loop '" + v +
              "', so the values it needs again are not the ones of one iteration");
     }
-    for (const Expr& c : conditions_)
-      if (uses_removed(c))
-        fail("'" + consumer_.name + "' reads it under the condition `" + print_expr(c) +
+    for (const Guard& g : guards_)
+      if (uses_removed(g.condition))
+        fail("'" + consumer_.name + "' reads it under the condition `" + print_expr(g.condition) +
              "`, which depends on a removed loop");
     for (size_t i = 1; i < read->operands.size(); ++i) {
       bool uses_let = false;
@@ -397,15 +356,12 @@ class ValueKeeper : public StmtMutator {
     if (read->type.lanes != 1)
       fail("the values are vectors (" + read->type.name() + "), and kept values are scalars");
     // Loops a condition around the read fixes (`jjj == 0`): one element of them is kept.
+    // (An else branch fixes nothing.)
     std::set<std::string> fixed;
-    for (const Expr& c : conditions_) {
-      std::vector<Expr> terms;
-      conjuncts(c, &terms);
-      for (const Expr& t : terms)
-        if (t->kind == ExprKind::kBinary && t->binary_op == BinaryOp::kEQ &&
-            t->operands[0]->kind == ExprKind::kVar && t->operands[1]->kind == ExprKind::kIntImm)
-          fixed.insert(t->operands[0]->name);
-    }
+    for (const Guard& g : guards_)
+      if (!g.negated)
+        for (const Expr& t : conjuncts(g.condition))
+          if (const auto f = fixed_var(t)) fixed.insert(f->first);
     // The storage: the loops inside the outermost removed loop (or the buffer's loop), removed
     // and fixed ones aside.
     size_t first = 0;
@@ -502,9 +458,6 @@ class ValueKeeper : public StmtMutator {
   const Channel& channel_;
   std::string producer_, at_;
   std::set<std::string> vars_;
-  std::vector<const For*> loops_;
-  std::vector<std::string> lets_;
-  std::vector<Expr> conditions_;
   int sites_ = 0;
   std::string outer_;
   Type type_;
