@@ -263,9 +263,9 @@ class DoubleBuffering {
     for (size_t q = 0; q < kept.extents.size(); ++q)
       if (!vectorized(store.args[q])) writes *= kept.extents[q]->int_value;
     if (reads < writes)
-      fail("a period reads " + std::to_string(reads) + " values (the serial loops of '" +
-               consumer_.name + "' inside '" + v_ + "': " + loop_names(inner) + ") but '" +
-               producer_ + "' sends " + std::to_string(writes) +
+      fail("a period reads " + std::to_string(reads) + (reads == 1 ? " value" : " values") +
+               " (the serial loops of '" + consumer_.name + "' inside '" + v_ + "': " +
+               loop_names(inner) + ") but '" + producer_ + "' sends " + std::to_string(writes) +
                " (the storage's elements, a vector counting once); a double buffer needs "
                "READS >= WRITES, or the "
                "producer's writes would outlast the reads: insert the buffer at an outer loop, "
