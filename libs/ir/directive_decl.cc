@@ -34,10 +34,10 @@ const DirectiveDecl kDirectiveDecls[] = {
     // vectorize and unroll; compute_root).
     {K::kSplit, "split", 4, 4, 1, "(v, vo, vi, factor)", F::kNone, false, S::kMerge, true},
     {K::kComputeRoot, "compute_root", 0, 0, 1, "no argument", F::kNone, false, S::kMerge, true},
-    // T2S directives beyond LANGUAGE.md section 5, used by T2S's own programs: recorded so that
-    // such specs parse unchanged; their stages refuse them until they implement them.
-    {K::kScatter, "scatter", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kGather,
-     false},
+    // T2S directives beyond LANGUAGE.md section 5, used by T2S's own programs.
+    // scatter: t2s-stt applies it to transformed consumers with a double buffer
+    // (libs/passes/common/scatter.h) and refuses the other forms.
+    {K::kScatter, "scatter", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kStt, true},
     // buffer: t2s-merge applies it to consumers no transform reorders
     // (libs/passes/common/double_buffer.h); a transformed consumer is refused there.
     {K::kBuffer, "buffer", 2, 3, 1, "(Func, Var [, strategy])", F::kFirst, false, S::kMerge, true},

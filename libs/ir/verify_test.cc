@@ -429,9 +429,9 @@ TEST(Verify, DirectiveShape) {
   expect(broken("isolate_consumer", "merged",
                 [](Json& d) { d["directives"][5]["args"] = Json::array(); }),
          "ir-directive",
-         "directives[5]: min_depth of 'collector' has 0 arguments; it takes one "
+         "directives[5]: min_depth of 'drainer' has 0 arguments; it takes one "
          "channel depth",
-         "40:11");
+         "40:9");
   expect(broken("isolate_consumer", "gathered",
                 [](Json& d) { d["directives"][1]["args"].push_back("l"); }),
          "ir-directive",

@@ -369,27 +369,6 @@ check "5 x 8 tensor: no OpenCL file" "$(t test ! -e "$TMP/t40.cl")"
 rc=0
 "$T2S_VEC" "$TMP/gathered.json" >"$TMP/out" 2>"$TMP/err" || rc=$?
 check "t2s-vec of gathered IR exits 1" "$(t test "$rc" -eq 1)" "status $rc"
-# scatter rewrites channels as gather does: t2s-gather refuses it, never ignores it (buffer is
-# applied by t2s-merge: testdata/specs/gemm_buffer.t2s).
-for directive in scatter; do
-  cat >"$TMP/$directive.t2s" <<EOF
-ImageParam a(Int(32), 1, "a");
-Var i;
-Func P(Int(32), {i}, Place::Device), d(Place::Device);
-P(i) = select(i == 0, 0, P(i - 1)) + a(i);
-P.set_bounds(i, 0, 4).isolate_consumer(d);
-d.$directive(P, i);
-d.realize({4});
-EOF
-  rc=0
-  "$T2S_STT" "$TMP/$directive.t2s" | "$T2S_VEC" | "$T2S_GATHER" --spec "$TMP/$directive.t2s" \
-    >"$TMP/out" 2>"$TMP/err" || rc=$?
-  check "t2s-gather refuses $directive (exit 1)" "$(t test "$rc" -eq 1)" "status $rc"
-  check "t2s-gather: located unsupported-directive error for $directive" \
-    "$(t grep -qxF "$TMP/$directive.t2s:6:3: error: $directive of 'd' is not supported yet: t2s-gather passes only programs without $directive directives through [unsupported-directive]" <(head -n 1 "$TMP/err"))" \
-    "got: $(head -n 1 "$TMP/err")"
-done
-
 # t2s-emit: the Unix pipe gives the .cl the Bazel pipeline gives (//testdata:gemm.cl).
 T2S_EMIT="$(dirname "$T2S_STT")/t2s-emit"
 T2S_PARSE_BIN="$(dirname "$T2S_STT")/t2s-parse"

@@ -7,6 +7,7 @@
 #include "libs/ir/program_facts.h"
 #include "libs/passes/common/double_buffer.h"
 #include "libs/passes/common/remove_loops.h"
+#include "libs/passes/common/scatter.h"
 #include "libs/passes/stt/stt_internal.h"
 
 namespace t2s {
@@ -153,6 +154,8 @@ Program stt_pass(const Program& merged) {
       if (d.is(DirectiveKind::kBuffer)) buffers.emplace(d.args[0].text, &d);
     apply_removes(out, is_transformed, is_transformed, buffers);
     apply_buffers(out, is_transformed);
+    // Scatter a buffered feeder's values from one channel (scatter.h).
+    apply_scatters(out, is_transformed);
   } catch (const stt_internal::PositionOverflow&) {
     const std::string what = current ? "kernel '" + current->name + "'" : "a channel";
     throw Diagnostic(current ? current->loc : SourceLoc{},

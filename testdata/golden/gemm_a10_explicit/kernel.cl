@@ -30,12 +30,12 @@ static inline int4 t2s_ramp_i32x4(int t2s_0, int t2s_1) {
       t2s_0 + 3 * t2s_1);
 }
 
-channel float4 aLoader_to_aFeeder[2] __attribute__((depth(256)));  // aLoader -> aFeeder
+channel float4 aLoader_to_aFeeder __attribute__((depth(256)));  // aLoader -> aFeeder
 channel float4 aFeeder_to_X[2] __attribute__((depth(256)));  // aFeeder -> X
-channel float4 bLoader_to_bFeeder[2] __attribute__((depth(256)));  // bLoader -> bFeeder
+channel float4 bLoader_to_bFeeder __attribute__((depth(256)));  // bLoader -> bFeeder
 channel float4 bFeeder_to_Y[2] __attribute__((depth(256)));  // bFeeder -> X
 
-// Kernel aLoader (43:3): reads input A; channels aLoader_to_aFeeder.
+// Kernel aLoader (44:3): reads input A; channels aLoader_to_aFeeder.
 __kernel __attribute__((max_global_work_dim(0)))
 void aLoader(__global const float* restrict A) {
   for (int i = 0; i < 2; i++) {
@@ -43,9 +43,8 @@ void aLoader(__global const float* restrict A) {
       for (int k = 0; k < 2; k++) {
         for (int kk = 0; kk < 2; kk++) {
           for (int ii = 0; ii < 3; ii++) {
-            #pragma unroll
             for (int iii = 0; iii < 2; iii++) {
-              write_channel_intel(aLoader_to_aFeeder[iii], vload4(0, A + 8 * k + 4 * kk + 16 * (iii + 2 * ii + 6 * i)));
+              write_channel_intel(aLoader_to_aFeeder, vload4(0, A + 8 * k + 4 * kk + 16 * (iii + 2 * ii + 6 * i)));
             }
           }
         }
@@ -54,7 +53,7 @@ void aLoader(__global const float* restrict A) {
   }
 }
 
-// Kernel aFeeder (43:3): channels aFeeder_to_X, aLoader_to_aFeeder; no global memory: autorun.
+// Kernel aFeeder (44:3): channels aFeeder_to_X, aLoader_to_aFeeder; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void aFeeder() {
   {
@@ -71,7 +70,7 @@ void aFeeder() {
             const int t2s_2 = iii;
             const int4 t2s_3 = t2s_ramp_i32x4(0, 1);
             const int t2s_4 = t2s_mod_i32(period, 2);
-            const float4 t2s_5 = iii == 0 ? read_channel_intel(aLoader_to_aFeeder[0]) : read_channel_intel(aLoader_to_aFeeder[1]);
+            const float4 t2s_5 = read_channel_intel(aLoader_to_aFeeder);
             aLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s0 + 4 * t2s_4)))] = t2s_5.s0;
             aLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s1 + 4 * t2s_4)))] = t2s_5.s1;
             aLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s2 + 4 * t2s_4)))] = t2s_5.s2;
@@ -96,7 +95,7 @@ void aFeeder() {
   }
 }
 
-// Kernel bLoader (44:3): reads input B; channels bLoader_to_bFeeder.
+// Kernel bLoader (45:3): reads input B; channels bLoader_to_bFeeder.
 __kernel __attribute__((max_global_work_dim(0)))
 void bLoader(__global const float* restrict B) {
   for (int i = 0; i < 2; i++) {
@@ -104,9 +103,8 @@ void bLoader(__global const float* restrict B) {
       for (int k = 0; k < 2; k++) {
         for (int kk = 0; kk < 2; kk++) {
           for (int jj = 0; jj < 3; jj++) {
-            #pragma unroll
             for (int jjj = 0; jjj < 2; jjj++) {
-              write_channel_intel(bLoader_to_bFeeder[jjj], (float4)(B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk)], B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk + 1)], B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk + 2)], B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk + 3)]));
+              write_channel_intel(bLoader_to_bFeeder, (float4)(B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk)], B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk + 1)], B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk + 2)], B[jjj + 2 * jj + 6 * j + 12 * (8 * k + 4 * kk + 3)]));
             }
           }
         }
@@ -115,7 +113,7 @@ void bLoader(__global const float* restrict B) {
   }
 }
 
-// Kernel bFeeder (44:3): channels bFeeder_to_Y, bLoader_to_bFeeder; no global memory: autorun.
+// Kernel bFeeder (45:3): channels bFeeder_to_Y, bLoader_to_bFeeder; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void bFeeder() {
   {
@@ -132,7 +130,7 @@ void bFeeder() {
             const int t2s_2 = jjj;
             const int4 t2s_3 = t2s_ramp_i32x4(0, 1);
             const int t2s_4 = t2s_mod_i32(period, 2);
-            const float4 t2s_5 = jjj == 0 ? read_channel_intel(bLoader_to_bFeeder[0]) : read_channel_intel(bLoader_to_bFeeder[1]);
+            const float4 t2s_5 = read_channel_intel(bLoader_to_bFeeder);
             bLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s0 + 4 * t2s_4)))] = t2s_5.s0;
             bLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s1 + 4 * t2s_4)))] = t2s_5.s1;
             bLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s2 + 4 * t2s_4)))] = t2s_5.s2;
@@ -157,7 +155,7 @@ void bFeeder() {
   }
 }
 
-// Kernel X (30:1): writes buffer Out; channels aFeeder_to_X, bFeeder_to_Y.
+// Kernel X (31:1): writes buffer Out; channels aFeeder_to_X, bFeeder_to_Y.
 __kernel __attribute__((max_global_work_dim(0)))
 void X(__global float* restrict Out) {
   // shift register X_shreg of Func X: 1 value per PE, PE array (2, 2), outermost space loop first

@@ -1,0 +1,247 @@
+// scatter(P, v) (scatter.h). Before, P has a PE per v and sends each PE's value over its own
+// element of the channel, and F's double buffer fills, one value a cycle, from element v:
+//
+//   P:  ... for v unrolled: write_channel ch(.., v, ..) <- value
+//   F:  ... let v = count % V: P(idx.., v, .., half) = read_channel(ch, .., v, ..)
+//
+// After, P's loop v is serial, one PE sending V values in turn over one channel, and F reads
+// them in the same order (v fastest in both), each into the storage of its PE:
+//
+//   P:  ... for v serial: write_channel ch(.., ..) <- value
+//   F:  ... let v = count % V: P(idx.., v, .., half) = read_channel(ch, .., ..)
+//
+// T2SP forwards the value PE to PE through FIFOs to its owner (scatter.md); here F writes it
+// into its owner's storage at once (the same values at the same cycles; the forwarding chain,
+// which shortens wires, is not emitted).
+#include "libs/passes/common/scatter.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "libs/ir/expr_printer.h"
+#include "libs/ir/visitor.h"
+#include "libs/passes/common/scopes.h"
+
+namespace t2s {
+
+namespace {
+
+bool is_var(const Expr& e, const std::string& name) {
+  return e && e->kind == ExprKind::kVar && e->name == name;
+}
+
+bool uses_var(const Expr& e, const std::string& name) {
+  bool found = false;
+  for_each_expr(e, [&](const Expr& x) { found = found || is_var(x, name); });
+  return found;
+}
+
+class Scattering {
+ public:
+  Scattering(const Directive& d, Kernel& consumer, Kernel& producer, Channel& channel)
+      : d_(d), consumer_(consumer), producer_(producer), channel_(channel), v_(d.args[1].text) {}
+
+  void apply() {
+    bool buffered = false;
+    for_each_stmt(consumer_.body, [&](const Stmt& s) {
+      if (const Realize* r = s.as<Realize>())
+        buffered = buffered || (r->double_buffer && r->double_buffer->producer == producer_.name);
+    });
+    if (!buffered)
+      fail("'" + consumer_.name + "' has no double buffer of '" + producer_.name +
+               "': scatter is built with `" + consumer_.name + ".buffer(" + producer_.name +
+               ", ...)`, whose fill takes one value a cycle (a scatter alone is not built yet)",
+           "scatter-target");
+    find_index();
+    check_producer();
+    FillCheck fill(*this);
+    fill.mutate_stmts(consumer_.body);
+    if (!fill.seen) throw InternalError("scatter: no fill of '" + producer_.name + "'");
+    rewrite();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why, const char* rule) const {
+    throw Diagnostic(d_.loc, "scatter of '" + d_.func + "' along '" + v_ + "': " + why, rule);
+  }
+
+  // The channel's dimension that v indexes, from the consumer's read.
+  void find_index() {
+    int reads = 0;
+    for_each_stmt_expr(consumer_.body, [&](const Expr& e) {
+      if (e->kind != ExprKind::kCall || e->call_kind != CallKind::kChannel ||
+          e->operands[0]->name != channel_.name)
+        return;
+      ++reads;
+      for (size_t q = 1; q < e->operands.size(); ++q)
+        if (is_var(e->operands[q], v_)) dim_ = static_cast<int>(q) - 1;
+    });
+    if (reads != 1) throw InternalError("scatter: the fill reads '" + channel_.name + "' twice");
+    if (dim_ < 0)
+      fail("'" + consumer_.name + "' does not read '" + channel_.name + "' at its element along '" +
+               v_ +
+               "'; scatter takes a space loop of the consumer "
+               "whose PEs each read their own element of the producer's channel",
+           "scatter-loop");
+  }
+
+  // P's loop v: unrolled, the innermost around its sends, each send to every PE.
+  void check_producer() {
+    const For* loop = nullptr;
+    for_each_stmt(producer_.body, [&](const Stmt& s) {
+      if (const For* f = s.as<For>(); f && f->var == v_) loop = f;
+    });
+    if (!loop || loop->loop_kind != LoopKind::kUnrolled)
+      fail("'" + producer_.name + "' has no PE loop '" + v_ +
+               "' (an unrolled loop, as a producer inherits it from the array's transform)",
+           "scatter-loop");
+    for_each_stmt(loop->body, [&](const Stmt& s) {
+      if (const For* f = s.as<For>(); f && f->loop_kind != LoopKind::kVectorized)
+        fail("loop '" + f->var + "' of '" + producer_.name + "' is inside '" + v_ +
+                 "': the scatter loop must be the innermost loop around the producer's sends, so "
+                 "that it sends every PE's value in turn",
+             "scatter-loop");
+      if (const IfThenElse* i = s.as<IfThenElse>(); i && uses_var(i->condition, v_))
+        fail("'" + producer_.name + "' sends under the condition `" + print_expr(i->condition) +
+                 "`, which depends on '" + v_ + "': a scattered producer sends to every PE",
+             "scatter-loop");
+    });
+    int sends = 0;
+    for_each_stmt(loop->body, [&](const Stmt& s) {
+      if (const WriteChannel* w = s.as<WriteChannel>(); w && w->channel == channel_.name) {
+        ++sends;
+        if (static_cast<size_t>(dim_) >= w->index.size() || !is_var(w->index[dim_], v_))
+          fail("'" + producer_.name + "' does not send over '" + channel_.name +
+                   "' at its element along '" + v_ + "'",
+               "scatter-loop");
+      }
+    });
+    int all_sends = 0;
+    for_each_stmt(producer_.body, [&](const Stmt& s) {
+      if (const WriteChannel* w = s.as<WriteChannel>(); w && w->channel == channel_.name)
+        ++all_sends;
+    });
+    if (sends == 0 || sends != all_sends)
+      fail("'" + producer_.name + "' sends over '" + channel_.name + "' outside its loop '" + v_ +
+               "'",
+           "scatter-loop");
+  }
+
+  // The buffer's fill writes the storage with v fastest: v is the innermost index it binds.
+  class FillCheck : public ScopedMutator {
+   public:
+    explicit FillCheck(const Scattering& s) : s_(s) {}
+    bool seen = false;
+
+   protected:
+    StmtPtr mutate_provide(const Provide& pr, const StmtPtr& st) override {
+      if (pr.func != s_.producer_.name || !pr.value || pr.value->kind != ExprKind::kCall ||
+          pr.value->call_kind != CallKind::kChannel)
+        return st;
+      seen = true;
+      if (lets_.empty() || lets_.back() != s_.v_)
+        s_.fail("the double buffer of '" + s_.producer_.name + "' in '" + s_.consumer_.name +
+                    "' does not fill '" + s_.v_ +
+                    "' fastest (its storage's innermost loop is another): the scatter loop must "
+                    "be the innermost loop of the values a period writes",
+                "scatter-loop");
+      return st;
+    }
+
+   private:
+    const Scattering& s_;
+  };
+
+  // Drops the channel's dimension along v: P's loop v becomes serial.
+  class Rewriter : public StmtMutator {
+   public:
+    Rewriter(const std::string& channel, const std::string& v, int dim)
+        : channel_(channel), v_(v), dim_(dim) {}
+
+   protected:
+    StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
+      StmtPtr out = mutate_children(s);
+      if (f.var != v_ || f.loop_kind != LoopKind::kUnrolled) return out;
+      For copy = *out->as<For>();
+      copy.loop_kind = LoopKind::kSerial;
+      return with_node(*out, copy);
+    }
+    StmtPtr mutate_write_channel(const WriteChannel& w, const StmtPtr& s) override {
+      StmtPtr out = mutate_children(s);
+      if (w.channel != channel_) return out;
+      WriteChannel copy = *out->as<WriteChannel>();
+      copy.index.erase(copy.index.begin() + dim_);
+      return with_node(*out, copy);
+    }
+    Expr mutate_call(const Expr& e) override {
+      Expr m = mutate_operands(e);
+      if (m->call_kind != CallKind::kChannel || m->operands[0]->name != channel_) return m;
+      std::vector<Expr> operands = m->operands;
+      operands.erase(operands.begin() + 1 + dim_);
+      return make_call(m->name, m->call_kind, m->type, operands, m->loc);
+    }
+
+   private:
+    const std::string& channel_;
+    const std::string& v_;
+    int dim_;
+  };
+
+  void rewrite() {
+    Rewriter producer_side(channel_.name, v_, dim_);
+    producer_.body = producer_side.mutate_stmts(producer_.body);
+    // The consumer's PE loop v stays unrolled: only its read changes.
+    Rewriter consumer_side(channel_.name, "", dim_);
+    consumer_.body = consumer_side.mutate_stmts(consumer_.body);
+    channel_.dims.erase(channel_.dims.begin() + dim_);
+  }
+
+  const Directive& d_;
+  Kernel& consumer_;
+  Kernel& producer_;
+  Channel& channel_;
+  std::string v_;
+  int dim_ = -1;
+};
+
+}  // namespace
+
+void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which) {
+  std::set<std::string> scattered;  // consumer/producer pairs
+  for (const Directive& d : p.directives) {
+    if (!d.is(DirectiveKind::kScatter)) continue;
+    const std::string& producer = d.args[0].text;
+    const std::string& v = d.args[1].text;
+    const auto refuse = [&](const std::string& why, const char* rule) {
+      throw Diagnostic(d.loc, "scatter of '" + d.func + "' along '" + v + "': " + why, rule);
+    };
+    Kernel* consumer = nullptr;
+    Kernel* source = nullptr;
+    for (Kernel& k : p.kernels) {
+      if (k.name == d.func) consumer = &k;
+      if (k.name == producer) source = &k;
+    }
+    Channel* channel = nullptr;
+    for (Channel& c : p.channels)
+      if (c.producer == producer && c.consumer == d.func) channel = &c;
+    if (!consumer || !source || !channel)
+      refuse("'" + d.func + "' does not read a channel from '" + producer +
+                 "'; scatter(P, v) takes the producer whose channel the consumer reads, the one "
+                 "before it in an isolate_producer_chain on the device",
+             "scatter-target");
+    if (d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down")
+      refuse("ScatterStrategy::Down (values entering at the last PE) is not built yet; Up is",
+             "scatter-strategy");
+    if (!which(*consumer))
+      refuse("'" + d.func +
+                 "' has no PEs a transform made (scatter is built in a consumer that inherits "
+                 "the array's space_time_transform, as T2SP's feeders do)",
+             "scatter-target");
+    if (!scattered.insert(d.func + "\n" + producer).second)
+      refuse("'" + d.func + "' scatters the values of '" + producer + "' twice", "scatter-target");
+    Scattering(d, *consumer, *source, *channel).apply();
+  }
+}
+
+}  // namespace t2s

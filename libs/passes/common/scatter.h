@@ -1,0 +1,23 @@
+// scatter(P, v): the values a consumer F reads from producer P for all its PEs along space loop
+// v enter F at one end over one channel (LANGUAGE.md section 7; T2SP's scatter.md).
+#pragma once
+
+#include <functional>
+
+#include "libs/ir/program.h"
+
+namespace t2s {
+
+// Applies every directive `F.scatter(P, v [, ScatterStrategy::Up])` of `p` whose consumer F
+// `which` selects (t2s-stt: transformed consumers, after apply_buffers). Built for a consumer
+// that double-buffers P's values (`F.buffer(P, w)`), whose buffer fills one value a cycle: P's
+// PE loop v becomes a serial loop sending every PE's value in turn over one channel (the
+// channel loses its dimension along v), and F's fill reads that channel and writes each value
+// into the storage of the PE it belongs to (v fastest, as T2SP requires of a scatter loop).
+// Throws Diagnostic: scatter-target (F has no double buffer of P, or F is not transformed),
+// scatter-loop (v is not the channel's index along a PE loop of P and F, P's loop v is not the
+// innermost around its send, or the buffer does not fill v fastest), scatter-strategy (Down:
+// not built).
+void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which);
+
+}  // namespace t2s
