@@ -183,8 +183,8 @@ class Scattering {
     }
 
    private:
-    const std::string& channel_;
-    const std::string& v_;
+    std::string channel_;
+    std::string v_;  // by value: the consumer side passes a temporary ""
     int dim_;
   };
 
