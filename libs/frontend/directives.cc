@@ -490,6 +490,8 @@ const char* describe_kind(SymbolKind k) {
       return "a Target";
     case SymbolKind::kExpr:
       return "an Expr";
+    case SymbolKind::kStensor:
+      return "a Stensor";
   }
   return "a name";
 }

@@ -16,7 +16,7 @@ namespace t2s::frontend_internal {
 // Loop extents and bounds must stay far below what a loop nest can enumerate (DESIGN.md 5).
 constexpr int64_t kMaxExtent = int64_t{1} << 31;
 
-enum class SymbolKind { kVar, kConst, kImage, kFunc, kTarget, kExpr };
+enum class SymbolKind { kVar, kConst, kImage, kFunc, kTarget, kExpr, kStensor };
 
 struct Symbol {
   SymbolKind kind;

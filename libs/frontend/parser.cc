@@ -163,7 +163,7 @@ void SpecParser::declare(const ExprToken& name, SymbolKind kind, int64_t value, 
       "select",     "cast",  "min",  "max",    "abs",    "sqrt",  "exp",   "log",
       "pow",        "floor", "ceil", "round",  "true",   "false", "Var",   "Func",
       "ImageParam", "Place", "int",  "const",  "Int",    "UInt",  "Float", "Bool",
-      "type_of",    "if",    "else", "Buffer", "Target", "Expr"};
+      "type_of",    "if",    "else", "Buffer", "Target", "Expr",  "URE",   "Stensor"};
   if (kReserved.count(name.text))
     throw Diagnostic(name.loc, "'" + name.text + "' is a reserved name", "redefinition");
   if (const Symbol* prev = lookup(name.text)) {

@@ -21,6 +21,7 @@ void SpecParser::directive_chain() {
     expect(";", "after the call");
     return;
   }
+  if (s->kind == SymbolKind::kStensor) return stensor_statement(receiver);
   if (s->kind != SymbolKind::kFunc)
     throw Diagnostic(
         receiver.loc,
@@ -35,13 +36,19 @@ void SpecParser::directive_chain() {
     frontend_internal::check_directive_name(name.text, name.loc);
     std::vector<SourceLoc> locs;
     std::vector<DirectiveArg> args = raw_args(&locs);
-    frontend_internal::DirectiveScope scope{[this](const std::string& n) { return lookup(n); },
-                                            &program_, &states_};
-    for (Directive& d : frontend_internal::normalize_directive(scope, receiver.text, name.text,
-                                                               name.loc, std::move(args), locs))
-      program_.directives.push_back(std::move(d));
+    add_directive(receiver.text, name.text, name.loc, std::move(args), locs);
   }
   expect(";", "after the directive");
+}
+
+void SpecParser::add_directive(const std::string& func, const std::string& name,
+                               const SourceLoc& loc, std::vector<DirectiveArg> args,
+                               const std::vector<SourceLoc>& locs) {
+  frontend_internal::DirectiveScope scope{[this](const std::string& n) { return lookup(n); },
+                                          &program_, &states_};
+  for (Directive& d :
+       frontend_internal::normalize_directive(scope, func, name, loc, std::move(args), locs))
+    program_.directives.push_back(std::move(d));
 }
 
 // One argument as written: an expression, a brace list, or Enum::Value.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "libs/frontend/directives.h"
+#include "libs/frontend/stensors.h"
 #include "libs/frontend/token.h"
 #include "libs/ir/expr_parser.h"
 #include "libs/ir/program.h"
@@ -54,9 +55,10 @@ class SpecParser : public NameResolver {
   void const_decl();
   void expr_decl();
   void image_decl();
+  void check_image_name(const std::string& name);
   Place place();
   std::vector<std::string> var_list(const std::string& what, std::vector<SourceLoc>* locs);
-  void func_decl();
+  void func_decl(bool ure = false);
   bool at_type_in_braces();
   void check_distinct(const std::vector<std::string>& names, const std::vector<SourceLoc>& locs,
                       const std::string& what);
@@ -76,6 +78,15 @@ class SpecParser : public NameResolver {
   bool is_target_arg();
   void realize_target();
 
+  // Stensors (parser_stensors.cc)
+  void stensor_decl();
+  void stensor_methods(Stensor& s);
+  void stensor_chain();
+  void stensor_statement(const ExprToken& handle);
+  void stensor_compile(const ExprToken& handle, const SourceLoc& loc);
+  void add_directive(const std::string& func, const std::string& name, const SourceLoc& loc,
+                     std::vector<DirectiveArg> args, const std::vector<SourceLoc>& locs);
+
   // End of file (parser.cc)
   void finish();
 
@@ -83,6 +94,8 @@ class SpecParser : public NameResolver {
   Program program_;
   std::unordered_map<std::string, Symbol> symbols_;
   std::map<std::string, FuncState> states_;
+  std::vector<Stensor> stensors_;  // each Stensor's current state (Symbol::value indexes it)
+  std::vector<StensorChain> chains_;
   const char* constant_context_ = nullptr;
 };
 

@@ -25,6 +25,10 @@ void SpecParser::statement() {
     ts_.advance();
     return;
   }
+  if (at_punct("{") && !stensors_.empty())
+    syntax_error(
+        "a Stensor chain from a list of sources ('{A, B} >> ...') is not supported: write one "
+        "chain per source");
   if (t.kind != ExprToken::kIdentifier)
     syntax_error("expected a declaration, a definition or a directive, found " + found());
   const std::string& w = t.text;
@@ -33,9 +37,12 @@ void SpecParser::statement() {
   if (w == "ImageParam") return image_decl();
   if (w == "Expr") return expr_decl();
   if (w == "Func") return func_decl();
+  if (w == "URE") return func_decl(/*ure=*/true);
+  if (w == "Stensor") return stensor_decl();
   if (w == "if") return if_statement();
   if (w == "Target") return target_decl();
   if (w == "Buffer") return buffer_realize();
+  if (at_punct(">", 1) && at_punct(">", 2)) return stensor_chain();
   if (at_punct("(", 1)) return definition();
   if (at_punct(".", 1)) return directive_chain();
   if (!lookup(w)) {
@@ -105,6 +112,11 @@ void SpecParser::image_decl() {
     Input in;
     in.name = name.text;
     in.loc = name.loc;
+    bool named_first = ts_.peek().kind == ExprToken::kString;  // ImageParam a("a", type, dims)
+    if (named_first) {
+      check_image_name(name.text);
+      expect(",", "after the ImageParam's name");
+    }
     if (!at_type(ts_))
       syntax_error("expected the element type of ImageParam '" + name.text + "', found " + found());
     in.type = parse_type(ts_);
@@ -116,22 +128,27 @@ void SpecParser::image_decl() {
                        "an ImageParam has 1 to 16 dimensions, not " + std::to_string(dims),
                        "arguments");
     in.dims = static_cast<int>(dims);
-    if (consume(",")) {
+    if (!named_first && consume(",")) {
       if (ts_.peek().kind != ExprToken::kString)
         syntax_error("expected the ImageParam's name as a string, found " + found());
-      std::string given = ts_.peek().text.substr(1, ts_.peek().text.size() - 2);
-      if (given != name.text)
-        throw Diagnostic(ts_.peek().loc,
-                         "ImageParam '" + name.text + "' is named \"" + given +
-                             "\"; the two names must agree (the IR uses one)",
-                         "arguments");
-      ts_.advance();
+      check_image_name(name.text);
     }
     expect(")", "to close the ImageParam declaration");
     declare(name, SymbolKind::kImage);
     program_.inputs.push_back(in);
   } while (consume(","));
   expect(";", "after the ImageParam declaration");
+}
+
+// The string name of an ImageParam (the token at hand) must be its C++ name: the IR uses one.
+void SpecParser::check_image_name(const std::string& name) {
+  std::string given = ts_.peek().text.substr(1, ts_.peek().text.size() - 2);
+  if (given != name)
+    throw Diagnostic(ts_.peek().loc,
+                     "ImageParam '" + name + "' is named \"" + given +
+                         "\"; the two names must agree (the IR uses one)",
+                     "arguments");
+  ts_.advance();
 }
 
 Place SpecParser::place() {
@@ -169,10 +186,12 @@ std::vector<std::string> SpecParser::var_list(const std::string& what,
   return vars;
 }
 
-void SpecParser::func_decl() {
+// Func f(...), and T2SP's URE u("u", type, {args}) / URE u("u"): a Func on the device.
+void SpecParser::func_decl(bool ure) {
   ts_.advance();
   do {
-    ExprToken name = expect_identifier("a Func name");
+    ExprToken name = expect_identifier(ure ? "a URE name" : "a Func name");
+    bool ure_place_given = false;
     Func f;
     f.name = name.text;
     f.loc = f.decl_loc = name.loc;
@@ -182,6 +201,7 @@ void SpecParser::func_decl() {
         if (!at_punct(")")) expect(",", "after the Func's name");
       }
       if (at_ident("Place")) {
+        ure_place_given = true;
         f.place = place();
       } else if (at_punct("{") && at_type_in_braces()) {
         throw Diagnostic(ts_.peek().loc,
@@ -195,7 +215,10 @@ void SpecParser::func_decl() {
         std::vector<SourceLoc> locs;
         f.args = var_list("the Func's arguments", &locs);
         check_distinct(f.args, locs, "the arguments of Func '" + f.name + "'");
-        if (consume(",")) f.place = place();
+        if (consume(",")) {
+          ure_place_given = true;
+          f.place = place();
+        }
       } else if (ts_.peek().kind == ExprToken::kIdentifier && !at_punct("(", 1)) {
         ExprToken image = expect_identifier("an ImageParam");
         const Symbol* s = lookup(image.text);
@@ -224,6 +247,13 @@ void SpecParser::func_decl() {
             f.name + "', found " + found());
       }
       expect(")", "to close the Func declaration");
+    }
+    if (ure) {
+      // T2SP's URE is a Func on the device; it takes no Place.
+      if (ure_place_given)
+        throw Diagnostic(name.loc, "a URE is on the device; declare a host Func with Func",
+                         "syntax");
+      f.place = Place::kDevice;
     }
     declare(name, SymbolKind::kFunc);
     program_.funcs.push_back(f);

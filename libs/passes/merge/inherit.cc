@@ -214,9 +214,17 @@ bool inherit_array_schedule(const Program& p, Plan& plan, Group& producer, const
   // A projection (no time scheduled) is inherited too when the array has lanes the producer
   // has and does not vectorize itself: the array reads each PE's lanes in one step, which a
   // producer running its loops in their own order (the lane loop outermost) cannot send in.
-  if (!scheduled && !has_directive(p, producer.rep, {DirectiveKind::kVectorize}))
-    if (auto v = plan.vectorized.find(reader.rep); v != plan.vectorized.end())
-      for (const auto& [loop, at] : v->second) scheduled |= contains(loops, loop);
+  // So is one that vectorizes only lanes of the array (T2SP's Stensor feeders vectorize the
+  // bank width the array vectorizes): its lanes are the array's.
+  if (!scheduled)
+    if (auto v = plan.vectorized.find(reader.rep); v != plan.vectorized.end()) {
+      bool own_lanes_are_arrays = true;
+      for (const Directive& d : p.directives)
+        if (d.func == producer.rep && d.is(DirectiveKind::kVectorize) && !d.args.empty())
+          own_lanes_are_arrays &= v->second.count(d.args[0].text) > 0;
+      if (own_lanes_are_arrays)
+        for (const auto& [loop, at] : v->second) scheduled |= contains(loops, loop);
+    }
   if (!scheduled) {
     if (copies_nest) {
       if (nest_before)

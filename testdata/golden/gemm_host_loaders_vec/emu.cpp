@@ -50,7 +50,7 @@ t2s_rt::FuncStorage<float> t2s_loadA_bf;
 t2s_rt::FuncStorage<float> t2s_loadB_bf;
 t2s_rt::FuncStorage<float> t2s_out_bf;
 t2s_rt::Fifo<t2s_rt::Vec<float, 8>> t2s_feedA_to_A_ch("feedA_to_A", 1);
-t2s_rt::Fifo<t2s_rt::Vec<float, 8>> t2s_feedB_to_B_ch("feedB_to_B", 1);
+t2s_rt::FifoArray<t2s_rt::Vec<float, 8>> t2s_feedB_to_B_ch("feedB_to_B", {3}, 1);
 
 // Kernel 'loadA' (host, spec 19:3).
 void t2s_loadA_kn() {
@@ -98,7 +98,7 @@ void t2s_feedB_kn() {
   for (int32_t i = 0; i < 4; i++) {
     for (int32_t j = 0; j < 3; j++) {
       if (i == 0) {
-        t2s_feedB_to_B_ch.write([&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = j; const int32_t t2s_2 = i; return t2s_rt::Vec<float, 8>{{t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[0], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[1], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[2], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[3], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[4], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[5], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[6], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[7], t2s_1, t2s_2}))}}; }());
+        t2s_feedB_to_B_ch.at_linear(j).write([&] { const t2s_rt::Vec<int32_t, 8> t2s_0 = t2s_ramp_i32x8({0, 1}); const int32_t t2s_1 = j; const int32_t t2s_2 = i; return t2s_rt::Vec<float, 8>{{t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[0], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[1], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[2], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[3], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[4], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[5], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[6], t2s_1, t2s_2})), t2s_loadB_st.read_at(t2s_loadB_st.offset({t2s_0.lane[7], t2s_1, t2s_2}))}}; }());
       }
     }
   }
@@ -114,7 +114,7 @@ void t2s_A_kn() {
     for (int32_t j = 0; j < 3; j++) {
       const t2s_rt::Vec<float, 8> A_val = j == 0 ? t2s_feedA_to_A_ch.read() : t2s_A_shreg_cr0;
       t2s_A_shreg_rg.put(j, t2s_A_shreg_cr0 = A_val);
-      const t2s_rt::Vec<float, 8> B_val = i == 0 ? t2s_feedB_to_B_ch.read() : t2s_B_shreg_rg.get(j);
+      const t2s_rt::Vec<float, 8> B_val = i == 0 ? t2s_feedB_to_B_ch.at_linear(j).read() : t2s_B_shreg_rg.get(j);
       t2s_B_shreg_rg.put(j, B_val);
       const t2s_rt::Vec<float, 8> C_val_v = t2s_vmul_f32x8({A_val, B_val});
       const float C_val_0 = 0.0f + C_val_v.lane[0];

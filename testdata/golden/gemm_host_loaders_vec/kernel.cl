@@ -10,12 +10,13 @@
 // Fortran order (first index fastest).
 
 channel float8 feedA_to_A;  // feedA -> A
-channel float8 feedB_to_B;  // feedB -> A
+channel float8 feedB_to_B[3];  // feedB -> A
 
 // Kernel feedA (19:3): reads buffer loadA; channels feedA_to_A.
 __kernel __attribute__((max_global_work_dim(0)))
 void feedA(__global const float* restrict loadA) {
   for (int i = 0; i < 4; i++) {
+    #pragma unroll
     for (int j = 0; j < 3; j++) {
       if (j == 0) {
         write_channel_intel(feedA_to_A, vload8(0, loadA + 0 + 8 * (j + 3 * i)));
@@ -28,9 +29,10 @@ void feedA(__global const float* restrict loadA) {
 __kernel __attribute__((max_global_work_dim(0)))
 void feedB(__global const float* restrict loadB) {
   for (int i = 0; i < 4; i++) {
+    #pragma unroll
     for (int j = 0; j < 3; j++) {
       if (i == 0) {
-        write_channel_intel(feedB_to_B, vload8(0, loadB + 0 + 8 * (j + 3 * i)));
+        write_channel_intel(feedB_to_B[j], vload8(0, loadB + 0 + 8 * (j + 3 * i)));
       }
     }
   }
@@ -48,7 +50,7 @@ void A(__global float* restrict c) {
     for (int j = 0; j < 3; j++) {
       const float8 A_val = j == 0 ? read_channel_intel(feedA_to_A) : A_shreg[j - 1][0];
       A_shreg[j][0] = A_val;
-      const float8 B_val = i == 0 ? read_channel_intel(feedB_to_B) : B_shreg[j][0];
+      const float8 B_val = i == 0 ? read_channel_intel(feedB_to_B[j]) : B_shreg[j][0];
       B_shreg[j][0] = B_val;
       const float8 C_val_v = A_val * B_val;
       const float C_val_0 = 0.0f + C_val_v.s0;

@@ -45,19 +45,20 @@ static inline float_vec32 t2s_vmul_f32x32(float_vec32 t2s_0, float_vec32 t2s_1) 
       t2s_0.data[31] * t2s_1.data[31]}};
 }
 
-channel float_vec32 feedA_to_A;  // feedA -> A
+channel float_vec32 feedA_to_A[4];  // feedA -> A
 
-// Kernel feedA (37:3): reads input a; channels feedA_to_A.
+// Kernel feedA (38:3): reads input a; channels feedA_to_A.
 __kernel __attribute__((max_global_work_dim(0)))
 void feedA(__global const float* restrict a) {
   for (int ko = 0; ko < 2; ko++) {
+    #pragma unroll
     for (int i = 0; i < 4; i++) {
-      write_channel_intel(feedA_to_A, (float_vec32){{a[32 * ko + 64 * i], a[32 * ko + 1 + 64 * i], a[32 * ko + 2 + 64 * i], a[32 * ko + 3 + 64 * i], a[32 * ko + 4 + 64 * i], a[32 * ko + 5 + 64 * i], a[32 * ko + 6 + 64 * i], a[32 * ko + 7 + 64 * i], a[32 * ko + 8 + 64 * i], a[32 * ko + 9 + 64 * i], a[32 * ko + 10 + 64 * i], a[32 * ko + 11 + 64 * i], a[32 * ko + 12 + 64 * i], a[32 * ko + 13 + 64 * i], a[32 * ko + 14 + 64 * i], a[32 * ko + 15 + 64 * i], a[32 * ko + 16 + 64 * i], a[32 * ko + 17 + 64 * i], a[32 * ko + 18 + 64 * i], a[32 * ko + 19 + 64 * i], a[32 * ko + 20 + 64 * i], a[32 * ko + 21 + 64 * i], a[32 * ko + 22 + 64 * i], a[32 * ko + 23 + 64 * i], a[32 * ko + 24 + 64 * i], a[32 * ko + 25 + 64 * i], a[32 * ko + 26 + 64 * i], a[32 * ko + 27 + 64 * i], a[32 * ko + 28 + 64 * i], a[32 * ko + 29 + 64 * i], a[32 * ko + 30 + 64 * i], a[32 * ko + 31 + 64 * i]}});
+      write_channel_intel(feedA_to_A[i], (float_vec32){{a[32 * ko + 64 * i], a[32 * ko + 1 + 64 * i], a[32 * ko + 2 + 64 * i], a[32 * ko + 3 + 64 * i], a[32 * ko + 4 + 64 * i], a[32 * ko + 5 + 64 * i], a[32 * ko + 6 + 64 * i], a[32 * ko + 7 + 64 * i], a[32 * ko + 8 + 64 * i], a[32 * ko + 9 + 64 * i], a[32 * ko + 10 + 64 * i], a[32 * ko + 11 + 64 * i], a[32 * ko + 12 + 64 * i], a[32 * ko + 13 + 64 * i], a[32 * ko + 14 + 64 * i], a[32 * ko + 15 + 64 * i], a[32 * ko + 16 + 64 * i], a[32 * ko + 17 + 64 * i], a[32 * ko + 18 + 64 * i], a[32 * ko + 19 + 64 * i], a[32 * ko + 20 + 64 * i], a[32 * ko + 21 + 64 * i], a[32 * ko + 22 + 64 * i], a[32 * ko + 23 + 64 * i], a[32 * ko + 24 + 64 * i], a[32 * ko + 25 + 64 * i], a[32 * ko + 26 + 64 * i], a[32 * ko + 27 + 64 * i], a[32 * ko + 28 + 64 * i], a[32 * ko + 29 + 64 * i], a[32 * ko + 30 + 64 * i], a[32 * ko + 31 + 64 * i]}});
     }
   }
 }
 
-// Kernel A (24:1): reads input x; writes buffer y; channels feedA_to_A.
+// Kernel A (25:1): reads input x; writes buffer y; channels feedA_to_A.
 __kernel __attribute__((max_global_work_dim(0)))
 void A(__global const float* restrict x, __global float* restrict y) {
   // shift register X_shreg of Func X: 1 value per PE, PE array (4)
@@ -67,7 +68,7 @@ void A(__global const float* restrict x, __global float* restrict y) {
   for (int ko = 0; ko < 2; ko++) {
     #pragma unroll
     for (int i = 0; i < 4; i++) {
-      const float_vec32 A_val = read_channel_intel(feedA_to_A);
+      const float_vec32 A_val = read_channel_intel(feedA_to_A[i]);
       const float_vec32 X_val = i == 0 ? (float_vec32){{x[32 * ko], x[32 * ko + 1], x[32 * ko + 2], x[32 * ko + 3], x[32 * ko + 4], x[32 * ko + 5], x[32 * ko + 6], x[32 * ko + 7], x[32 * ko + 8], x[32 * ko + 9], x[32 * ko + 10], x[32 * ko + 11], x[32 * ko + 12], x[32 * ko + 13], x[32 * ko + 14], x[32 * ko + 15], x[32 * ko + 16], x[32 * ko + 17], x[32 * ko + 18], x[32 * ko + 19], x[32 * ko + 20], x[32 * ko + 21], x[32 * ko + 22], x[32 * ko + 23], x[32 * ko + 24], x[32 * ko + 25], x[32 * ko + 26], x[32 * ko + 27], x[32 * ko + 28], x[32 * ko + 29], x[32 * ko + 30], x[32 * ko + 31]}} : X_shreg[i - 1][0];
       X_shreg[i][0] = X_val;
       const float_vec32 C_val_v = t2s_vmul_f32x32(A_val, X_val);
