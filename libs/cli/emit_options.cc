@@ -13,10 +13,12 @@ bool is_report(const std::string& target) { return target == "report" || target 
 void add_emit_target_options(CLI::App& app, EmitTargetOptions* options) {
   std::vector<std::string> devices;
   for (const DeviceFamily& d : device_families()) devices.push_back(d.flag);
-  options->device = app.add_option("--device", options->report.device,
-                                   "With --target report or report-json: the device family of "
-                                   "the DSP and M20K estimates, arria10 (default) or stratix10")
-                        ->check(CLI::IsMember(devices));
+  options->device =
+      app.add_option("--device", options->report.device,
+                     "With --target report or report-json: the device family of "
+                     "the DSP and M20K estimates and of the board DDR bandwidth, arria10 (default) "
+                     "or stratix10")
+          ->check(CLI::IsMember(devices));
   options->fmax = app.add_option("--fmax", options->report.fmax_mhz,
                                  "With --target report or report-json: the clock in MHz the "
                                  "throughput is predicted at (default 250)")

@@ -20,10 +20,14 @@ namespace t2s {
 const std::vector<DeviceFamily>& device_families() {
   // Capacities of the largest part of each family, from Intel's product tables: Arria 10 GX
   // 1150 (10AX115): 1,518 variable-precision DSP blocks, 2,713 M20K blocks; Stratix 10 GX 2800
-  // (1SG280): 5,760 DSP blocks, 11,721 M20K blocks.
+  // (1SG280): 5,760 DSP blocks, 11,721 M20K blocks. Board DDR, the peak of its banks (banks x
+  // 8 bytes x transfers a second): Intel PAC with Arria 10 GX, 2 banks of DDR4-2400, 38.4 GB/s;
+  // Intel FPGA PAC D5005 (Stratix 10 SX 2800), 4 banks of DDR4-2400, 76.8 GB/s.
   static const std::vector<DeviceFamily> kFamilies = {
-      {"arria10", "Arria 10", "Arria 10 GX 1150", 1518, 2713},
-      {"stratix10", "Stratix 10", "Stratix 10 GX 2800", 5760, 11721},
+      {"arria10", "Arria 10", "Arria 10 GX 1150", 1518, 2713,
+       "Intel PAC with Arria 10 GX: 2 x DDR4-2400", 38.4},
+      {"stratix10", "Stratix 10", "Stratix 10 GX 2800", 5760, 11721,
+       "Intel FPGA PAC D5005: 4 x DDR4-2400", 76.8},
   };
   return kFamilies;
 }
@@ -91,7 +95,7 @@ struct Loop {
 class KernelWalk {
  public:
   KernelWalk(const Program& p, const Kernel& k, KernelModel* out)
-      : p_(p), out_(out), kernel_loc_(k.loc) {
+      : p_(p), out_(out), kernel_loc_(k.loc), place_(k.place) {
     collect_pe_vars(k.body);
     walk(k.body);
   }
@@ -136,6 +140,19 @@ class KernelWalk {
         useful = saturating_add(useful, *n);
       }
       if (out_->why.empty()) out_->useful_pe_steps = useful;
+    }
+    // Global memory: each access's points times its bytes.
+    if (place_ == Place::kDevice) {
+      int64_t bytes = 0;
+      for (const auto& [image, size] : global_accesses_) {
+        const std::optional<int64_t> n = counter.count_union_of_images({image});
+        if (!n) {
+          bytes = -1;
+          break;
+        }
+        bytes = saturating_add(bytes, saturating_mul(*n, size));
+      }
+      if (bytes >= 0) out_->global_bytes = bytes;
     }
   }
 
@@ -199,6 +216,17 @@ class KernelWalk {
       out.push_back(in_scope ? poly::Aff::dim(v) : poly::Aff(pe_low_.at(v)));
     }
     return out;
+  }
+
+  // An access of global memory (an input, or a Func no register or realize of the kernel
+  // holds: the output, a buffer the host writes) by the current statement: `type`'s bytes at
+  // each point of its domain, every loop around it included (PEs and lanes too).
+  void global_access(const Type& type) {
+    if (place_ != Place::kDevice) return;
+    std::vector<poly::Aff> all;
+    for (const Loop& l : loops_) all.push_back(poly::Aff::dim(l.loop->var));
+    const int64_t bytes = saturating_mul(int64_t{(type.bits + 7) / 8}, type.lanes);
+    global_accesses_.push_back({{domain(), all}, bytes});
   }
 
   void work() {
@@ -292,8 +320,10 @@ class KernelWalk {
           },
           [&](const Provide& pr) {
             count_value(pr.value);
-            if (!p_.find_register(pr.func))
+            if (!p_.find_register(pr.func)) {
               out_->ops.stores = saturating_add(out_->ops.stores, multiplicity());
+              if (!realized_.count(pr.func)) global_access(pr.value->type);
+            }
             work();
           },
           [&](const Alloc&) {},
@@ -315,7 +345,9 @@ class KernelWalk {
             out_->m20k_blocks = saturating_add(
                 out_->m20k_blocks, m20k_blocks(multiplicity(), elements, type_bits(r.type)));
             if (r.double_buffer) out_->double_buffers.push_back(*r.double_buffer);
+            const bool fresh = realized_.insert(r.func).second;
             walk(r.body);
+            if (fresh) realized_.erase(r.func);
           },
           [&](const Shift&) {},
           [&](const Push& push) {
@@ -402,16 +434,28 @@ class KernelWalk {
     const int64_t lanes = e->type.lanes;
     switch (e->kind) {
       case ExprKind::kCall:
-        if (e->call_kind == CallKind::kImage || e->call_kind == CallKind::kFunc)
+        if (e->call_kind == CallKind::kImage || e->call_kind == CallKind::kFunc) {
           ops.loads = saturating_add(ops.loads, mult);
+          if (e->call_kind == CallKind::kImage || !realized_.count(e->name)) global_access(e->type);
+        }
         if (e->call_kind == CallKind::kChannel)
           ops.channel_reads = saturating_add(ops.channel_reads, mult);
         if (e->call_kind == CallKind::kIntrinsic)
           for (const Expr& o : e->operands) count(o, mult);
         return;  // arguments of other calls are indices
-      case ExprKind::kSelect:
-        for (size_t i = 1; i < e->operands.size(); ++i) count(e->operands[i], mult);
+      case ExprKind::kSelect: {
+        // The operations of both operands are circuit; a memory access happens only where its
+        // operand is chosen (an affine condition narrows the access's points).
+        const std::optional<poly::Cond> c =
+            poly::Cond::from_expr(substitute(e->operands[0]), dims_);
+        for (size_t i = 1; i < e->operands.size(); ++i) {
+          const size_t n = conds_.size();
+          if (c) conds_.push_back(i == 1 ? *c : !*c);
+          count(e->operands[i], mult);
+          conds_.erase(conds_.begin() + n, conds_.end());
+        }
         return;
+      }
       case ExprKind::kBinary: {
         const bool add = e->binary_op == BinaryOp::kAdd || e->binary_op == BinaryOp::kSub;
         const bool mul = e->binary_op == BinaryOp::kMul;
@@ -454,6 +498,9 @@ class KernelWalk {
   std::vector<std::string> pe_vars_;
   std::map<std::string, std::pair<int64_t, int64_t>> pe_range_;
   SourceLoc kernel_loc_;
+  Place place_;
+  std::set<std::string> realized_;  // the Funcs realized around the current statement
+  std::vector<std::pair<poly::Image, int64_t>> global_accesses_;  // with each point's bytes
   std::map<std::string, int64_t> pe_low_;
   bool has_serial_ = false;
   std::vector<Loop> loops_;
@@ -497,9 +544,10 @@ KernelModel model_kernel(const Program& p, const Kernel& k, poly::PointCounter& 
   }
   // Counts saturate at INT64_MAX (saturating.h) rather than wrap: sizes that large (hand-edited
   // IR: a channel's depth, a register's, a loop's extent) are refused, not reported.
-  for (int64_t count : {m.pes, m.lanes, m.steps, m.useful_pe_steps.value_or(0), m.register_bits,
-                        m.channel_bits, m.local_bits, m.m20k_blocks, m.ops.arithmetic(),
-                        m.ops.loads, m.ops.stores, m.ops.channel_reads, m.ops.channel_writes})
+  for (int64_t count :
+       {m.pes, m.lanes, m.steps, m.useful_pe_steps.value_or(0), m.register_bits, m.channel_bits,
+        m.local_bits, m.m20k_blocks, m.ops.arithmetic(), m.ops.loads, m.ops.stores,
+        m.ops.channel_reads, m.ops.channel_writes, m.global_bytes.value_or(0)})
     if (count == INT64_MAX)
       throw model_error("kernel " + k.name +
                             ": its sizes exceed what the model counts (2^63 - 1 PEs, steps, "
@@ -545,6 +593,27 @@ DesignModel model_design(const Program& program, const ReportOptions& options) {
         "the design's sizes exceed what the model counts (2^63 - 1 operations or "
         "blocks)");
   if (d.bottleneck) d.cycles = d.kernels[*d.bottleneck].steps;
+  d.kernel_cycles = d.cycles;
+  // Global memory: the design's bytes at the board's bytes a cycle (fmax); more cycles than
+  // the kernels' makes the memory the bottleneck.
+  d.memory_bytes_per_cycle = device->memory_gb_per_s * 1e9 / (options.fmax_mhz * 1e6);
+  int64_t bytes = 0;
+  bool bytes_counted = true;
+  for (size_t i : d.design) {
+    const KernelModel& k = d.kernels[i];
+    if (k.place != Place::kDevice) continue;
+    if (!k.global_bytes) bytes_counted = false;
+    bytes = saturating_add(bytes, k.global_bytes.value_or(0));
+  }
+  if (bytes_counted && bytes < INT64_MAX) {
+    d.global_bytes = bytes;
+    d.memory_cycles =
+        static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / d.memory_bytes_per_cycle));
+    if (d.memory_cycles > d.cycles) {
+      d.memory_bound = true;
+      d.cycles = d.memory_cycles;
+    }
+  }
   if (d.compute && d.cycles > 0) {
     const KernelModel& c = d.kernels[*d.compute];
     if (c.useful_pe_steps)

@@ -79,6 +79,17 @@ std::string report_text(const DesignModel& d) {
     out << "  utilisation: " << useful_text(k) << "\n";
     out << "  estimate: " << whole_blocks(k.dsp_blocks) << " DSP blocks, " << k.m20k_blocks
         << " M20K blocks" << (k.dsp_note.empty() ? "" : " (" + k.dsp_note + ")") << "\n";
+    if (k.place == Place::kDevice) {
+      out << "  global memory: ";
+      if (k.global_bytes)
+        out << *k.global_bytes << " bytes"
+            << (k.steps > 0
+                    ? " (" + fixed(static_cast<double>(*k.global_bytes) / k.steps, 2) + " a step)"
+                    : std::string())
+            << "\n";
+      else
+        out << "not counted\n";
+    }
   }
   out << "\ndesign (";
   for (size_t n = 0; n < d.design.size(); ++n)
@@ -88,7 +99,21 @@ std::string report_text(const DesignModel& d) {
   out << "  DSP blocks: " << whole_blocks(d.dsp_blocks) << " of " << d.device.dsp_blocks << " ("
       << d.device.largest_part << "), M20K blocks: " << d.m20k_blocks << " of "
       << d.device.m20k_blocks << "\n";
-  if (d.bottleneck) {
+  if (d.global_bytes) {
+    out << "  global memory: " << *d.global_bytes << " bytes in " << d.kernel_cycles
+        << (d.kernel_cycles == 1 ? " cycle" : " cycles") << " = "
+        << fixed(d.kernel_cycles ? static_cast<double>(*d.global_bytes) / d.kernel_cycles : 0, 2)
+        << " bytes per cycle; the board's DDR gives " << fixed(d.memory_bytes_per_cycle, 2)
+        << " at " << fixed(d.fmax_mhz, 1) << " MHz (" << d.device.board << ", "
+        << fixed(d.device.memory_gb_per_s, 1) << " GB/s)\n";
+  } else {
+    out << "  global memory: not counted\n";
+  }
+  if (d.memory_bound) {
+    out << "  bottleneck: global memory, " << d.memory_cycles
+        << " cycles to move the design's bytes, more than its kernels' " << d.kernel_cycles
+        << " steps\n";
+  } else if (d.bottleneck) {
     const KernelModel& b = d.kernels[*d.bottleneck];
     out << "  bottleneck: " << b.name << ", " << b.steps << (b.steps == 1 ? " step" : " steps")
         << ", the most of any kernel (";
@@ -163,6 +188,8 @@ std::string report_json(const DesignModel& d) {
     if (!k.why.empty()) kj["why_not_counted"] = k.why;
     kj["dsp_blocks"] = whole_blocks(k.dsp_blocks);
     kj["m20k_blocks"] = k.m20k_blocks;
+    if (k.place == Place::kDevice)
+      kj["global_bytes"] = k.global_bytes ? Json(*k.global_bytes) : Json(nullptr);
     kernels.push_back(kj);
   }
   j["kernels"] = kernels;
@@ -176,7 +203,13 @@ std::string report_json(const DesignModel& d) {
   dj["m20k_blocks"] = d.m20k_blocks;
   dj["m20k_blocks_available"] = d.device.m20k_blocks;
   dj["cycles"] = d.cycles;
-  dj["bottleneck"] = d.bottleneck ? Json(d.kernels[*d.bottleneck].name) : Json(nullptr);
+  dj["kernel_cycles"] = d.kernel_cycles;
+  dj["global_bytes"] = d.global_bytes ? Json(*d.global_bytes) : Json(nullptr);
+  dj["memory_bytes_per_cycle"] = d.memory_bytes_per_cycle;
+  dj["memory_cycles"] = d.memory_cycles;
+  dj["bottleneck"] = d.memory_bound ? Json("global memory")
+                     : d.bottleneck ? Json(d.kernels[*d.bottleneck].name)
+                                    : Json(nullptr);
   dj["compute_kernel"] = d.compute ? Json(d.kernels[*d.compute].name) : Json(nullptr);
   dj["utilisation"] = d.utilisation ? Json(*d.utilisation) : Json(nullptr);
   dj["operations"] = d.operations ? Json(*d.operations) : Json(nullptr);

@@ -23,6 +23,8 @@ struct DeviceFamily {
   const char* largest_part;  // the part whose capacity the report compares with
   int64_t dsp_blocks;        // DSP blocks of that part
   int64_t m20k_blocks;       // M20K blocks of that part
+  const char* board;         // the board whose DDR the memory bound uses
+  double memory_gb_per_s;    // its peak DDR bandwidth (10^9 bytes a second)
 };
 const std::vector<DeviceFamily>& device_families();
 const DeviceFamily* find_device_family(const std::string& flag);
@@ -72,6 +74,9 @@ struct KernelModel {
   double dsp_blocks = 0;
   std::string dsp_note;  // what the DSP estimate leaves out (float64 arithmetic)
   int64_t m20k_blocks = 0;
+  // Bytes it reads from and writes to global memory in the whole run (device kernels; nullopt
+  // for a host kernel or when an access's points cannot be counted).
+  std::optional<int64_t> global_bytes;
 };
 
 struct DesignModel {
@@ -83,8 +88,16 @@ struct DesignModel {
   int64_t multiply_adds_per_cycle = 0;
   double dsp_blocks = 0;
   int64_t m20k_blocks = 0;
-  int64_t cycles = 0;  // the most steps of a design kernel
+  int64_t cycles = 0;         // the most steps of a design kernel, or the memory's cycles
+  int64_t kernel_cycles = 0;  // the most steps of a design kernel
   std::optional<size_t> bottleneck;
+  // Global memory: the design kernels' bytes (nullopt when one is not counted), the bytes a
+  // cycle the board's DDR gives at fmax, the cycles it needs to move them; memory_bound when
+  // that is more than kernel_cycles (then cycles = memory_cycles).
+  std::optional<int64_t> global_bytes;
+  double memory_bytes_per_cycle = 0;
+  int64_t memory_cycles = 0;
+  bool memory_bound = false;
   std::optional<size_t> compute;         // the design kernel with the most arithmetic per step
   std::optional<double> utilisation;     // of the compute kernel's PEs over `cycles`
   std::optional<double> operations;      // useful arithmetic operations of the whole run
