@@ -60,8 +60,11 @@ constexpr int64_t kMlabBits = 640;
 
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
-// M20K blocks for `count` memories of `depth` words of `width` bits each.
+// M20K blocks for `count` memories of `depth` words of `width` bits each. A memory of one word
+// is flip-flops, however wide (a 32-lane register of depth 1 is 1024 registers, which no RAM
+// block can hold more cheaply: it is read and written every cycle as one value).
 int64_t m20k_blocks(int64_t count, int64_t depth, int64_t width) {
+  if (depth <= 1) return 0;
   if (saturating_mul(depth, width) <= kMlabBits) return 0;
   int64_t best = -1;
   for (const M20kShape& s : kM20kShapes) {

@@ -201,6 +201,19 @@ TEST(ReportTest, GemmCountsOperationsAndStorage) {
   EXPECT_EQ(a.global_bytes, (32 + 32 + 16) * 4);
 }
 
+// vec_width32: each of the 4 PEs keeps a 32-lane float register of depth 1 (X_shreg) and reads a
+// 32-lane channel of depth 0 (one value): 1024-bit words, one each, which are flip-flops, not
+// ceil(1024 / 40) = 26 M20K blocks apiece.
+TEST(ReportTest, OneWordRegistersAndChannelsAreFlipFlopsHoweverWide) {
+  const DesignModel d =
+      model_design(testing::load_golden_ir("vec_width32", "gathered"), ReportOptions{});
+  const KernelModel& a = kernel(d, "A");
+  EXPECT_EQ(a.lanes, 32);
+  EXPECT_GE(a.register_bits, 4 * 32 * 32);
+  EXPECT_EQ(a.m20k_blocks, 0);
+  EXPECT_EQ(kernel(d, "feedA").m20k_blocks, 0);
+}
+
 // Counts past int64 saturate and are refused (hand-edited IR: three unrolled loops of 2^31 - 1
 // iterations make 2^93 PEs), never wrap.
 TEST(ReportTest, CountsPastInt64AreRefused) {
