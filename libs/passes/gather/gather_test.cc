@@ -22,6 +22,7 @@
 #include "libs/passes/lower/lower.h"
 #include "libs/passes/merge/merge.h"
 #include "libs/testing/golden.h"
+#include "libs/testing/ir_edit.h"
 
 namespace t2s {
 namespace {
@@ -101,22 +102,24 @@ TEST(Gather, EveryDocumentKeepsItsResults) {
 }
 
 // Seed 003, Code 2, Down along the inner space loop: the PEs run from the highest i down, PE i
-// handles t = i .. 2 (its own value first), PE 0 writes every value.
+// works at t = i .. 2 (its own value first), PE 0 writes every value. t goes around the PE
+// loops (nothing else runs in them), so the PEs work at once: one value a step leaves PE 0.
 TEST(Gather, UnrolledDownAlongTheInnerLoop) {
   Gathered g = gather("gather_2d_i_down");
   EXPECT_EQ(kernel_text(g.out, "drainer"),
             "kernel drainer (device):\n"
             "  for b in [0, 2) serial:\n"
-            "    for j in [0, 4) unrolled:\n"
-            "      for i_pe in [0, 3) unrolled:\n"
-            "        let i = 2 - i_pe\n"
-            "        for t in [i, i + (3 - i)) serial:\n"
-            "          let c_gathered = select(t == i, read_channel(c_to_drainer, i, j), "
+            "    for t in [0, 3) serial:\n"
+            "      for j in [0, 4) unrolled:\n"
+            "        for i_pe in [0, 3) unrolled:\n"
+            "          let i = 2 - i_pe\n"
+            "          if (t >= i):\n"
+            "            let c_gathered = select(t == i, read_channel(c_to_drainer, i, j), "
             "read_channel(drainer_gather_fifo, j, i + 1))\n"
-            "          if (i > 0):\n"
-            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
-            "          else:\n"
-            "            write_channel drainer_to_collector(j) <- c_gathered\n");
+            "            if (i > 0):\n"
+            "              write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
+            "            else:\n"
+            "              write_channel drainer_to_collector(j) <- c_gathered\n");
   // The consumer reads each element's values in the order PE 0 writes them.
   EXPECT_EQ(kernel_text(g.out, "collector"),
             "kernel collector (device):\n"
@@ -126,28 +129,60 @@ TEST(Gather, UnrolledDownAlongTheInnerLoop) {
             "        collector(i, j, b) = read_channel(drainer_to_collector, j)\n");
   const Channel& fifo = channel(g.out, "drainer_gather_fifo");
   EXPECT_EQ(fifo.dims, (std::vector<int64_t>{4, 3}));  // as c_to_drainer: j, then i
-  EXPECT_EQ(fifo.depth, 2);
+  EXPECT_EQ(fifo.depth, 1);
   const Channel& out = channel(g.out, "drainer_to_collector");
   EXPECT_EQ(out.dims, (std::vector<int64_t>{4}));
   EXPECT_EQ(out.depth, 3);
   EXPECT_EQ(
       gather_report_text(g.report),
       "gather drainer: c along i, Down, unrolled: 3 PEs, channel c_to_drainer, exit PE i = 0\n"
-      "  FIFO drainer_gather_fifo: float32, dims [4, 3], depth 2 (the PEs run one after "
-      "another, from the highest i down: PE i + 1 writes all its values of one iteration of "
-      "b (up to 2: its own and those of the PEs above it) before PE i reads them)\n"
+      "  FIFO drainer_gather_fifo: float32, dims [4, 3], depth 1 (t runs around the PEs, "
+      "which run at once, from the highest i down: PE i + 1 writes one value a step, which "
+      "PE i reads in the same step)\n"
       "  channel drainer_to_collector: depth 0 -> 3 (t2s-gather: the exit PE of drainer "
-      "writes the 3 values of an element (along i) in a row, element after element, and "
-      "collector may read the elements in another order: room for 3 values per element "
-      "(was 0, the default))\n"
+      "writes one value of each element a step, 3 steps (along i), and collector may read an "
+      "element's 3 values in a row: room for 3 values per element (was 0, the default))\n"
       "  the exit PE writes every value to channel drainer_to_collector, dims [3, 4] -> [4] "
       "(without i); its reads in collector lose that index\n");
 }
 
-// Up is the mirror: PE i handles t = 0 .. i (the values of lower PEs first, its own last), the
+// Up is the mirror: PE i works at t = 0 .. i (the values of lower PEs first, its own last), the
 // PE at i's maximum writes them, in ascending order of i.
 TEST(Gather, UnrolledUpAlongTheInnerLoop) {
   Gathered g = gather("gather_2d_i_up");
+  EXPECT_EQ(kernel_text(g.out, "drainer"),
+            "kernel drainer (device):\n"
+            "  for b in [0, 2) serial:\n"
+            "    for t in [0, 3) serial:\n"
+            "      for j in [0, 4) unrolled:\n"
+            "        for i in [0, 3) unrolled:\n"
+            "          if (t <= i):\n"
+            "            let c_gathered = select(t == i, read_channel(c_to_drainer, i, j), "
+            "read_channel(drainer_gather_fifo, j, i - 1))\n"
+            "            if (i < 2):\n"
+            "              write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
+            "            else:\n"
+            "              write_channel drainer_to_collector(j) <- c_gathered\n");
+}
+
+// Seed 003's Code 2 as written, t inside each PE, when the PE loops hold more than the
+// statement that passes the value on (here a statement beside it): t cannot go around them
+// without running that statement once a step. The PEs then run one after another, and the
+// FIFO holds what a PE writes before the next one reads.
+TEST(Gather, UnrolledInPlaceWhenThePesDoMore) {
+  Program in = document(document_text("gather_2d_i_up"));
+  for (Kernel& k : in.kernels) {
+    if (k.name != "drainer") continue;
+    For* b = testing::edit_as<For>(k.body[0]);
+    For* j = testing::edit_as<For>(b->body[0]);
+    For* i = testing::edit_as<For>(j->body[0]);
+    // A statement that does nothing, beside the write: an if on a false condition.
+    i->body.push_back(
+        make_if(make_binary(BinaryOp::kLT, make_var("b"), make_int(Type::Int(32), 0), Type::Bool()),
+                {}, {}));
+  }
+  Gathered g = gather(in);
+  expect_equivalent(g);
   EXPECT_EQ(kernel_text(g.out, "drainer"),
             "kernel drainer (device):\n"
             "  for b in [0, 2) serial:\n"
@@ -159,7 +194,25 @@ TEST(Gather, UnrolledUpAlongTheInnerLoop) {
             "          if (i < 2):\n"
             "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
             "          else:\n"
-            "            write_channel drainer_to_collector(j) <- c_gathered\n");
+            "            write_channel drainer_to_collector(j) <- c_gathered\n"
+            "        if (b < 0):\n");
+  EXPECT_EQ(channel(g.out, "drainer_gather_fifo").depth, 2);
+}
+
+// With t around the PEs the collector takes one PE's value a step, while T2SP's GEMM array
+// writes all its PEs' values each step of ii, jj at the last kk and k, then computes KK * K - 1
+// times as long without writing: its channel gets room for that burst of II * JJ values, so the
+// array does not wait while the collector drains a tile under the next one. A source that
+// writes each step it runs (gather_2d_i_up's c) gets no room: there is no idle time to drain in.
+TEST(Gather, RoomForTheSourcesBurst) {
+  Gathered g = gather(testing::load_golden_ir("gemm_a10_stensor", "vectorized"));
+  expect_equivalent(g);
+  const Channel& out = channel(g.out, "Out_to_collector");
+  EXPECT_EQ(out.depth, 9);
+  EXPECT_EQ(out.depth_reason,
+            "t2s-gather: X writes every element each step of ii, jj (9 steps), and collector "
+            "takes one PE's value a step: room for the burst (was 0, the default)");
+  EXPECT_EQ(channel(gather("gather_2d_i_up").out, "c_to_drainer").depth, 0);
 }
 
 // Along the outer space loop j: the FIFO runs along the channel's second dimension, the output
@@ -169,18 +222,19 @@ TEST(Gather, UnrolledAlongTheOuterLoop) {
   EXPECT_EQ(kernel_text(down.out, "drainer"),
             "kernel drainer (device):\n"
             "  for b in [0, 2) serial:\n"
-            "    for j_pe in [0, 4) unrolled:\n"
-            "      let j = 3 - j_pe\n"
-            "      for i in [0, 3) unrolled:\n"
-            "        for t in [j, j + (4 - j)) serial:\n"
-            "          let c_gathered = select(t == j, read_channel(c_to_drainer, i, j), "
+            "    for t in [0, 4) serial:\n"
+            "      for j_pe in [0, 4) unrolled:\n"
+            "        let j = 3 - j_pe\n"
+            "        for i in [0, 3) unrolled:\n"
+            "          if (t >= j):\n"
+            "            let c_gathered = select(t == j, read_channel(c_to_drainer, i, j), "
             "read_channel(drainer_gather_fifo, j + 1, i))\n"
-            "          if (j > 0):\n"
-            "            write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
-            "          else:\n"
-            "            write_channel drainer_to_collector(i) <- c_gathered\n");
+            "            if (j > 0):\n"
+            "              write_channel drainer_gather_fifo(j, i) <- c_gathered\n"
+            "            else:\n"
+            "              write_channel drainer_to_collector(i) <- c_gathered\n");
   EXPECT_EQ(channel(down.out, "drainer_to_collector").dims, (std::vector<int64_t>{3}));
-  EXPECT_EQ(channel(down.out, "drainer_gather_fifo").depth, 3);
+  EXPECT_EQ(channel(down.out, "drainer_gather_fifo").depth, 1);
   Gathered up = gather("gather_2d_j_up");
   EXPECT_EQ(kernel_text(up.out, "collector"),
             "kernel collector (device):\n"
@@ -206,7 +260,7 @@ TEST(Gather, ThreeDimensionalArray) {
 TEST(Gather, ProvideTakesTheCountLoop) {
   Gathered g = gather("gather_provide");
   EXPECT_NE(kernel_text(g.out, "drainer")
-                .find("          else:\n            drainer(i, t, b) = "
+                .find("            else:\n              drainer(i, t, b) = "
                       "c_gathered\n"),
             std::string::npos);
   EXPECT_EQ(gather_report_text(g.report).substr(gather_report_text(g.report).rfind("  the")),
@@ -263,16 +317,17 @@ TEST(Gather, UnrolledWithVectorValues) {
   EXPECT_EQ(kernel_text(g.out, "drainer"),
             "kernel drainer (device, vector lanes 3):\n"
             "  for b in [0, 2) serial:\n"
-            "    for j_pe in [0, 4) unrolled:\n"
-            "      let j = 3 - j_pe\n"
-            "      for t in [j, j + (4 - j)) serial:\n"
-            "        let c_gathered = select(t == j, concat(read_channel(c_to_drainer, 0, j), "
+            "    for t in [0, 4) serial:\n"
+            "      for j_pe in [0, 4) unrolled:\n"
+            "        let j = 3 - j_pe\n"
+            "        if (t >= j):\n"
+            "          let c_gathered = select(t == j, concat(read_channel(c_to_drainer, 0, j), "
             "read_channel(c_to_drainer, 1, j), read_channel(c_to_drainer, 2, j)), "
             "read_channel(drainer_gather_fifo, j + 1))\n"
-            "        if (j > 0):\n"
-            "          write_channel drainer_gather_fifo(j) <- c_gathered\n"
-            "        else:\n"
-            "          write_channel drainer_to_collector <- c_gathered\n");
+            "          if (j > 0):\n"
+            "            write_channel drainer_gather_fifo(j) <- c_gathered\n"
+            "          else:\n"
+            "            write_channel drainer_to_collector <- c_gathered\n");
   EXPECT_EQ(channel(g.out, "drainer_gather_fifo").type, Type::Float(32, 3));
   EXPECT_EQ(channel(g.out, "drainer_to_collector").dims, std::vector<int64_t>{});
   EXPECT_EQ(g.report.items[0].form, "unrolled");

@@ -77,19 +77,59 @@ class Rewriter {
       dims_.push_back(s_.pes);
     }
     if (s_.down) pe_var_ = names_.fresh(var_ + "_pe");
+    if (s_.form == Site::kUnrolled) find_hoist_level(kernel->body);
     kernel->body = rebuild(kernel->body, 0);
     add_fifo();
     if (s_.form == Site::kUnrolled && !s_.out_channel.empty()) deepen_output();
+    if (hoist_level_) deepen_input();
   }
 
  private:
+  // Code 2 runs t inside each PE, so the PEs along v (and the other unrolled loops around them)
+  // run one after another: sum(v - vmin + 1) steps where the array takes one. When nothing but
+  // the unrolled loops and pure lets lies between the outermost unrolled loop and the statement
+  // that passes the value on, t goes around that loop instead, with pes steps, and PE v works
+  // at the steps of its own Code 2 loop: the PEs run at once, each value written to the FIFO is
+  // read by the next PE in the same step (the PEs run in the order of the flow), and the exit
+  // PE passes one value a step. The values reach the exit PE in the order of Code 2.
+  void find_hoist_level(const StmtList& body) {
+    const StmtList* list = &body;
+    std::optional<size_t> first;
+    for (size_t level = 0; level < s_.path.size(); ++level) {
+      const StmtPtr& st = (*list)[s_.path[level]];
+      if (first && list->size() != 1) return;  // a sibling would run once per step of t
+      if (level + 1 == s_.path.size()) break;
+      if (const For* f = std::get_if<For>(&st->node)) {
+        if (f->loop_kind == LoopKind::kUnrolled && !first) first = level;
+        list = &f->body;
+      } else if (const LetStmt* l = std::get_if<LetStmt>(&st->node)) {
+        if (first && reads_a_channel(l->value)) return;
+        list = &l->body;
+      } else {
+        if (first) return;
+        list = &std::get<Realize>(st->node).body;
+      }
+    }
+    hoist_level_ = first;
+  }
+
+  static bool reads_a_channel(const Expr& e) {
+    bool found = false;
+    for_each_expr(e, [&](const Expr& x) {
+      found = found || (x->kind == ExprKind::kCall && x->call_kind == CallKind::kChannel);
+    });
+    return found;
+  }
+
   StmtList rebuild(const StmtList& list, size_t level) {
     StmtList out = list;
     const size_t i = s_.path[level];
     const StmtPtr& st = list[i];
     if (level + 1 == s_.path.size()) {
       // `st` is the statement that passes the read value on (s_.stmt): the new code.
-      out[i] = s_.form == Site::kUnrolled ? count_loop() : lane_pes();
+      out[i] = s_.form == Site::kVectorized ? lane_pes()
+               : hoist_level_               ? step_of_pe()
+                                            : count_loop();
       return out;
     }
     // The path goes through the one body of a for, let or realize.
@@ -101,14 +141,19 @@ class Rewriter {
         [&](const For& f) {
           For copy = f;
           copy.body = rebuild(f.body, level + 1);
-          if (s_.form != Site::kUnrolled || f.var != s_.var || !s_.down)
-            return with_node(*st, std::move(copy));
-          // The PEs along v run from the highest index down, so that each PE runs after the PE
-          // it reads from.
-          StmtPtr let =
-              make_let(var_, binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes - 1), make_var(pe_var_)),
-                       copy.body, st->loc);
-          return make_for(pe_var_, lit32(0), lit32(s_.pes), LoopKind::kUnrolled, {let}, st->loc);
+          StmtPtr loop;
+          if (s_.form == Site::kUnrolled && f.var == s_.var && s_.down) {
+            // The PEs along v run from the highest index down, so that each PE runs after the
+            // PE it reads from.
+            StmtPtr let = make_let(
+                var_, binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes - 1), make_var(pe_var_)),
+                copy.body, st->loc);
+            loop = make_for(pe_var_, lit32(0), lit32(s_.pes), LoopKind::kUnrolled, {let}, st->loc);
+          } else {
+            loop = with_node(*st, std::move(copy));
+          }
+          if (hoist_level_ != level) return loop;
+          return make_for(t_, lit32(s_.vmin), lit32(s_.pes), LoopKind::kSerial, {loop}, loc_);
         },
         [&](const LetStmt& l) {
           LetStmt copy = l;
@@ -172,19 +217,32 @@ class Rewriter {
     return make_if(passes, {pass}, {exit_stmt(t)}, loc_);
   }
 
+  // One step t of PE v: its own value at t == v, else its neighbour's from the FIFO, passed on.
+  StmtPtr gathered_step() {
+    const Expr v = make_var(var_), t = make_var(t_);
+    const Expr from_fifo = make_call("read_channel", CallKind::kChannel, type_,
+                                     with_name(fifo_index(s_.down ? 1 : -1)), loc_);
+    const Expr g = make_select(binary(BinaryOp::kEQ, t, v), s_.value(), from_fifo, type_, loc_);
+    return make_let(gathered_, g, {pass_or_exit(t)}, loc_);
+  }
+
   // Code 2: PE v handles the values of the PEs from the far end to itself, one per step of t,
   // its own at t == v, the others from its neighbour's FIFO.
   StmtPtr count_loop() {
-    const Expr v = make_var(var_), t = make_var(t_);
-    const Expr& own = s_.value();
-    const Expr from_fifo = make_call("read_channel", CallKind::kChannel, type_,
-                                     with_name(fifo_index(s_.down ? 1 : -1)), loc_);
-    const Expr g = make_select(binary(BinaryOp::kEQ, t, v), own, from_fifo, type_, loc_);
-    StmtPtr body = make_let(gathered_, g, {pass_or_exit(t)}, loc_);
+    const Expr v = make_var(var_);
+    StmtPtr body = gathered_step();
     const Expr min = s_.down ? v : lit32(s_.vmin);
     const Expr extent =
         s_.down ? binary(BinaryOp::kSub, lit32(s_.vmin + s_.pes), v) : plus(v, 1 - s_.vmin);
     return make_for(t_, min, extent, LoopKind::kSerial, {body}, loc_);
+  }
+
+  // Code 2 with t around the PEs (find_hoist_level): PE v works at the steps its Code 2 loop
+  // runs, t in [vmin, v] (Up) or [v, vmin + pes) (Down).
+  StmtPtr step_of_pe() {
+    const Expr v = make_var(var_), t = make_var(t_);
+    const Expr active = s_.down ? binary(BinaryOp::kGE, t, v) : binary(BinaryOp::kLE, t, v);
+    return make_if(active, {gathered_step()}, {}, loc_);
   }
 
   // Code 4: the lanes become PEs again; each puts its own lane into the vector from its
@@ -279,7 +337,14 @@ class Rewriter {
     c.loc = loc_;
     const std::string v = var_;
     const std::string next = s_.down ? v + " + 1" : v + " - 1";
-    if (s_.form == Site::kUnrolled) {
+    if (hoist_level_) {
+      c.depth = 1;
+      c.depth_reason = "t runs around the PEs, which run at once" +
+                       std::string(s_.down ? ", from the highest " + v + " down"
+                                           : " in ascending order of " + v) +
+                       ": PE " + next + " writes one value a step, which PE " + v +
+                       " reads in the same step";
+    } else if (s_.form == Site::kUnrolled) {
       c.depth = std::max<int64_t>(s_.pes - 1, 1);
       c.depth_reason = "the PEs run one after another" +
                        std::string(s_.down ? ", from the highest " + v + " down"
@@ -301,23 +366,95 @@ class Rewriter {
 
   // The exit PEs write the values of one element of the output channel in a row, one element
   // after another, where the consumer may take one value of each element in turn (gathering
-  // along an outer space loop): each element needs room for the values of one step.
+  // along an outer space loop); with t around the PEs, they write one value of each element a
+  // step, where the consumer may take an element's values in a row. Either way each element
+  // needs room for pes values. (The consumer's order, which check_consumer knows, could tell
+  // when one is enough; a depth of pes is safe in both.)
   void deepen_output() {
     for (Channel& c : p_.channels) {
       if (c.name != s_.out_channel || c.depth >= s_.pes) continue;
       const int64_t old = c.depth;
       c.depth = s_.pes;
-      c.depth_reason = "t2s-gather: the exit PE of " + s_.func + " writes the " +
-                       std::to_string(s_.pes) + " values of an element (along " + s_.var +
-                       ") in a row, element after element, and " + c.consumer +
-                       " may read the elements in another order: room for " +
-                       std::to_string(s_.pes) + " values per element (was " +
+      const std::string n = std::to_string(s_.pes);
+      const std::string writes = hoist_level_
+                                     ? " writes one value of each element a step, " + n +
+                                           " steps (along " + s_.var + "), and " + c.consumer +
+                                           " may read an element's " + n + " values in a row"
+                                     : " writes the " + n + " values of an element (along " +
+                                           s_.var + ") in a row, element after element, and " +
+                                           c.consumer + " may read the elements in another order";
+      c.depth_reason = "t2s-gather: the exit PE of " + s_.func + writes + ": room for " + n +
+                       " values per element (was " +
                        (old ? std::to_string(old) : std::string("0, the default")) + ")";
       if (report_)
         report_->fifos.push_back("channel " + c.name + ": depth " + std::to_string(old) + " -> " +
                                  std::to_string(c.depth) + " (" + c.depth_reason + ")");
     }
   }
+
+  // With t around the PEs, F takes the values of its PEs one a step, where the source may have
+  // written them all at once, step after step: a burst, over the innermost serial loops around
+  // the source's write that F runs too (the loops outside them are where the source computes
+  // without writing, the time F drains in; T2SP's drain pipe holds a tile the same way). Each
+  // element of A's channel gets room for one burst, so that the source does not wait for F.
+  void deepen_input() {
+    std::vector<Loop> around_write;  // the serial loops around the source's write, outermost first
+    for (const Kernel& k : p_.kernels)
+      if (k.name == s_.source_kernel) around_write = serial_loops_around_write(k.body);
+    int64_t burst = 1;
+    std::vector<std::string> names;
+    bool idles = false;  // the source runs a loop outside the burst (and does not write in it)
+    auto mine = s_.serial.rbegin();
+    for (auto theirs = around_write.rbegin(); theirs != around_write.rend(); ++theirs, ++mine) {
+      if (mine == s_.serial.rend() || theirs->var != mine->var || !theirs->constant ||
+          !mine->constant || theirs->extent != mine->extent) {
+        idles = true;
+        break;
+      }
+      burst = theirs->extent > kMaxBurstDepth / burst ? kMaxBurstDepth : burst * theirs->extent;
+      names.insert(names.begin(), theirs->var);
+    }
+    if (!idles || burst <= 1) return;
+    for (Channel& c : p_.channels) {
+      if (c.name != s_.in_channel || c.depth >= burst) continue;
+      const int64_t old = c.depth;
+      c.depth = burst;
+      c.depth_reason = "t2s-gather: " + s_.source_kernel + " writes every element each step of " +
+                       join_names(names) + " (" + std::to_string(burst) + " steps" +
+                       (burst == kMaxBurstDepth ? ", at most" : "") + "), and " + s_.func +
+                       " takes one PE's value a step: room for the burst (was " +
+                       (old ? std::to_string(old) : std::string("0, the default")) + ")";
+      if (report_)
+        report_->fifos.push_back("channel " + c.name + ": depth " + std::to_string(old) + " -> " +
+                                 std::to_string(c.depth) + " (" + c.depth_reason + ")");
+    }
+  }
+
+  std::vector<Loop> serial_loops_around_write(const StmtList& body) const {
+    class Finder : public StmtVisitor {
+     public:
+      explicit Finder(const std::string& channel) : channel_(channel) {}
+      std::vector<Loop> stack, found;
+
+     protected:
+      void visit_for(const For& f, const Stmt&) override {
+        const bool serial = f.loop_kind != LoopKind::kUnrolled;
+        if (serial) stack.push_back(as_loop(f));
+        visit_stmts(f.body);
+        if (serial) stack.pop_back();
+      }
+      void visit_write_channel(const WriteChannel& w, const Stmt&) override {
+        if (w.channel == channel_ && found.empty()) found = stack;
+      }
+
+     private:
+      const std::string& channel_;
+    } finder(s_.in_channel);
+    finder.visit_stmts(body);
+    return finder.found;
+  }
+
+  static constexpr int64_t kMaxBurstDepth = 65536;
 
   Program& p_;
   const Site& s_;
@@ -326,6 +463,7 @@ class Rewriter {
   SourceLoc loc_;
   Type type_;
   std::string fifo_, gathered_, own_, t_, var_, pe_var_;
+  std::optional<size_t> hoist_level_;  // the level of the loop t goes around (Code 2 hoisted)
   std::vector<int64_t> dims_;
 };
 

@@ -268,14 +268,16 @@ void t2s_drainer_kn() {
       for (int32_t co = 0; co < 1; co++) {
         for (int32_t hw = 0; hw < 2; hw++) {
           for (int32_t mw = 0; mw < 2; mw++) {
-            for (int32_t bb = 0; bb < 2; bb++) {
-              for (int32_t coo = 0; coo < 2; coo++) {
-                for (int32_t t = 0; t < t2s_add_i32(bb, 1); t++) {
-                  const float Out_gathered = t == bb ? t2s_Out_to_drainer_ch.at_linear(bb + 2 * coo).read() : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(bb, 1) + 2 * coo).read();
-                  if (bb < 1) {
-                    t2s_drainer_gather_fifo_ch.at_linear(bb + 2 * coo).write(Out_gathered);
-                  } else {
-                    t2s_drainer_to_collector_ch.at_linear(coo).write(Out_gathered);
+            for (int32_t t = 0; t < 2; t++) {
+              for (int32_t bb = 0; bb < 2; bb++) {
+                for (int32_t coo = 0; coo < 2; coo++) {
+                  if (t <= bb) {
+                    const float Out_gathered = t == bb ? t2s_Out_to_drainer_ch.at_linear(bb + 2 * coo).read() : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(bb, 1) + 2 * coo).read();
+                    if (bb < 1) {
+                      t2s_drainer_gather_fifo_ch.at_linear(bb + 2 * coo).write(Out_gathered);
+                    } else {
+                      t2s_drainer_to_collector_ch.at_linear(coo).write(Out_gathered);
+                    }
                   }
                 }
               }

@@ -263,16 +263,18 @@ void drainer() {
       for (int co = 0; co < 1; co++) {
         for (int hw = 0; hw < 2; hw++) {
           for (int mw = 0; mw < 2; mw++) {
-            #pragma unroll
-            for (int bb = 0; bb < 2; bb++) {
+            for (int t = 0; t < 2; t++) {
               #pragma unroll
-              for (int coo = 0; coo < 2; coo++) {
-                for (int t = 0; t < bb + 1; t++) {
-                  const float Out_gathered = t == bb ? read_channel_intel(Out_to_drainer[bb][coo]) : read_channel_intel(drainer_gather_fifo[bb - 1][coo]);
-                  if (bb < 1) {
-                    write_channel_intel(drainer_gather_fifo[bb][coo], Out_gathered);
-                  } else {
-                    write_channel_intel(drainer_to_collector[coo], Out_gathered);
+              for (int bb = 0; bb < 2; bb++) {
+                #pragma unroll
+                for (int coo = 0; coo < 2; coo++) {
+                  if (t <= bb) {
+                    const float Out_gathered = t == bb ? read_channel_intel(Out_to_drainer[bb][coo]) : read_channel_intel(drainer_gather_fifo[bb - 1][coo]);
+                    if (bb < 1) {
+                      write_channel_intel(drainer_gather_fifo[bb][coo], Out_gathered);
+                    } else {
+                      write_channel_intel(drainer_to_collector[coo], Out_gathered);
+                    }
                   }
                 }
               }

@@ -51,7 +51,7 @@ t2s_rt::InputArray<float> t2s_I_in;
 t2s_rt::InputArray<float> t2s_K_in;
 t2s_rt::FuncStorage<float> t2s_unloader_bf;
 t2s_rt::FuncStorage<float> t2s_deserializer_bf;
-t2s_rt::FifoArray<float> t2s_Out_to_collector_ch("Out_to_collector", {2, 2}, 1);
+t2s_rt::FifoArray<float> t2s_Out_to_collector_ch("Out_to_collector", {2, 2}, 8);
 t2s_rt::FifoArray<float> t2s_collector_to_unloader_ch("collector_to_unloader", {2}, 256);
 t2s_rt::Fifo<t2s_rt::Vec<float, 2>> t2s_iLoader_to_iFeeder_ch("iLoader_to_iFeeder", 256);
 t2s_rt::FifoArray<t2s_rt::Vec<float, 2>> t2s_iFeeder_to_A_ch("iFeeder_to_A", {2}, 256);
@@ -251,14 +251,16 @@ void t2s_collector_kn() {
             for (int32_t yy = 0; yy < 2; yy++) {
               for (int32_t coo = 0; coo < 2; coo++) {
                 for (int32_t xxx = 0; xxx < 2; xxx++) {
-                  for (int32_t yyy = 0; yyy < 2; yyy++) {
-                    for (int32_t cooo = 0; cooo < 2; cooo++) {
-                      for (int32_t t = 0; t < t2s_add_i32(yyy, 1); t++) {
-                        const float Out_gathered = t == yyy ? t2s_Out_to_collector_ch.at_linear(yyy + 2 * cooo).read() : t2s_collector_gather_fifo_ch.at_linear(t2s_sub_i32(yyy, 1) + 2 * cooo).read();
-                        if (yyy < 1) {
-                          t2s_collector_gather_fifo_ch.at_linear(yyy + 2 * cooo).write(Out_gathered);
-                        } else {
-                          t2s_collector_to_unloader_ch.at_linear(cooo).write(Out_gathered);
+                  for (int32_t t = 0; t < 2; t++) {
+                    for (int32_t yyy = 0; yyy < 2; yyy++) {
+                      for (int32_t cooo = 0; cooo < 2; cooo++) {
+                        if (t <= yyy) {
+                          const float Out_gathered = t == yyy ? t2s_Out_to_collector_ch.at_linear(yyy + 2 * cooo).read() : t2s_collector_gather_fifo_ch.at_linear(t2s_sub_i32(yyy, 1) + 2 * cooo).read();
+                          if (yyy < 1) {
+                            t2s_collector_gather_fifo_ch.at_linear(yyy + 2 * cooo).write(Out_gathered);
+                          } else {
+                            t2s_collector_to_unloader_ch.at_linear(cooo).write(Out_gathered);
+                          }
                         }
                       }
                     }

@@ -29,7 +29,7 @@ static inline int2 t2s_ramp_i32x2(int t2s_0, int t2s_1) {
       t2s_0 + t2s_1);
 }
 
-channel float Out_to_collector[2][2];  // A -> collector
+channel float Out_to_collector[2][2] __attribute__((depth(8)));  // A -> collector
 channel float collector_to_unloader[2] __attribute__((depth(256)));  // collector -> unloader
 channel float2 iLoader_to_iFeeder __attribute__((depth(256)));  // iLoader -> iFeeder
 channel float2 iFeeder_to_A[2] __attribute__((depth(256)));  // iFeeder -> A
@@ -254,16 +254,18 @@ void collector() {
             for (int yy = 0; yy < 2; yy++) {
               for (int coo = 0; coo < 2; coo++) {
                 for (int xxx = 0; xxx < 2; xxx++) {
-                  #pragma unroll
-                  for (int yyy = 0; yyy < 2; yyy++) {
+                  for (int t = 0; t < 2; t++) {
                     #pragma unroll
-                    for (int cooo = 0; cooo < 2; cooo++) {
-                      for (int t = 0; t < yyy + 1; t++) {
-                        const float Out_gathered = t == yyy ? read_channel_intel(Out_to_collector[yyy][cooo]) : read_channel_intel(collector_gather_fifo[yyy - 1][cooo]);
-                        if (yyy < 1) {
-                          write_channel_intel(collector_gather_fifo[yyy][cooo], Out_gathered);
-                        } else {
-                          write_channel_intel(collector_to_unloader[cooo], Out_gathered);
+                    for (int yyy = 0; yyy < 2; yyy++) {
+                      #pragma unroll
+                      for (int cooo = 0; cooo < 2; cooo++) {
+                        if (t <= yyy) {
+                          const float Out_gathered = t == yyy ? read_channel_intel(Out_to_collector[yyy][cooo]) : read_channel_intel(collector_gather_fifo[yyy - 1][cooo]);
+                          if (yyy < 1) {
+                            write_channel_intel(collector_gather_fifo[yyy][cooo], Out_gathered);
+                          } else {
+                            write_channel_intel(collector_to_unloader[cooo], Out_gathered);
+                          }
                         }
                       }
                     }

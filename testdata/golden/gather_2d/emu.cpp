@@ -23,7 +23,7 @@ t2s_rt::InputArray<float> t2s_w_in;
 t2s_rt::FuncStorage<float> t2s_collector_bf;
 t2s_rt::FifoArray<float> t2s_c_to_drainer_ch("c_to_drainer", {4, 3}, 1);
 t2s_rt::FifoArray<float> t2s_drainer_to_collector_ch("drainer_to_collector", {4}, 3);
-t2s_rt::FifoArray<float> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {4, 3}, 2);
+t2s_rt::FifoArray<float> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {4, 3}, 1);
 
 // Kernel 'A' (device, spec 45:1).
 void t2s_A_kn() {
@@ -53,15 +53,17 @@ void t2s_A_kn() {
 // Kernel 'drainer' (device, spec 55:3).
 void t2s_drainer_kn() {
   for (int32_t b = 0; b < 2; b++) {
-    for (int32_t j = 0; j < 4; j++) {
-      for (int32_t i_pe = 0; i_pe < 3; i_pe++) {
-        const int32_t i = t2s_sub_i32(2, i_pe);
-        for (int32_t t = i; t < i + t2s_sub_i32(3, i); t++) {
-          const float c_gathered = t == i ? t2s_c_to_drainer_ch.at_linear(j + 4 * i).read() : t2s_drainer_gather_fifo_ch.at_linear(j + 4 * t2s_add_i32(i, 1)).read();
-          if (i > 0) {
-            t2s_drainer_gather_fifo_ch.at_linear(j + 4 * i).write(c_gathered);
-          } else {
-            t2s_drainer_to_collector_ch.at_linear(j).write(c_gathered);
+    for (int32_t t = 0; t < 3; t++) {
+      for (int32_t j = 0; j < 4; j++) {
+        for (int32_t i_pe = 0; i_pe < 3; i_pe++) {
+          const int32_t i = t2s_sub_i32(2, i_pe);
+          if (t >= i) {
+            const float c_gathered = t == i ? t2s_c_to_drainer_ch.at_linear(j + 4 * i).read() : t2s_drainer_gather_fifo_ch.at_linear(j + 4 * t2s_add_i32(i, 1)).read();
+            if (i > 0) {
+              t2s_drainer_gather_fifo_ch.at_linear(j + 4 * i).write(c_gathered);
+            } else {
+              t2s_drainer_to_collector_ch.at_linear(j).write(c_gathered);
+            }
           }
         }
       }

@@ -8,7 +8,7 @@
 
 channel float c_to_drainer[4][3];  // A -> drainer
 channel float drainer_to_collector[3] __attribute__((depth(4)));  // drainer -> collector
-channel float drainer_gather_fifo[4][3] __attribute__((depth(3)));  // drainer -> drainer
+channel float drainer_gather_fifo[4][3] __attribute__((depth(1)));  // drainer -> drainer
 
 // Kernel A (45:1): reads input a, w; channels c_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -44,17 +44,19 @@ void A(__global const float* restrict a, __global const float* restrict w) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int b = 0; b < 2; b++) {
-    #pragma unroll
-    for (int j_pe = 0; j_pe < 4; j_pe++) {
-      const int j = 3 - j_pe;
+    for (int t = 0; t < 4; t++) {
       #pragma unroll
-      for (int i = 0; i < 3; i++) {
-        for (int t = j; t < j + (4 - j); t++) {
-          const float c_gathered = t == j ? read_channel_intel(c_to_drainer[j][i]) : read_channel_intel(drainer_gather_fifo[j + 1][i]);
-          if (j > 0) {
-            write_channel_intel(drainer_gather_fifo[j][i], c_gathered);
-          } else {
-            write_channel_intel(drainer_to_collector[i], c_gathered);
+      for (int j_pe = 0; j_pe < 4; j_pe++) {
+        const int j = 3 - j_pe;
+        #pragma unroll
+        for (int i = 0; i < 3; i++) {
+          if (t >= j) {
+            const float c_gathered = t == j ? read_channel_intel(c_to_drainer[j][i]) : read_channel_intel(drainer_gather_fifo[j + 1][i]);
+            if (j > 0) {
+              write_channel_intel(drainer_gather_fifo[j][i], c_gathered);
+            } else {
+              write_channel_intel(drainer_to_collector[i], c_gathered);
+            }
           }
         }
       }

@@ -24,7 +24,7 @@ t2s_rt::InputArray<int32_t> t2s_x_in;
 t2s_rt::FuncStorage<int32_t> t2s_collector_bf;
 t2s_rt::FifoArray<int32_t> t2s_s_to_drainer_ch("s_to_drainer", {4, 3, 2}, 1);
 t2s_rt::FifoArray<int32_t> t2s_drainer_to_collector_ch("drainer_to_collector", {4, 2}, 3);
-t2s_rt::FifoArray<int32_t> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {4, 3, 2}, 2);
+t2s_rt::FifoArray<int32_t> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {4, 3, 2}, 1);
 
 // Kernel 'A' (device, spec 41:1).
 void t2s_A_kn() {
@@ -56,15 +56,17 @@ void t2s_A_kn() {
 // Kernel 'drainer' (device, spec 51:3).
 void t2s_drainer_kn() {
   for (int32_t b = 0; b < 2; b++) {
-    for (int32_t l = 0; l < 4; l++) {
-      for (int32_t j = 0; j < 3; j++) {
-        for (int32_t i = 0; i < 2; i++) {
-          for (int32_t t = 0; t < t2s_add_i32(j, 1); t++) {
-            const int32_t s_gathered = t == j ? t2s_s_to_drainer_ch.at_linear(l + 4 * j + 12 * i).read() : t2s_drainer_gather_fifo_ch.at_linear(l + 4 * t2s_sub_i32(j, 1) + 12 * i).read();
-            if (j < 2) {
-              t2s_drainer_gather_fifo_ch.at_linear(l + 4 * j + 12 * i).write(s_gathered);
-            } else {
-              t2s_drainer_to_collector_ch.at_linear(l + 4 * i).write(s_gathered);
+    for (int32_t t = 0; t < 3; t++) {
+      for (int32_t l = 0; l < 4; l++) {
+        for (int32_t j = 0; j < 3; j++) {
+          for (int32_t i = 0; i < 2; i++) {
+            if (t <= j) {
+              const int32_t s_gathered = t == j ? t2s_s_to_drainer_ch.at_linear(l + 4 * j + 12 * i).read() : t2s_drainer_gather_fifo_ch.at_linear(l + 4 * t2s_sub_i32(j, 1) + 12 * i).read();
+              if (j < 2) {
+                t2s_drainer_gather_fifo_ch.at_linear(l + 4 * j + 12 * i).write(s_gathered);
+              } else {
+                t2s_drainer_to_collector_ch.at_linear(l + 4 * i).write(s_gathered);
+              }
             }
           }
         }

@@ -8,7 +8,7 @@
 
 channel int s_to_drainer[4][3][2];  // A -> drainer
 channel int drainer_to_collector[4][2] __attribute__((depth(3)));  // drainer -> collector
-channel int drainer_gather_fifo[4][3][2] __attribute__((depth(2)));  // drainer -> drainer
+channel int drainer_gather_fifo[4][3][2] __attribute__((depth(1)));  // drainer -> drainer
 
 // Kernel A (41:1): reads input a, x; channels s_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -47,18 +47,20 @@ void A(__global const int* restrict a, __global const int* restrict x) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int b = 0; b < 2; b++) {
-    #pragma unroll
-    for (int l = 0; l < 4; l++) {
+    for (int t = 0; t < 3; t++) {
       #pragma unroll
-      for (int j = 0; j < 3; j++) {
+      for (int l = 0; l < 4; l++) {
         #pragma unroll
-        for (int i = 0; i < 2; i++) {
-          for (int t = 0; t < j + 1; t++) {
-            const int s_gathered = t == j ? read_channel_intel(s_to_drainer[l][j][i]) : read_channel_intel(drainer_gather_fifo[l][j - 1][i]);
-            if (j < 2) {
-              write_channel_intel(drainer_gather_fifo[l][j][i], s_gathered);
-            } else {
-              write_channel_intel(drainer_to_collector[l][i], s_gathered);
+        for (int j = 0; j < 3; j++) {
+          #pragma unroll
+          for (int i = 0; i < 2; i++) {
+            if (t <= j) {
+              const int s_gathered = t == j ? read_channel_intel(s_to_drainer[l][j][i]) : read_channel_intel(drainer_gather_fifo[l][j - 1][i]);
+              if (j < 2) {
+                write_channel_intel(drainer_gather_fifo[l][j][i], s_gathered);
+              } else {
+                write_channel_intel(drainer_to_collector[l][i], s_gathered);
+              }
             }
           }
         }

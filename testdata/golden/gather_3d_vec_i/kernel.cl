@@ -8,7 +8,7 @@
 
 channel int s_to_drainer[4][3][2];  // A -> drainer
 channel int2 drainer_to_collector[4] __attribute__((depth(3)));  // drainer -> collector
-channel int2 drainer_gather_fifo[4][3] __attribute__((depth(2)));  // drainer -> drainer
+channel int2 drainer_gather_fifo[4][3] __attribute__((depth(1)));  // drainer -> drainer
 
 // Kernel A (41:1): reads input a, x; channels s_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -47,18 +47,20 @@ void A(__global const int* restrict a, __global const int* restrict x) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int b = 0; b < 2; b++) {
-    #pragma unroll
-    for (int l = 0; l < 4; l++) {
+    for (int t = 0; t < 3; t++) {
       #pragma unroll
-      for (int j = 0; j < 3; j++) {
-        for (int t = 0; t < j + 1; t++) {
-          int t2s_part_0;
-          int t2s_part_1;
-          const int2 s_gathered = t == j ? (t2s_part_0 = read_channel_intel(s_to_drainer[l][j][0]), t2s_part_1 = read_channel_intel(s_to_drainer[l][j][1]), (int2)(t2s_part_0, t2s_part_1)) : read_channel_intel(drainer_gather_fifo[l][j - 1]);
-          if (j < 2) {
-            write_channel_intel(drainer_gather_fifo[l][j], s_gathered);
-          } else {
-            write_channel_intel(drainer_to_collector[l], s_gathered);
+      for (int l = 0; l < 4; l++) {
+        #pragma unroll
+        for (int j = 0; j < 3; j++) {
+          if (t <= j) {
+            int t2s_part_0;
+            int t2s_part_1;
+            const int2 s_gathered = t == j ? (t2s_part_0 = read_channel_intel(s_to_drainer[l][j][0]), t2s_part_1 = read_channel_intel(s_to_drainer[l][j][1]), (int2)(t2s_part_0, t2s_part_1)) : read_channel_intel(drainer_gather_fifo[l][j - 1]);
+            if (j < 2) {
+              write_channel_intel(drainer_gather_fifo[l][j], s_gathered);
+            } else {
+              write_channel_intel(drainer_to_collector[l], s_gathered);
+            }
           }
         }
       }

@@ -18,7 +18,7 @@ static inline int_tensor2x4 t2s_reshape_i32x8_i32x2x4(int8 t2s_0) {
 
 channel int s_to_drainer[4][3][2];  // A -> drainer
 channel int_tensor2x4 drainer_to_collector __attribute__((depth(3)));  // drainer -> collector
-channel int_tensor2x4 drainer_gather_fifo[3] __attribute__((depth(2)));  // drainer -> drainer
+channel int_tensor2x4 drainer_gather_fifo[3] __attribute__((depth(1)));  // drainer -> drainer
 
 // Kernel A (41:1): reads input a, x; channels s_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -57,22 +57,24 @@ void A(__global const int* restrict a, __global const int* restrict x) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int b = 0; b < 2; b++) {
-    #pragma unroll
-    for (int j = 0; j < 3; j++) {
-      for (int t = 0; t < j + 1; t++) {
-        int t2s_part_0;
-        int t2s_part_1;
-        int t2s_part_2;
-        int t2s_part_3;
-        int t2s_part_4;
-        int t2s_part_5;
-        int t2s_part_6;
-        int t2s_part_7;
-        const int_tensor2x4 s_gathered = t == j ? t2s_reshape_i32x8_i32x2x4((t2s_part_0 = read_channel_intel(s_to_drainer[0][j][0]), t2s_part_1 = read_channel_intel(s_to_drainer[0][j][1]), t2s_part_2 = read_channel_intel(s_to_drainer[1][j][0]), t2s_part_3 = read_channel_intel(s_to_drainer[1][j][1]), t2s_part_4 = read_channel_intel(s_to_drainer[2][j][0]), t2s_part_5 = read_channel_intel(s_to_drainer[2][j][1]), t2s_part_6 = read_channel_intel(s_to_drainer[3][j][0]), t2s_part_7 = read_channel_intel(s_to_drainer[3][j][1]), (int8)(t2s_part_0, t2s_part_1, t2s_part_2, t2s_part_3, t2s_part_4, t2s_part_5, t2s_part_6, t2s_part_7))) : read_channel_intel(drainer_gather_fifo[j - 1]);
-        if (j < 2) {
-          write_channel_intel(drainer_gather_fifo[j], s_gathered);
-        } else {
-          write_channel_intel(drainer_to_collector, s_gathered);
+    for (int t = 0; t < 3; t++) {
+      #pragma unroll
+      for (int j = 0; j < 3; j++) {
+        if (t <= j) {
+          int t2s_part_0;
+          int t2s_part_1;
+          int t2s_part_2;
+          int t2s_part_3;
+          int t2s_part_4;
+          int t2s_part_5;
+          int t2s_part_6;
+          int t2s_part_7;
+          const int_tensor2x4 s_gathered = t == j ? t2s_reshape_i32x8_i32x2x4((t2s_part_0 = read_channel_intel(s_to_drainer[0][j][0]), t2s_part_1 = read_channel_intel(s_to_drainer[0][j][1]), t2s_part_2 = read_channel_intel(s_to_drainer[1][j][0]), t2s_part_3 = read_channel_intel(s_to_drainer[1][j][1]), t2s_part_4 = read_channel_intel(s_to_drainer[2][j][0]), t2s_part_5 = read_channel_intel(s_to_drainer[2][j][1]), t2s_part_6 = read_channel_intel(s_to_drainer[3][j][0]), t2s_part_7 = read_channel_intel(s_to_drainer[3][j][1]), (int8)(t2s_part_0, t2s_part_1, t2s_part_2, t2s_part_3, t2s_part_4, t2s_part_5, t2s_part_6, t2s_part_7))) : read_channel_intel(drainer_gather_fifo[j - 1]);
+          if (j < 2) {
+            write_channel_intel(drainer_gather_fifo[j], s_gathered);
+          } else {
+            write_channel_intel(drainer_to_collector, s_gathered);
+          }
         }
       }
     }

@@ -23,7 +23,7 @@ t2s_rt::InputArray<int32_t> t2s_x_in;
 t2s_rt::FuncStorage<int32_t> t2s_P_out_bf;
 t2s_rt::FifoArray<int32_t> t2s_P_to_P_drain_ch("P_to_P_drain", {6}, 1);
 t2s_rt::Fifo<int32_t> t2s_P_drain_to_P_out_ch("P_drain_to_P_out", 6);
-t2s_rt::FifoArray<int32_t> t2s_P_drain_gather_fifo_ch("P_drain_gather_fifo", {6}, 5);
+t2s_rt::FifoArray<int32_t> t2s_P_drain_gather_fifo_ch("P_drain_gather_fifo", {6}, 1);
 
 // Kernel 'P' (device, spec 9:1).
 void t2s_P_kn() {
@@ -37,14 +37,16 @@ void t2s_P_kn() {
 // Kernel 'P_drain' (device, spec 12:3).
 void t2s_P_drain_kn() {
   for (int32_t c = 0; c < 5; c++) {
-    for (int32_t r_pe = 0; r_pe < 6; r_pe++) {
-      const int32_t r = t2s_sub_i32(5, r_pe);
-      for (int32_t t = r; t < r + t2s_sub_i32(6, r); t++) {
-        const int32_t P_gathered = t == r ? t2s_P_to_P_drain_ch.at_linear(r).read() : t2s_P_drain_gather_fifo_ch.at_linear(t2s_add_i32(r, 1)).read();
-        if (r > 0) {
-          t2s_P_drain_gather_fifo_ch.at_linear(r).write(P_gathered);
-        } else {
-          t2s_P_drain_to_P_out_ch.write(P_gathered);
+    for (int32_t t = 0; t < 6; t++) {
+      for (int32_t r_pe = 0; r_pe < 6; r_pe++) {
+        const int32_t r = t2s_sub_i32(5, r_pe);
+        if (t >= r) {
+          const int32_t P_gathered = t == r ? t2s_P_to_P_drain_ch.at_linear(r).read() : t2s_P_drain_gather_fifo_ch.at_linear(t2s_add_i32(r, 1)).read();
+          if (r > 0) {
+            t2s_P_drain_gather_fifo_ch.at_linear(r).write(P_gathered);
+          } else {
+            t2s_P_drain_to_P_out_ch.write(P_gathered);
+          }
         }
       }
     }

@@ -8,7 +8,7 @@
 
 channel int P_to_P_drain[6];  // P -> P_drain
 channel int P_drain_to_P_out __attribute__((depth(6)));  // P_drain -> P_out
-channel int P_drain_gather_fifo[6] __attribute__((depth(5)));  // P_drain -> P_drain
+channel int P_drain_gather_fifo[6] __attribute__((depth(1)));  // P_drain -> P_drain
 
 // Kernel P (9:1): reads input x; channels P_to_P_drain.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -25,15 +25,17 @@ void P(__global const int* restrict x) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void P_drain() {
   for (int c = 0; c < 5; c++) {
-    #pragma unroll
-    for (int r_pe = 0; r_pe < 6; r_pe++) {
-      const int r = 5 - r_pe;
-      for (int t = r; t < r + (6 - r); t++) {
-        const int P_gathered = t == r ? read_channel_intel(P_to_P_drain[r]) : read_channel_intel(P_drain_gather_fifo[r + 1]);
-        if (r > 0) {
-          write_channel_intel(P_drain_gather_fifo[r], P_gathered);
-        } else {
-          write_channel_intel(P_drain_to_P_out, P_gathered);
+    for (int t = 0; t < 6; t++) {
+      #pragma unroll
+      for (int r_pe = 0; r_pe < 6; r_pe++) {
+        const int r = 5 - r_pe;
+        if (t >= r) {
+          const int P_gathered = t == r ? read_channel_intel(P_to_P_drain[r]) : read_channel_intel(P_drain_gather_fifo[r + 1]);
+          if (r > 0) {
+            write_channel_intel(P_drain_gather_fifo[r], P_gathered);
+          } else {
+            write_channel_intel(P_drain_to_P_out, P_gathered);
+          }
         }
       }
     }

@@ -23,7 +23,7 @@ t2s_rt::InputArray<int32_t> t2s_x_in;
 t2s_rt::FuncStorage<int32_t> t2s_P_out_bf;
 t2s_rt::FifoArray<int32_t> t2s_P_to_P_drain_ch("P_to_P_drain", {3, 4}, 1);
 t2s_rt::FifoArray<int32_t> t2s_P_drain_to_P_out_ch("P_drain_to_P_out", {4}, 3);
-t2s_rt::FifoArray<int32_t> t2s_P_drain_gather_fifo_ch("P_drain_gather_fifo", {3, 4}, 2);
+t2s_rt::FifoArray<int32_t> t2s_P_drain_gather_fifo_ch("P_drain_gather_fifo", {3, 4}, 1);
 
 // Kernel 'P' (device, spec 9:1).
 void t2s_P_kn() {
@@ -39,14 +39,16 @@ void t2s_P_kn() {
 // Kernel 'P_drain' (device, spec 12:3).
 void t2s_P_drain_kn() {
   for (int32_t b = 0; b < 2; b++) {
-    for (int32_t c = 0; c < 3; c++) {
-      for (int32_t r = 0; r < 4; r++) {
-        for (int32_t t = 0; t < t2s_add_i32(c, 1); t++) {
-          const int32_t P_gathered = t == c ? t2s_P_to_P_drain_ch.at_linear(c + 3 * r).read() : t2s_P_drain_gather_fifo_ch.at_linear(t2s_sub_i32(c, 1) + 3 * r).read();
-          if (c < 2) {
-            t2s_P_drain_gather_fifo_ch.at_linear(c + 3 * r).write(P_gathered);
-          } else {
-            t2s_P_drain_to_P_out_ch.at_linear(r).write(P_gathered);
+    for (int32_t t = 0; t < 3; t++) {
+      for (int32_t c = 0; c < 3; c++) {
+        for (int32_t r = 0; r < 4; r++) {
+          if (t <= c) {
+            const int32_t P_gathered = t == c ? t2s_P_to_P_drain_ch.at_linear(c + 3 * r).read() : t2s_P_drain_gather_fifo_ch.at_linear(t2s_sub_i32(c, 1) + 3 * r).read();
+            if (c < 2) {
+              t2s_P_drain_gather_fifo_ch.at_linear(c + 3 * r).write(P_gathered);
+            } else {
+              t2s_P_drain_to_P_out_ch.at_linear(r).write(P_gathered);
+            }
           }
         }
       }

@@ -8,7 +8,7 @@
 
 channel int P_to_P_drain[3][4];  // P -> P_drain
 channel int P_drain_to_P_out[4] __attribute__((depth(3)));  // P_drain -> P_out
-channel int P_drain_gather_fifo[3][4] __attribute__((depth(2)));  // P_drain -> P_drain
+channel int P_drain_gather_fifo[3][4] __attribute__((depth(1)));  // P_drain -> P_drain
 
 // Kernel P (9:1): reads input x; channels P_to_P_drain.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -28,16 +28,18 @@ void P(__global const int* restrict x) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void P_drain() {
   for (int b = 0; b < 2; b++) {
-    #pragma unroll
-    for (int c = 0; c < 3; c++) {
+    for (int t = 0; t < 3; t++) {
       #pragma unroll
-      for (int r = 0; r < 4; r++) {
-        for (int t = 0; t < c + 1; t++) {
-          const int P_gathered = t == c ? read_channel_intel(P_to_P_drain[c][r]) : read_channel_intel(P_drain_gather_fifo[c - 1][r]);
-          if (c < 2) {
-            write_channel_intel(P_drain_gather_fifo[c][r], P_gathered);
-          } else {
-            write_channel_intel(P_drain_to_P_out[r], P_gathered);
+      for (int c = 0; c < 3; c++) {
+        #pragma unroll
+        for (int r = 0; r < 4; r++) {
+          if (t <= c) {
+            const int P_gathered = t == c ? read_channel_intel(P_to_P_drain[c][r]) : read_channel_intel(P_drain_gather_fifo[c - 1][r]);
+            if (c < 2) {
+              write_channel_intel(P_drain_gather_fifo[c][r], P_gathered);
+            } else {
+              write_channel_intel(P_drain_to_P_out[r], P_gathered);
+            }
           }
         }
       }

@@ -38,16 +38,18 @@ void t2s_P_kn() {
 
 // Kernel 'P_drain' (device, spec 12:3).
 void t2s_P_drain_kn() {
-  for (int32_t c = 0; c < 3; c++) {
-    for (int32_t r = 0; r < 4; r++) {
-      for (int32_t b_pe = 0; b_pe < 2; b_pe++) {
-        const int32_t b = t2s_sub_i32(1, b_pe);
-        for (int32_t t = b; t < b + t2s_sub_i32(2, b); t++) {
-          const int32_t P_gathered = t == b ? t2s_P_to_P_drain_ch.at_linear(c + 3 * r + 12 * b).read() : t2s_P_drain_gather_fifo_ch.at_linear(c + 3 * r + 12 * t2s_add_i32(b, 1)).read();
-          if (b > 0) {
-            t2s_P_drain_gather_fifo_ch.at_linear(c + 3 * r + 12 * b).write(P_gathered);
-          } else {
-            t2s_P_drain_to_P_out_ch.at_linear(c + 3 * r).write(P_gathered);
+  for (int32_t t = 0; t < 2; t++) {
+    for (int32_t c = 0; c < 3; c++) {
+      for (int32_t r = 0; r < 4; r++) {
+        for (int32_t b_pe = 0; b_pe < 2; b_pe++) {
+          const int32_t b = t2s_sub_i32(1, b_pe);
+          if (t >= b) {
+            const int32_t P_gathered = t == b ? t2s_P_to_P_drain_ch.at_linear(c + 3 * r + 12 * b).read() : t2s_P_drain_gather_fifo_ch.at_linear(c + 3 * r + 12 * t2s_add_i32(b, 1)).read();
+            if (b > 0) {
+              t2s_P_drain_gather_fifo_ch.at_linear(c + 3 * r + 12 * b).write(P_gathered);
+            } else {
+              t2s_P_drain_to_P_out_ch.at_linear(c + 3 * r).write(P_gathered);
+            }
           }
         }
       }

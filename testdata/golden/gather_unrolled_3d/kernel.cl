@@ -28,19 +28,21 @@ void P(__global const int* restrict x) {
 // Kernel P_drain (12:3): channels P_drain_gather_fifo, P_drain_to_P_out, P_to_P_drain; no global memory: autorun.
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void P_drain() {
-  #pragma unroll
-  for (int c = 0; c < 3; c++) {
+  for (int t = 0; t < 2; t++) {
     #pragma unroll
-    for (int r = 0; r < 4; r++) {
+    for (int c = 0; c < 3; c++) {
       #pragma unroll
-      for (int b_pe = 0; b_pe < 2; b_pe++) {
-        const int b = 1 - b_pe;
-        for (int t = b; t < b + (2 - b); t++) {
-          const int P_gathered = t == b ? read_channel_intel(P_to_P_drain[c][r][b]) : read_channel_intel(P_drain_gather_fifo[c][r][b + 1]);
-          if (b > 0) {
-            write_channel_intel(P_drain_gather_fifo[c][r][b], P_gathered);
-          } else {
-            write_channel_intel(P_drain_to_P_out[c][r], P_gathered);
+      for (int r = 0; r < 4; r++) {
+        #pragma unroll
+        for (int b_pe = 0; b_pe < 2; b_pe++) {
+          const int b = 1 - b_pe;
+          if (t >= b) {
+            const int P_gathered = t == b ? read_channel_intel(P_to_P_drain[c][r][b]) : read_channel_intel(P_drain_gather_fifo[c][r][b + 1]);
+            if (b > 0) {
+              write_channel_intel(P_drain_gather_fifo[c][r][b], P_gathered);
+            } else {
+              write_channel_intel(P_drain_to_P_out[c][r], P_gathered);
+            }
           }
         }
       }

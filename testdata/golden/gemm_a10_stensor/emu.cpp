@@ -61,7 +61,7 @@ t2s_rt::InputArray<float> t2s_A_in;
 t2s_rt::InputArray<float> t2s_B_in;
 t2s_rt::FuncStorage<float> t2s_unloader_bf;
 t2s_rt::FuncStorage<float> t2s_deserializer_bf;
-t2s_rt::FifoArray<float> t2s_Out_to_collector_ch("Out_to_collector", {2, 2}, 1);
+t2s_rt::FifoArray<float> t2s_Out_to_collector_ch("Out_to_collector", {2, 2}, 9);
 t2s_rt::FifoArray<float> t2s_collector_to_unloader_ch("collector_to_unloader", {2}, 256);
 t2s_rt::Fifo<t2s_rt::Vec<float, 4>> t2s_aLoader_to_aFeeder_ch("aLoader_to_aFeeder", 256);
 t2s_rt::FifoArray<t2s_rt::Vec<float, 4>> t2s_aFeeder_to_X_ch("aFeeder_to_X", {2}, 256);
@@ -228,14 +228,16 @@ void t2s_collector_kn() {
     for (int32_t j = 0; j < 2; j++) {
       for (int32_t ii = 0; ii < 3; ii++) {
         for (int32_t jj = 0; jj < 3; jj++) {
-          for (int32_t iii = 0; iii < 2; iii++) {
-            for (int32_t jjj = 0; jjj < 2; jjj++) {
-              for (int32_t t = 0; t < t2s_add_i32(iii, 1); t++) {
-                const float Out_gathered = t == iii ? t2s_Out_to_collector_ch.at_linear(iii + 2 * jjj).read() : t2s_collector_gather_fifo_ch.at_linear(t2s_sub_i32(iii, 1) + 2 * jjj).read();
-                if (iii < 1) {
-                  t2s_collector_gather_fifo_ch.at_linear(iii + 2 * jjj).write(Out_gathered);
-                } else {
-                  t2s_collector_to_unloader_ch.at_linear(jjj).write(Out_gathered);
+          for (int32_t t = 0; t < 2; t++) {
+            for (int32_t iii = 0; iii < 2; iii++) {
+              for (int32_t jjj = 0; jjj < 2; jjj++) {
+                if (t <= iii) {
+                  const float Out_gathered = t == iii ? t2s_Out_to_collector_ch.at_linear(iii + 2 * jjj).read() : t2s_collector_gather_fifo_ch.at_linear(t2s_sub_i32(iii, 1) + 2 * jjj).read();
+                  if (iii < 1) {
+                    t2s_collector_gather_fifo_ch.at_linear(iii + 2 * jjj).write(Out_gathered);
+                  } else {
+                    t2s_collector_to_unloader_ch.at_linear(jjj).write(Out_gathered);
+                  }
                 }
               }
             }

@@ -31,7 +31,7 @@ static inline int4 t2s_ramp_i32x4(int t2s_0, int t2s_1) {
       t2s_0 + 3 * t2s_1);
 }
 
-channel float Out_to_collector[2][2];  // X -> collector
+channel float Out_to_collector[2][2] __attribute__((depth(9)));  // X -> collector
 channel float collector_to_unloader[2] __attribute__((depth(256)));  // collector -> unloader
 channel float4 aLoader_to_aFeeder __attribute__((depth(256)));  // aLoader -> aFeeder
 channel float4 aFeeder_to_X[2] __attribute__((depth(256)));  // aFeeder -> X
@@ -219,16 +219,18 @@ void collector() {
     for (int j = 0; j < 2; j++) {
       for (int ii = 0; ii < 3; ii++) {
         for (int jj = 0; jj < 3; jj++) {
-          #pragma unroll
-          for (int iii = 0; iii < 2; iii++) {
+          for (int t = 0; t < 2; t++) {
             #pragma unroll
-            for (int jjj = 0; jjj < 2; jjj++) {
-              for (int t = 0; t < iii + 1; t++) {
-                const float Out_gathered = t == iii ? read_channel_intel(Out_to_collector[iii][jjj]) : read_channel_intel(collector_gather_fifo[iii - 1][jjj]);
-                if (iii < 1) {
-                  write_channel_intel(collector_gather_fifo[iii][jjj], Out_gathered);
-                } else {
-                  write_channel_intel(collector_to_unloader[jjj], Out_gathered);
+            for (int iii = 0; iii < 2; iii++) {
+              #pragma unroll
+              for (int jjj = 0; jjj < 2; jjj++) {
+                if (t <= iii) {
+                  const float Out_gathered = t == iii ? read_channel_intel(Out_to_collector[iii][jjj]) : read_channel_intel(collector_gather_fifo[iii - 1][jjj]);
+                  if (iii < 1) {
+                    write_channel_intel(collector_gather_fifo[iii][jjj], Out_gathered);
+                  } else {
+                    write_channel_intel(collector_to_unloader[jjj], Out_gathered);
+                  }
                 }
               }
             }

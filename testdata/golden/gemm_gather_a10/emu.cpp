@@ -121,9 +121,9 @@ t2s_rt::InputArray<float> t2s_a_in;
 t2s_rt::InputArray<float> t2s_b_in;
 t2s_rt::FuncStorage<float> t2s_collector_bf;
 t2s_rt::FuncStorage<float> t2s_unloader_bf;
-t2s_rt::FifoArray<float> t2s_Out_to_drainer_ch("Out_to_drainer", {10, 8}, 1);
+t2s_rt::FifoArray<float> t2s_Out_to_drainer_ch("Out_to_drainer", {10, 8}, 4);
 t2s_rt::FifoArray<float> t2s_drainer_to_collector_ch("drainer_to_collector", {8}, 10);
-t2s_rt::FifoArray<float> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {10, 8}, 9);
+t2s_rt::FifoArray<float> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {10, 8}, 1);
 t2s_rt::FifoArray<t2s_rt::Vec<float, 8>> t2s_collector_gather_fifo_ch("collector_gather_fifo", {10, 8}, 1);
 
 // Kernel 'A' (device, spec 50:1).
@@ -174,14 +174,16 @@ void t2s_A_kn() {
 void t2s_drainer_kn() {
   for (int32_t ii = 0; ii < 2; ii++) {
     for (int32_t jj = 0; jj < 2; jj++) {
-      for (int32_t iii = 0; iii < 10; iii++) {
-        for (int32_t jjj = 0; jjj < 8; jjj++) {
-          for (int32_t t = 0; t < t2s_add_i32(iii, 1); t++) {
-            const float Out_gathered = t == iii ? t2s_Out_to_drainer_ch.at_linear(iii + 10 * jjj).read() : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(iii, 1) + 10 * jjj).read();
-            if (iii < 9) {
-              t2s_drainer_gather_fifo_ch.at_linear(iii + 10 * jjj).write(Out_gathered);
-            } else {
-              t2s_drainer_to_collector_ch.at_linear(jjj).write(Out_gathered);
+      for (int32_t t = 0; t < 10; t++) {
+        for (int32_t iii = 0; iii < 10; iii++) {
+          for (int32_t jjj = 0; jjj < 8; jjj++) {
+            if (t <= iii) {
+              const float Out_gathered = t == iii ? t2s_Out_to_drainer_ch.at_linear(iii + 10 * jjj).read() : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(iii, 1) + 10 * jjj).read();
+              if (iii < 9) {
+                t2s_drainer_gather_fifo_ch.at_linear(iii + 10 * jjj).write(Out_gathered);
+              } else {
+                t2s_drainer_to_collector_ch.at_linear(jjj).write(Out_gathered);
+              }
             }
           }
         }

@@ -41,9 +41,9 @@ static inline float8 t2s_vselect_f32x8(char8 t2s_0, float8 t2s_1, float8 t2s_2) 
       t2s_0.s7 ? t2s_1.s7 : t2s_2.s7);
 }
 
-channel float Out_to_drainer[10][8];  // A -> drainer
+channel float Out_to_drainer[10][8] __attribute__((depth(4)));  // A -> drainer
 channel float drainer_to_collector[8] __attribute__((depth(10)));  // drainer -> collector
-channel float drainer_gather_fifo[10][8] __attribute__((depth(9)));  // drainer -> drainer
+channel float drainer_gather_fifo[10][8] __attribute__((depth(1)));  // drainer -> drainer
 channel float8 collector_gather_fifo[10][8] __attribute__((depth(1)));  // collector -> collector
 
 // Kernel A (50:1): reads input a, b; channels Out_to_drainer.
@@ -103,16 +103,18 @@ __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int ii = 0; ii < 2; ii++) {
     for (int jj = 0; jj < 2; jj++) {
-      #pragma unroll
-      for (int iii = 0; iii < 10; iii++) {
+      for (int t = 0; t < 10; t++) {
         #pragma unroll
-        for (int jjj = 0; jjj < 8; jjj++) {
-          for (int t = 0; t < iii + 1; t++) {
-            const float Out_gathered = t == iii ? read_channel_intel(Out_to_drainer[iii][jjj]) : read_channel_intel(drainer_gather_fifo[iii - 1][jjj]);
-            if (iii < 9) {
-              write_channel_intel(drainer_gather_fifo[iii][jjj], Out_gathered);
-            } else {
-              write_channel_intel(drainer_to_collector[jjj], Out_gathered);
+        for (int iii = 0; iii < 10; iii++) {
+          #pragma unroll
+          for (int jjj = 0; jjj < 8; jjj++) {
+            if (t <= iii) {
+              const float Out_gathered = t == iii ? read_channel_intel(Out_to_drainer[iii][jjj]) : read_channel_intel(drainer_gather_fifo[iii - 1][jjj]);
+              if (iii < 9) {
+                write_channel_intel(drainer_gather_fifo[iii][jjj], Out_gathered);
+              } else {
+                write_channel_intel(drainer_to_collector[jjj], Out_gathered);
+              }
             }
           }
         }

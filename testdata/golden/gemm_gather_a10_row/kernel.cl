@@ -7,10 +7,10 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-channel float Out_to_drainer[10][8];  // A -> drainer
+channel float Out_to_drainer[10][8] __attribute__((depth(4)));  // A -> drainer
 channel float drainer_to_collector[8] __attribute__((depth(10)));  // drainer -> collector
-channel float drainer_gather_fifo[10][8] __attribute__((depth(9)));  // drainer -> drainer
-channel float collector_gather_fifo[8] __attribute__((depth(7)));  // collector -> collector
+channel float drainer_gather_fifo[10][8] __attribute__((depth(1)));  // drainer -> drainer
+channel float collector_gather_fifo[8] __attribute__((depth(1)));  // collector -> collector
 
 // Kernel A (50:1): reads input a, b; channels Out_to_drainer.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -69,16 +69,18 @@ __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void drainer() {
   for (int ii = 0; ii < 2; ii++) {
     for (int jj = 0; jj < 2; jj++) {
-      #pragma unroll
-      for (int iii = 0; iii < 10; iii++) {
+      for (int t = 0; t < 10; t++) {
         #pragma unroll
-        for (int jjj = 0; jjj < 8; jjj++) {
-          for (int t = 0; t < iii + 1; t++) {
-            const float Out_gathered = t == iii ? read_channel_intel(Out_to_drainer[iii][jjj]) : read_channel_intel(drainer_gather_fifo[iii - 1][jjj]);
-            if (iii < 9) {
-              write_channel_intel(drainer_gather_fifo[iii][jjj], Out_gathered);
-            } else {
-              write_channel_intel(drainer_to_collector[jjj], Out_gathered);
+        for (int iii = 0; iii < 10; iii++) {
+          #pragma unroll
+          for (int jjj = 0; jjj < 8; jjj++) {
+            if (t <= iii) {
+              const float Out_gathered = t == iii ? read_channel_intel(Out_to_drainer[iii][jjj]) : read_channel_intel(drainer_gather_fifo[iii - 1][jjj]);
+              if (iii < 9) {
+                write_channel_intel(drainer_gather_fifo[iii][jjj], Out_gathered);
+              } else {
+                write_channel_intel(drainer_to_collector[jjj], Out_gathered);
+              }
             }
           }
         }
@@ -93,14 +95,16 @@ void collector(__global float* restrict collector) {
   for (int ii = 0; ii < 2; ii++) {
     for (int jj = 0; jj < 2; jj++) {
       for (int iii = 0; iii < 10; iii++) {
-        #pragma unroll
-        for (int jjj = 0; jjj < 8; jjj++) {
-          for (int t_1 = 0; t_1 < jjj + 1; t_1++) {
-            const float drainer_gathered = t_1 == jjj ? read_channel_intel(drainer_to_collector[jjj]) : read_channel_intel(collector_gather_fifo[jjj - 1]);
-            if (jjj < 7) {
-              write_channel_intel(collector_gather_fifo[jjj], drainer_gathered);
-            } else {
-              collector[t_1 + 8 * (iii + 10 * (jj + 2 * ii))] = drainer_gathered;
+        for (int t_1 = 0; t_1 < 8; t_1++) {
+          #pragma unroll
+          for (int jjj = 0; jjj < 8; jjj++) {
+            if (t_1 <= jjj) {
+              const float drainer_gathered = t_1 == jjj ? read_channel_intel(drainer_to_collector[jjj]) : read_channel_intel(collector_gather_fifo[jjj - 1]);
+              if (jjj < 7) {
+                write_channel_intel(collector_gather_fifo[jjj], drainer_gathered);
+              } else {
+                collector[t_1 + 8 * (iii + 10 * (jj + 2 * ii))] = drainer_gathered;
+              }
             }
           }
         }

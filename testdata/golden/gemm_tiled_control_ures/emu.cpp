@@ -23,7 +23,7 @@ t2s_rt::InputArray<int32_t> t2s_a_in;
 t2s_rt::InputArray<int32_t> t2s_b_in;
 t2s_rt::FuncStorage<int32_t> t2s_collector_bf;
 t2s_rt::FuncStorage<int32_t> t2s_unloader_bf;
-t2s_rt::FifoArray<int32_t> t2s_c_to_drainer_ch("c_to_drainer", {2, 2}, 1);
+t2s_rt::FifoArray<int32_t> t2s_c_to_drainer_ch("c_to_drainer", {2, 2}, 4);
 t2s_rt::FifoArray<int32_t> t2s_drainer_to_collector_ch("drainer_to_collector", {2}, 2);
 t2s_rt::FifoArray<int32_t> t2s_drainer_gather_fifo_ch("drainer_gather_fifo", {2, 2}, 1);
 t2s_rt::FifoArray<int32_t> t2s_collector_gather_fifo_ch("collector_gather_fifo", {2, 2}, 1);
@@ -84,14 +84,16 @@ void t2s_drainer_kn() {
     for (int32_t oj = 0; oj < 2; oj++) {
       for (int32_t iii = 0; iii < 2; iii++) {
         for (int32_t jjj = 0; jjj < 2; jjj++) {
-          for (int32_t ii = 0; ii < 2; ii++) {
-            for (int32_t jj = 0; jj < 2; jj++) {
-              for (int32_t t = 0; t < t2s_add_i32(ii, 1); t++) {
-                const int32_t c_gathered = t == ii ? t2s_c_to_drainer_ch.at_linear(ii + 2 * jj).read() : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(ii, 1) + 2 * jj).read();
-                if (ii < 1) {
-                  t2s_drainer_gather_fifo_ch.at_linear(ii + 2 * jj).write(c_gathered);
-                } else {
-                  t2s_drainer_to_collector_ch.at_linear(jj).write(c_gathered);
+          for (int32_t t = 0; t < 2; t++) {
+            for (int32_t ii = 0; ii < 2; ii++) {
+              for (int32_t jj = 0; jj < 2; jj++) {
+                if (t <= ii) {
+                  const int32_t c_gathered = t == ii ? t2s_c_to_drainer_ch.at_linear(ii + 2 * jj).read() : t2s_drainer_gather_fifo_ch.at_linear(t2s_sub_i32(ii, 1) + 2 * jj).read();
+                  if (ii < 1) {
+                    t2s_drainer_gather_fifo_ch.at_linear(ii + 2 * jj).write(c_gathered);
+                  } else {
+                    t2s_drainer_to_collector_ch.at_linear(jj).write(c_gathered);
+                  }
                 }
               }
             }
@@ -109,14 +111,16 @@ void t2s_collector_kn() {
     for (int32_t oj = 0; oj < 2; oj++) {
       for (int32_t iii = 0; iii < 2; iii++) {
         for (int32_t jjj = 0; jjj < 2; jjj++) {
-          for (int32_t ii = 0; ii < 2; ii++) {
-            for (int32_t jj = 0; jj < 2; jj++) {
-              for (int32_t t_1 = 0; t_1 < t2s_add_i32(jj, 1); t_1++) {
-                const int32_t drainer_gathered = t_1 == jj ? t2s_drainer_to_collector_ch.at_linear(jj).read() : t2s_collector_gather_fifo_ch.at_linear(ii + 2 * t2s_sub_i32(jj, 1)).read();
-                if (jj < 1) {
-                  t2s_collector_gather_fifo_ch.at_linear(ii + 2 * jj).write(drainer_gathered);
-                } else {
-                  t2s_collector_st.store(t2s_collector_st.offset({t_1, ii, jjj, iii, oj, oi}), drainer_gathered);
+          for (int32_t t_1 = 0; t_1 < 2; t_1++) {
+            for (int32_t ii = 0; ii < 2; ii++) {
+              for (int32_t jj = 0; jj < 2; jj++) {
+                if (t_1 <= jj) {
+                  const int32_t drainer_gathered = t_1 == jj ? t2s_drainer_to_collector_ch.at_linear(jj).read() : t2s_collector_gather_fifo_ch.at_linear(ii + 2 * t2s_sub_i32(jj, 1)).read();
+                  if (jj < 1) {
+                    t2s_collector_gather_fifo_ch.at_linear(ii + 2 * jj).write(drainer_gathered);
+                  } else {
+                    t2s_collector_st.store(t2s_collector_st.offset({t_1, ii, jjj, iii, oj, oi}), drainer_gathered);
+                  }
                 }
               }
             }

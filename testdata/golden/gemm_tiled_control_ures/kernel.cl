@@ -7,7 +7,7 @@
 // Autorun kernels touch no global memory and are not enqueued by the host. Global arrays are in
 // Fortran order (first index fastest).
 
-channel int c_to_drainer[2][2];  // firstk -> drainer
+channel int c_to_drainer[2][2] __attribute__((depth(4)));  // firstk -> drainer
 channel int drainer_to_collector[2] __attribute__((depth(2)));  // drainer -> collector
 channel int drainer_gather_fifo[2][2] __attribute__((depth(1)));  // drainer -> drainer
 channel int collector_gather_fifo[2][2] __attribute__((depth(1)));  // collector -> collector
@@ -86,16 +86,18 @@ void drainer() {
     for (int oj = 0; oj < 2; oj++) {
       for (int iii = 0; iii < 2; iii++) {
         for (int jjj = 0; jjj < 2; jjj++) {
-          #pragma unroll
-          for (int ii = 0; ii < 2; ii++) {
+          for (int t = 0; t < 2; t++) {
             #pragma unroll
-            for (int jj = 0; jj < 2; jj++) {
-              for (int t = 0; t < ii + 1; t++) {
-                const int c_gathered = t == ii ? read_channel_intel(c_to_drainer[ii][jj]) : read_channel_intel(drainer_gather_fifo[ii - 1][jj]);
-                if (ii < 1) {
-                  write_channel_intel(drainer_gather_fifo[ii][jj], c_gathered);
-                } else {
-                  write_channel_intel(drainer_to_collector[jj], c_gathered);
+            for (int ii = 0; ii < 2; ii++) {
+              #pragma unroll
+              for (int jj = 0; jj < 2; jj++) {
+                if (t <= ii) {
+                  const int c_gathered = t == ii ? read_channel_intel(c_to_drainer[ii][jj]) : read_channel_intel(drainer_gather_fifo[ii - 1][jj]);
+                  if (ii < 1) {
+                    write_channel_intel(drainer_gather_fifo[ii][jj], c_gathered);
+                  } else {
+                    write_channel_intel(drainer_to_collector[jj], c_gathered);
+                  }
                 }
               }
             }
@@ -113,16 +115,18 @@ void collector(__global int* restrict collector) {
     for (int oj = 0; oj < 2; oj++) {
       for (int iii = 0; iii < 2; iii++) {
         for (int jjj = 0; jjj < 2; jjj++) {
-          #pragma unroll
-          for (int ii = 0; ii < 2; ii++) {
+          for (int t_1 = 0; t_1 < 2; t_1++) {
             #pragma unroll
-            for (int jj = 0; jj < 2; jj++) {
-              for (int t_1 = 0; t_1 < jj + 1; t_1++) {
-                const int drainer_gathered = t_1 == jj ? read_channel_intel(drainer_to_collector[jj]) : read_channel_intel(collector_gather_fifo[ii][jj - 1]);
-                if (jj < 1) {
-                  write_channel_intel(collector_gather_fifo[ii][jj], drainer_gathered);
-                } else {
-                  collector[t_1 + 2 * (ii + 2 * (jjj + 2 * (iii + 2 * (oj + 2 * oi))))] = drainer_gathered;
+            for (int ii = 0; ii < 2; ii++) {
+              #pragma unroll
+              for (int jj = 0; jj < 2; jj++) {
+                if (t_1 <= jj) {
+                  const int drainer_gathered = t_1 == jj ? read_channel_intel(drainer_to_collector[jj]) : read_channel_intel(collector_gather_fifo[ii][jj - 1]);
+                  if (jj < 1) {
+                    write_channel_intel(collector_gather_fifo[ii][jj], drainer_gathered);
+                  } else {
+                    collector[t_1 + 2 * (ii + 2 * (jjj + 2 * (iii + 2 * (oj + 2 * oi))))] = drainer_gathered;
+                  }
                 }
               }
             }

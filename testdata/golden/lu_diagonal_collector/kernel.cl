@@ -8,7 +8,7 @@
 // Fortran order (first index fastest).
 
 channel float O_to_collector[3];  // PrevV -> collector
-channel float collector_gather_fifo[3] __attribute__((depth(2)));  // collector -> collector
+channel float collector_gather_fifo[3] __attribute__((depth(1)));  // collector -> collector
 
 // Kernel PrevV (18:1): reads input A; channels O_to_collector.
 __kernel __attribute__((max_global_work_dim(0)))
@@ -58,14 +58,16 @@ void collector(__global float* restrict collector) {
   for (int b = 0; b < 2; b++) {
     for (int i = 0; i < 3; i++) {
       for (int bb = 0; bb < 2; bb++) {
-        #pragma unroll
-        for (int j = 0; j < 3; j++) {
-          for (int t = 0; t < j + 1; t++) {
-            const float O_gathered = t == j ? read_channel_intel(O_to_collector[j]) : read_channel_intel(collector_gather_fifo[j - 1]);
-            if (j < 2) {
-              write_channel_intel(collector_gather_fifo[j], O_gathered);
-            } else {
-              collector[i + 3 * (bb + 2 * (t + 3 * b))] = O_gathered;
+        for (int t = 0; t < 3; t++) {
+          #pragma unroll
+          for (int j = 0; j < 3; j++) {
+            if (t <= j) {
+              const float O_gathered = t == j ? read_channel_intel(O_to_collector[j]) : read_channel_intel(collector_gather_fifo[j - 1]);
+              if (j < 2) {
+                write_channel_intel(collector_gather_fifo[j], O_gathered);
+              } else {
+                collector[i + 3 * (bb + 2 * (t + 3 * b))] = O_gathered;
+              }
             }
           }
         }
