@@ -373,8 +373,6 @@ class Rewriter {
   void deepen_output() {
     for (Channel& c : p_.channels) {
       if (c.name != s_.out_channel || c.depth >= s_.pes) continue;
-      const int64_t old = c.depth;
-      c.depth = s_.pes;
       const std::string n = std::to_string(s_.pes);
       const std::string writes = hoist_level_
                                      ? " writes one value of each element a step, " + n +
@@ -383,13 +381,21 @@ class Rewriter {
                                      : " writes the " + n + " values of an element (along " +
                                            s_.var + ") in a row, element after element, and " +
                                            c.consumer + " may read the elements in another order";
-      c.depth_reason = "t2s-gather: the exit PE of " + s_.func + writes + ": room for " + n +
-                       " values per element (was " +
-                       (old ? std::to_string(old) : std::string("0, the default")) + ")";
-      if (report_)
-        report_->fifos.push_back("channel " + c.name + ": depth " + std::to_string(old) + " -> " +
-                                 std::to_string(c.depth) + " (" + c.depth_reason + ")");
+      deepen(c, s_.pes,
+             "t2s-gather: the exit PE of " + s_.func + writes + ": room for " + n +
+                 " values per element");
     }
+  }
+
+  // Gives channel c `depth`, its reason `why` with the old depth, and reports it.
+  void deepen(Channel& c, int64_t depth, const std::string& why) {
+    const int64_t old = c.depth;
+    c.depth = depth;
+    c.depth_reason =
+        why + " (was " + (old ? std::to_string(old) : std::string("0, the default")) + ")";
+    if (report_)
+      report_->fifos.push_back("channel " + c.name + ": depth " + std::to_string(old) + " -> " +
+                               std::to_string(c.depth) + " (" + c.depth_reason + ")");
   }
 
   // With t around the PEs, F takes the values of its PEs one a step, where the source may have
@@ -417,16 +423,11 @@ class Rewriter {
     if (!idles || burst <= 1) return;
     for (Channel& c : p_.channels) {
       if (c.name != s_.in_channel || c.depth >= burst) continue;
-      const int64_t old = c.depth;
-      c.depth = burst;
-      c.depth_reason = "t2s-gather: " + s_.source_kernel + " writes every element each step of " +
-                       join_names(names) + " (" + std::to_string(burst) + " steps" +
-                       (burst == kMaxBurstDepth ? ", at most" : "") + "), and " + s_.func +
-                       " takes one PE's value a step: room for the burst (was " +
-                       (old ? std::to_string(old) : std::string("0, the default")) + ")";
-      if (report_)
-        report_->fifos.push_back("channel " + c.name + ": depth " + std::to_string(old) + " -> " +
-                                 std::to_string(c.depth) + " (" + c.depth_reason + ")");
+      deepen(c, burst,
+             "t2s-gather: " + s_.source_kernel + " writes every element each step of " +
+                 join_names(names) + " (" + std::to_string(burst) + " steps" +
+                 (burst == kMaxBurstDepth ? ", at most" : "") + "), and " + s_.func +
+                 " takes one PE's value a step: room for the burst");
     }
   }
 
