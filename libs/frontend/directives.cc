@@ -251,7 +251,12 @@ class DirectiveNormalizer {
       // scatter(F, v [, ScatterStrategy::...]), buffer(F, v [, BufferStrategy::...])
       if (args.size() < 2 || args.size() > 3)
         bad_args(name_loc, d, "expected (Func, Var [, strategy])");
-      name_of(args[0], SymbolKind::kFunc, loc_of(0), d);
+      // T2SP scatters an ImageParam too (`feederA.scatter(a, ii)`: Halide converts it to a
+      // Func); its consumer reads it from memory.
+      const Symbol* input = lookup_(args[0].text);
+      if (k != K::kScatter || args[0].kind != DirectiveArg::kExpr || !input ||
+          input->kind != SymbolKind::kImage)
+        name_of(args[0], SymbolKind::kFunc, loc_of(0), d);
       name_of(args[1], SymbolKind::kVar, loc_of(1), d);
       std::string scope = k == K::kScatter ? "ScatterStrategy::" : "BufferStrategy::";
       if (args.size() == 3 &&

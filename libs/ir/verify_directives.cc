@@ -33,12 +33,16 @@ void directive_shape(const Program& program, size_t i, const std::string& file) 
 }
 
 // The arguments of a directive that name Funcs (merged, isolated, gathered) name Funcs of the
-// program: the passes look them up.
+// program (or, scatter's, an input): the passes look them up.
 void directive_funcs(const Program& program, size_t i, const std::string& file) {
   const Directive& d = program.directives[i];
   const auto [first, last] = d.func_args();
   for (size_t a = first; a < last; ++a) {
     const DirectiveArg& arg = d.args[a];
+    // scatter's producer may be an input its consumer reads (T2SP's `feederA.scatter(a, ii)`).
+    if (d.is(DirectiveKind::kScatter) && arg.kind == DirectiveArg::kExpr &&
+        program.find_input(arg.text))
+      continue;
     if (arg.kind != DirectiveArg::kExpr || !program.find_func(arg.text))
       fail(file, "directives[" + std::to_string(i) + "]",
            d.name + " of '" + d.func + "': argument " + std::to_string(a + 1) + " (" +

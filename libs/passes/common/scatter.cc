@@ -37,6 +37,27 @@ bool uses_var(const Expr& e, const std::string& name) {
   return found;
 }
 
+// F runs loop v serially (and not also as PEs or lanes under the same name).
+bool is_serial_scatter_loop(const Kernel& f, const std::string& v) {
+  bool serial = false, parallel = false;
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    if (const For* loop = s.as<For>(); loop && loop->var == v)
+      (loop->loop_kind == LoopKind::kSerial ? serial : parallel) = true;
+  });
+  return serial && !parallel;
+}
+
+// F reads P's channel, or the input named P from memory.
+bool reads_from(const Kernel& f, const std::string& p, const Channel* channel) {
+  if (channel) return true;
+  bool found = false;
+  for_each_stmt_expr(f.body, [&](const Expr& e) {
+    found =
+        found || (e->kind == ExprKind::kCall && e->call_kind == CallKind::kImage && e->name == p);
+  });
+  return found;
+}
+
 class Scattering {
  public:
   Scattering(const Directive& d, Kernel& consumer, Kernel& producer, Channel& channel)
@@ -225,12 +246,38 @@ void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which)
     Channel* channel = nullptr;
     for (Channel& c : p.channels)
       if (c.producer == producer && c.consumer == d.func) channel = &c;
+    const bool down = d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down";
+    if (consumer && is_serial_scatter_loop(*consumer, v)) {
+      // F's iterations along v run one after another: what they read from P already enters
+      // one value at a time, in v's order, which is what Up asks for. T2SP allows only Up on
+      // a serial loop (scatter.md, error check 4).
+      if (!reads_from(*consumer, producer, channel))
+        refuse("'" + d.func + "' reads nothing from '" + producer +
+                   "' (a channel from its kernel, or the input itself); scatter(P, v) takes a "
+                   "producer or an input that the consumer reads",
+               "scatter-target");
+      if (down)
+        refuse("'" + v + "' is a serial loop of '" + d.func +
+                   "': its iterations take their values one at a time in its order (Up); "
+                   "ScatterStrategy::Down is for a PE loop, as in T2SP",
+               "scatter-strategy");
+      if (!scattered.insert(d.func + "\n" + producer).second)
+        refuse("'" + d.func + "' scatters the values of '" + producer + "' twice",
+               "scatter-target");
+      continue;
+    }
+    if (consumer && !channel && reads_from(*consumer, producer, channel))
+      refuse("'" + d.func + "' reads the input '" + producer + "' from memory and runs '" + v +
+                 "' not serially: the scatter of an input is built along a serial loop (to feed "
+                 "PEs, isolate a loader, `isolate_producer_chain(" +
+                 producer + ", loader, " + d.func + ")`, and scatter from it with a buffer)",
+             "scatter-target");
     if (!consumer || !source || !channel)
       refuse("'" + d.func + "' does not read a channel from '" + producer +
                  "'; scatter(P, v) takes the producer whose channel the consumer reads, the one "
                  "before it in an isolate_producer_chain on the device",
              "scatter-target");
-    if (d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down")
+    if (down)
       refuse("ScatterStrategy::Down (values entering at the last PE) is not built yet; Up is",
              "scatter-strategy");
     if (!which(*consumer))
@@ -242,6 +289,35 @@ void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which)
       refuse("'" + d.func + "' scatters the values of '" + producer + "' twice", "scatter-target");
     Scattering(d, *consumer, *source, *channel).apply();
   }
+}
+
+std::string scatter_report(const Program& p) {
+  std::string out;
+  for (const Directive& d : p.directives) {
+    if (!d.is(DirectiveKind::kScatter)) continue;
+    const std::string& producer = d.args[0].text;
+    const std::string& v = d.args[1].text;
+    const Kernel* consumer = nullptr;
+    for (const Kernel& k : p.kernels)
+      if (k.name == d.func) consumer = &k;
+    if (!consumer) continue;
+    out += "scatter of '" + d.func + "' along '" + v + "' from '" + producer + "': ";
+    if (is_serial_scatter_loop(*consumer, v)) {
+      out += "'" + v + "' is a serial loop of '" + d.func +
+             "', whose iterations take their values one at a time, in its order; nothing "
+             "changes\n";
+      continue;
+    }
+    int64_t pes = 0;
+    for_each_stmt(consumer->body, [&](const Stmt& s) {
+      if (const For* f = s.as<For>(); f && f->var == v && f->extent->kind == ExprKind::kIntImm)
+        pes = f->extent->int_value;
+    });
+    out += "'" + producer + "' sends the values of the " + std::to_string(pes) +
+           " PEs along it in turn over one channel, and '" + d.func +
+           "' writes each into its PE's double buffer\n";
+  }
+  return out;
 }
 
 }  // namespace t2s

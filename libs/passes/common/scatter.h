@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "libs/ir/program.h"
 
@@ -14,10 +15,18 @@ namespace t2s {
 // PE loop v becomes a serial loop sending every PE's value in turn over one channel (the
 // channel loses its dimension along v), and F's fill reads that channel and writes each value
 // into the storage of the PE it belongs to (v fastest, as T2SP requires of a scatter loop).
-// Throws Diagnostic: scatter-target (F has no double buffer of P, or F is not transformed),
-// scatter-loop (v is not the channel's index along a PE loop of P and F, P's loop v is not the
-// innermost around its send, or the buffer does not fill v fastest), scatter-strategy (Down:
-// not built).
+// A consumer whose loop v is serial (T2SP's scatter tests: a feeder that does not inherit the
+// array's PEs) already takes what it reads from P (a kernel, or an input it reads from memory)
+// one value at a time in v's order, which is what Up asks for: nothing changes (T2SP allows only
+// Up on a serial loop).
+// Throws Diagnostic: scatter-target (F reads nothing from P; F has no double buffer of P, or F
+// is not transformed), scatter-loop (v is not the channel's index along a PE loop of P and F,
+// P's loop v is not the innermost around its send, or the buffer does not fill v fastest),
+// scatter-strategy (Down: not built for a PE loop, refused on a serial one).
 void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which);
+
+// A line per scatter directive of `p` (at the stt stage or later): what it made of the
+// consumer, for t2s-stt --report.
+std::string scatter_report(const Program& p);
 
 }  // namespace t2s

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "libs/ir/stmt_visitor.h"
+#include "libs/passes/common/scatter.h"
 #include "libs/passes/stt/stt.h"
 
 namespace t2s {
@@ -103,6 +104,7 @@ std::string stt_report(const Program& p) {
     }
     out << "  total: " << naive_total << " values naive, " << allocated_total << " allocated\n";
   }
+  out << scatter_report(p);
   return out.str();
 }
 
