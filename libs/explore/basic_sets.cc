@@ -197,6 +197,7 @@ BasicSets basic_sets(const PolyProgram& p, const std::vector<Signal>& signals,
       DependencyPart dp;
       dp.set = x;
       dp.reader = r;
+      dp.writer = b.sets[x].writer;
       dp.name = b.sets[x].name + " -> " + p.statements[r].name;
       std::vector<int64_t> lo(n, std::numeric_limits<int64_t>::max()),
           hi(n, std::numeric_limits<int64_t>::min());
@@ -240,26 +241,44 @@ std::vector<SignalGroup> storage_groups(const PolyProgram& p, const std::vector<
 
 std::optional<int64_t> part_estimate(const DependencyPart& dp, const std::vector<Point>& vectors,
                                      const Rows& rows) {
-  std::vector<int64_t> inner(rows.size() + 1, 1);  // product of the lengths inside each level
-  for (size_t l = rows.size(); l-- > 0;) {
-    size_t dim = rows[l].size(), nonzero = 0;
-    for (size_t d = 0; d < rows[l].size(); ++d)
-      if (rows[l][d] != 0) dim = d, ++nonzero;
-    if (nonzero != 1 || (rows[l][dim] != 1 && rows[l][dim] != -1)) return std::nullopt;
-    inner[l] = inner[l + 1] * dp.lengths[dim];
+  // The levels of the loop order: the dim each row runs along and its direction.
+  const size_t n = dp.lengths.size();
+  if (rows.size() != n) return std::nullopt;
+  std::vector<size_t> dim(n);
+  std::vector<int64_t> sign(n);
+  std::vector<bool> used(n, false);
+  for (size_t l = 0; l < n; ++l) {
+    if (rows[l].size() != n) return std::nullopt;
+    size_t nonzero = 0;
+    for (size_t d = 0; d < n; ++d)
+      if (rows[l][d] != 0) dim[l] = d, sign[l] = rows[l][d], ++nonzero;
+    if (nonzero != 1 || (sign[l] != 1 && sign[l] != -1) || used[dim[l]]) return std::nullopt;
+    used[dim[l]] = true;
   }
-  int64_t best = 0;
+  if (dp.signals.empty()) return 0;
+  // Node counts saturate far above any part's size (the result is at most that size), so a
+  // large bounding box cannot overflow; every term below is non-negative.
+  using Wide = __int128;
+  const Wide cap = Wide{1} << 62;
+  auto sat = [&](Wide x) { return x > cap ? cap : x; };
+  std::vector<Wide> inner(n + 1, 1);  // P_l: the product of the lengths inside level l
+  for (size_t l = n; l-- > 0;) inner[l] = sat(inner[l + 1] * dp.lengths[dim[l]]);
+  Wide best = 0;
   for (const Point& v : vectors) {
-    int64_t value = 0;
-    for (size_t l = 0; l < rows.size(); ++l) {
-      int64_t along = 0;
-      for (size_t d = 0; d < v.size(); ++d) along += rows[l][d] * v[d];
-      value += along * inner[l + 1];
+    // E_l from the innermost level out (see basic_sets.h).
+    Wide e = dp.writer < dp.reader ? 1 : 0;
+    for (size_t l = n; l-- > 0;) {
+      const Wide w = Wide{sign[l]} * v[dim[l]], length = dp.lengths[dim[l]];
+      if (w < 0)
+        e = 0;
+      else if (w >= length)
+        e = sat(length * inner[l + 1]);
+      else
+        e = sat(w * inner[l + 1] + e);
     }
-    // A value read on the node that produced it (a later statement) is still held once.
-    best = std::max(best, std::max<int64_t>(value, 1));
+    best = std::max(best, e);
   }
-  return std::min<int64_t>(best, static_cast<int64_t>(dp.signals.size()));
+  return static_cast<int64_t>(std::min<Wide>(best, static_cast<Wide>(dp.signals.size())));
 }
 
 PartEstimate estimate_part(const DependencyPart& dp, const std::vector<Point>& vectors,

@@ -28,6 +28,7 @@ struct BasicSet {
 
 struct DependencyPart {
   size_t set = 0, reader = 0;
+  size_t writer = 0;            // the statement that writes the set
   std::vector<size_t> signals;  // the elements of the set that `reader` reads
   // |DP_d|: how many points of each common-space dim the producing operations cover.
   std::vector<int64_t> lengths;
@@ -52,19 +53,31 @@ struct BasicSets {
 BasicSets basic_sets(const PolyProgram& p, const std::vector<Signal>& signals,
                      const Placement& placement, const Limits& limits);
 
-// Section 4.3's estimate of a dependency part's storage under a loop order (`rows`: unit rows,
-// outermost first, as the completions of partial_order_bounds), from the part's lengths and
-// its dependency vectors alone, without enumerating operations: the part approximated by its
-// bounding box (an orthogonal part), each dependency vector v (production to depending node)
-// alive for the nodes of the box produced between its two ends in that order,
-//   sum over levels l of (row_l . v) x prod over the levels m inside l of |DP_dim(m)|,
-// the largest over the part's vectors (at least 1: a value read on its own node by a later
-// statement), at most the part's size. nullopt when a row is not a unit vector.
+// Section 4.3's estimate of a dependency part's storage under a loop order (`rows`: a unit row
+// for every dim of the common space, each running up or down, outermost first, as the
+// completions of partial_order_bounds), from the part's lengths, its dependency vectors and
+// the statement order alone, without enumerating operations. The part is approximated by its
+// bounding box; in the order's levels l (length L_l = |DP_dim(l)|, P_l the product of the
+// lengths inside l, w_l = row_l . v for a dependency vector v, production to depending node),
+// the most box nodes from a production node up to its depending node are E_1, where
+//   E_(n+1) = 1 if the writer precedes the reader in statement order, else 0,
+//   E_l = E_(l+1)               if w_l = 0,
+//         w_l x P_l + E_(l+1)   if 0 < w_l < L_l,
+//         L_l x P_l             if w_l >= L_l   (the depending node beyond the box's end),
+//         0                     if w_l < 0      (the depending node before the box's start).
+// The estimate is the largest E_1 over the part's vectors, at most the part's size (a
+// placement is one-to-one and a signal is one operation's element of one array, so a part has
+// one element per node). It is an upper bound on the exact storage of the part in that order (every
+// signal alive at a cut lies between the first alive one's production and its depending node) for
+// any part, and equal to it for an orthogonal part (its whole bounding box) with one vector.
+// nullopt when the rows are not such a loop order.
 std::optional<int64_t> part_estimate(const DependencyPart& dp, const std::vector<Point>& vectors,
                                      const Rows& rows);
 
 // part_estimate's smallest and largest over orders (the legal completions of a partly fixed
-// order): section 4.3's approximate lower and upper bounds, beside the exact ones.
+// order): section 4.3's approximate lower and upper bounds, beside the exact ones. Each is at
+// least the corresponding exact bound (the estimate of every order is at least its exact
+// storage), so the smaller one is not a lower bound on the storage.
 struct PartEstimate {
   bool known = false;  // every order a loop order
   int64_t lower = 0, upper = 0;
