@@ -9,6 +9,7 @@
 #include "libs/backends/c/c_codegen.h"
 #include "libs/backends/opencl/opencl.h"
 #include "libs/backends/opencl/opencl_internal.h"
+#include "libs/ir/buffer_banks.h"
 #include "libs/ir/strings.h"
 #include "libs/ir/visitor.h"
 
@@ -71,6 +72,17 @@ std::string fortran_index(const std::vector<std::string>& index,
   return acc;
 }
 
+// "dimensions 4, 3, 1, 2, 5 fastest first, 4 x 2 x 2 x 3 x 2" for a bank layout (the
+// extents padded to powers of two along the lanes and the PEs).
+std::string layout_text(const BufferBanks& b) {
+  std::string order, sizes;
+  for (size_t d : b.layout) {
+    order += (order.empty() ? "" : ", ") + std::to_string(d + 1);
+    sizes += (sizes.empty() ? "" : " x ") + std::to_string(b.extents[d]);
+  }
+  return "dimensions " + order + " fastest first, " + sizes;
+}
+
 // `[a][b][c]` for the PE index `pe` (innermost space loop first), outermost first, then `slot`.
 std::string pe_subscript(const std::vector<std::string>& pe, const std::string& slot) {
   std::string out;
@@ -92,10 +104,25 @@ std::string kind_word(const Register& reg) {
   return reg.kind == Register::kFifo ? "FIFO" : "shift register";
 }
 
-// A realize statement's private storage, while its body is printed.
+// A realize statement's private storage, while its body is printed: its dimensions in memory
+// order (fastest first; a double buffer's banks, buffer_banks.h) and their extents.
 struct LocalStorage {
   std::vector<std::string> mins;
   std::vector<int64_t> extents;
+  std::vector<size_t> layout;  // empty: the realize's own order
+
+  // The Fortran-order position of `index` (in the realize's order) in this layout.
+  std::string position(const std::vector<std::string>& index) const {
+    if (layout.empty()) return fortran_index(index, mins, extents);
+    std::vector<std::string> i, m;
+    std::vector<int64_t> e;
+    for (size_t d : layout) {
+      i.push_back(index[d]);
+      m.push_back(mins[d]);
+      e.push_back(extents[d]);
+    }
+    return fortran_index(i, m, e);
+  }
 };
 
 class DeviceStorage : public CStorage {
@@ -134,21 +161,39 @@ class DeviceStorage : public CStorage {
     LocalStorage local;
     local.mins = mins;
     local.extents = storage_extents("the storage of '" + realize.func + "'", realize.extents, loc);
+    std::string comment = realize.func + " " + bounds_text(mins, local.extents);
+    std::string order = ", Fortran order";
+    // A double buffer is on-chip RAM. T2SP's memory system for it (Intel's memory attributes):
+    // one bank per PE, words of the vector lanes, one write and one read port a bank, which
+    // serves a cycle when it writes one word and each PE reads a word of its own bank
+    // (buffer_banks.h). Any other access pattern is left to the compiler's banking.
+    std::string memory;
+    if (const std::optional<DoubleBuffer>& b = realize.double_buffer) {
+      const BufferBanks banks = buffer_banks(realize);
+      if (banks.banked) {
+        local.layout = banks.layout;
+        local.extents = banks.extents;
+        const int64_t word_bytes = banks.word_lanes * std::max(1, realize.type.bits / 8);
+        memory = " __attribute__((memory, numbanks(" + std::to_string(banks.banks) +
+                 "), bankwidth(" + std::to_string(word_bytes) +
+                 "), singlepump, numwriteports(1), numreadports(1)))";
+        order = "; in memory " + layout_text(banks) +
+                " (Fortran order): " + std::to_string(banks.banks) +
+                (banks.banks == 1 ? " bank" : " banks, one per PE,") + " of " +
+                std::to_string(banks.word_lanes) +
+                (banks.word_lanes == 1 ? "-element words" : "-lane words");
+      } else {
+        memory = " __attribute__((memory))";
+        order += "; banks left to the compiler: " + banks.why_not;
+      }
+      order += "; double buffer of " + b->producer + " at " + b->loop + ": " +
+               std::to_string(b->reads) + " reads, " + std::to_string(b->writes) +
+               " writes a period";
+    }
+    comment += order;
     int64_t total = 1;
     for (int64_t e : local.extents) total *= e;
     realized_[realize.func] = local;
-    // A double buffer is on-chip RAM, one bank (no scatter), one write and one read a cycle:
-    // the memory system of T2SP's double buffers (Intel's memory attributes).
-    const std::string memory =
-        realize.double_buffer
-            ? " __attribute__((memory, numbanks(1), singlepump, numwriteports(1), "
-              "numreadports(1)))"
-            : "";
-    std::string comment = realize.func + " " + bounds_text(mins, local.extents) + ", Fortran order";
-    if (const std::optional<DoubleBuffer>& b = realize.double_buffer)
-      comment += "; double buffer of " + b->producer + " at " + b->loop + ": " +
-                 std::to_string(b->reads) + " reads, " + std::to_string(b->writes) +
-                 " writes a period";
     return {opencl_vector_type_name(realize.type, loc) + memory + " " + c_identifier(realize.func) +
             "[" + std::to_string(total) + "];  // " + comment};
   }
@@ -262,8 +307,7 @@ class DeviceStorage : public CStorage {
     auto local = realized_.find(func);
     if (local != realized_.end()) {
       *global = false;
-      return c_identifier(func) + "[" +
-             fortran_index(index, local->second.mins, local->second.extents) + "]";
+      return c_identifier(func) + "[" + local->second.position(index) + "]";
     }
     // Verified IR: a Func without an enclosing realize has a buffer.
     const Buffer* buffer = program_.find_buffer(func);

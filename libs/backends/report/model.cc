@@ -7,6 +7,7 @@
 
 #include "libs/backends/report/report.h"
 #include "libs/backends/text/text.h"
+#include "libs/ir/buffer_banks.h"
 #include "libs/ir/diagnostic.h"
 #include "libs/ir/expr_printer.h"
 #include "libs/ir/loop_walk.h"
@@ -342,6 +343,10 @@ class KernelWalk {
                 throw model_error("a realize whose extents are not constants", s.loc);
               elements = saturating_mul(elements, std::max<int64_t>(e->int_value, 0));
             }
+            // A double buffer the OpenCL lays out in banks holds their padding too.
+            if (r.double_buffer)
+              if (const BufferBanks banks = buffer_banks(r); banks.banked)
+                elements = banks.elements();
             out_->local_bits = saturating_add(
                 out_->local_bits,
                 saturating_mul(saturating_mul(multiplicity(), elements), type_bits(r.type)));

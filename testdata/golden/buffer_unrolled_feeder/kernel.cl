@@ -32,7 +32,7 @@ void load(__global const short* restrict a) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void feed() {
   {
-    short __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) load[8];  // load [0, 4) x [0, 2), Fortran order; double buffer of load at k: 4 reads, 4 writes a period
+    short __attribute__((memory, numbanks(4), bankwidth(2), singlepump, numwriteports(1), numreadports(1))) load[8];  // load [0, 4) x [0, 2); in memory dimensions 1, 2 fastest first, 4 x 2 (Fortran order): 4 banks, one per PE, of 1-element words; double buffer of load at k: 4 reads, 4 writes a period
     for (int period = 0; period < 4; period++) {
       for (int cycle = 0; cycle < 4; cycle++) {
         if (period < 3) {

@@ -75,7 +75,7 @@ void iLoader(__global const float* restrict I) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void iFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) iLoader[64];  // iLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2), Fortran order; double buffer of iLoader at r_kw: 16 reads, 16 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(8), singlepump, numwriteports(1), numreadports(1))) iLoader[64];  // iLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2); in memory dimensions 5, 4, 1, 2, 3, 6 fastest first, 2 x 2 x 2 x 2 x 2 x 2 (Fortran order): 2 banks, one per PE, of 2-lane words; double buffer of iLoader at r_kw: 16 reads, 16 writes a period
     for (int period = 0; period < 9; period++) {
       for (int cycle = 0; cycle < 16; cycle++) {
         if (period < 8) {
@@ -91,8 +91,8 @@ void iFeeder() {
             const int2 t2s_4 = t2s_ramp_i32x2(0, 1);
             const int t2s_5 = t2s_mod_i32(period, 2);
             const float2 t2s_6 = read_channel_intel(iLoader_to_iFeeder);
-            iLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3 + 2 * (t2s_4.s0 + 2 * t2s_5))))] = t2s_6.s0;
-            iLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3 + 2 * (t2s_4.s1 + 2 * t2s_5))))] = t2s_6.s1;
+            iLoader[t2s_4.s0 + 2 * (t2s_3 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * t2s_5))))] = t2s_6.s0;
+            iLoader[t2s_4.s1 + 2 * (t2s_3 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * t2s_5))))] = t2s_6.s1;
           }
         }
         if (period >= 1) {
@@ -104,7 +104,7 @@ void iFeeder() {
             #pragma unroll
             for (int coo = 0; coo < 2; coo++) {
               if (coo == 0) {
-                write_channel_intel(iFeeder_to_X[bb], (float2)(iLoader[r_mk + 2 * (r_ci + 2 * (hw + 2 * (bb + 2 * (0 + 2 * (t2s_mod_i32(period - 1, 2))))))], iLoader[r_mk + 2 * (r_ci + 2 * (hw + 2 * (bb + 2 * (1 + 2 * (t2s_mod_i32(period - 1, 2))))))]));
+                write_channel_intel(iFeeder_to_X[bb], (float2)(iLoader[0 + 2 * (bb + 2 * (r_mk + 2 * (r_ci + 2 * (hw + 2 * (t2s_mod_i32(period - 1, 2))))))], iLoader[1 + 2 * (bb + 2 * (r_mk + 2 * (r_ci + 2 * (hw + 2 * (t2s_mod_i32(period - 1, 2))))))]));
               }
             }
           }
@@ -142,7 +142,7 @@ void kLoader(__global const float* restrict K) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void kFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) kLoader[64];  // kLoader [0, 2) x [0, 2) x [0, 1) x [0, 2) x [0, 2) x [0, 2) x [0, 2), Fortran order; double buffer of kLoader at r_kw: 16 reads, 16 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(8), singlepump, numwriteports(1), numreadports(1))) kLoader[64];  // kLoader [0, 2) x [0, 2) x [0, 1) x [0, 2) x [0, 2) x [0, 2) x [0, 2); in memory dimensions 6, 5, 1, 2, 3, 4, 7 fastest first, 2 x 2 x 2 x 2 x 1 x 2 x 2 (Fortran order): 2 banks, one per PE, of 2-lane words; double buffer of kLoader at r_kw: 16 reads, 16 writes a period
     for (int period = 0; period < 9; period++) {
       for (int cycle = 0; cycle < 16; cycle++) {
         if (period < 8) {
@@ -160,8 +160,8 @@ void kFeeder() {
             const int2 t2s_5 = t2s_ramp_i32x2(0, 1);
             const int t2s_6 = t2s_mod_i32(period, 2);
             const float2 t2s_7 = read_channel_intel(kLoader_to_kFeeder);
-            kLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 1 * (t2s_3 + 2 * (t2s_4 + 2 * (t2s_5.s0 + 2 * t2s_6)))))] = t2s_7.s0;
-            kLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 1 * (t2s_3 + 2 * (t2s_4 + 2 * (t2s_5.s1 + 2 * t2s_6)))))] = t2s_7.s1;
+            kLoader[t2s_5.s0 + 2 * (t2s_4 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 1 * (t2s_3 + 2 * t2s_6)))))] = t2s_7.s0;
+            kLoader[t2s_5.s1 + 2 * (t2s_4 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 1 * (t2s_3 + 2 * t2s_6)))))] = t2s_7.s1;
           }
         }
         if (period >= 1) {
@@ -174,7 +174,7 @@ void kFeeder() {
             #pragma unroll
             for (int coo = 0; coo < 2; coo++) {
               if (bb == 0) {
-                write_channel_intel(kFeeder_to_Y[coo], (float2)(kLoader[r_mk + 2 * (r_ci + 2 * (co + 1 * (mw + 2 * (coo + 2 * (0 + 2 * (t2s_mod_i32(period - 1, 2)))))))], kLoader[r_mk + 2 * (r_ci + 2 * (co + 1 * (mw + 2 * (coo + 2 * (1 + 2 * (t2s_mod_i32(period - 1, 2)))))))]));
+                write_channel_intel(kFeeder_to_Y[coo], (float2)(kLoader[0 + 2 * (coo + 2 * (r_mk + 2 * (r_ci + 2 * (co + 1 * (mw + 2 * (t2s_mod_i32(period - 1, 2)))))))], kLoader[1 + 2 * (coo + 2 * (r_mk + 2 * (r_ci + 2 * (co + 1 * (mw + 2 * (t2s_mod_i32(period - 1, 2)))))))]));
               }
             }
           }

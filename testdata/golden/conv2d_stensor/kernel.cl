@@ -69,7 +69,7 @@ void iLoader(__global const float* restrict I) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void iFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) iLoader[64];  // iLoader [0, 2) x [0, 1) x [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2), Fortran order; double buffer of iLoader at kx: 16 reads, 16 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(8), singlepump, numwriteports(1), numreadports(1))) iLoader[64];  // iLoader [0, 2) x [0, 1) x [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2); in memory dimensions 6, 5, 1, 2, 3, 4, 7 fastest first, 2 x 2 x 2 x 1 x 2 x 2 x 2 (Fortran order): 2 banks, one per PE, of 2-lane words; double buffer of iLoader at kx: 16 reads, 16 writes a period
     for (int period = 0; period < 9; period++) {
       for (int cycle = 0; cycle < 16; cycle++) {
         if (period < 8) {
@@ -87,8 +87,8 @@ void iFeeder() {
             const int2 t2s_5 = t2s_ramp_i32x2(0, 1);
             const int t2s_6 = t2s_mod_i32(period, 2);
             const float2 t2s_7 = read_channel_intel(iLoader_to_iFeeder);
-            iLoader[t2s_0 + 2 * (t2s_1 + 1 * (t2s_2 + 2 * (t2s_3 + 2 * (t2s_4 + 2 * (t2s_5.s0 + 2 * t2s_6)))))] = t2s_7.s0;
-            iLoader[t2s_0 + 2 * (t2s_1 + 1 * (t2s_2 + 2 * (t2s_3 + 2 * (t2s_4 + 2 * (t2s_5.s1 + 2 * t2s_6)))))] = t2s_7.s1;
+            iLoader[t2s_5.s0 + 2 * (t2s_4 + 2 * (t2s_0 + 2 * (t2s_1 + 1 * (t2s_2 + 2 * (t2s_3 + 2 * t2s_6)))))] = t2s_7.s0;
+            iLoader[t2s_5.s1 + 2 * (t2s_4 + 2 * (t2s_0 + 2 * (t2s_1 + 1 * (t2s_2 + 2 * (t2s_3 + 2 * t2s_6)))))] = t2s_7.s1;
           }
         }
         if (period >= 1) {
@@ -101,7 +101,7 @@ void iFeeder() {
             #pragma unroll
             for (int cooo = 0; cooo < 2; cooo++) {
               if (cooo == 0) {
-                write_channel_intel(iFeeder_to_A[yyy], (float2)(iLoader[ky + 2 * (xx + 1 * (yy + 2 * (xxx + 2 * (yyy + 2 * (0 + 2 * (t2s_mod_i32(period - 1, 2)))))))], iLoader[ky + 2 * (xx + 1 * (yy + 2 * (xxx + 2 * (yyy + 2 * (1 + 2 * (t2s_mod_i32(period - 1, 2)))))))]));
+                write_channel_intel(iFeeder_to_A[yyy], (float2)(iLoader[0 + 2 * (yyy + 2 * (ky + 2 * (xx + 1 * (yy + 2 * (xxx + 2 * (t2s_mod_i32(period - 1, 2)))))))], iLoader[1 + 2 * (yyy + 2 * (ky + 2 * (xx + 1 * (yy + 2 * (xxx + 2 * (t2s_mod_i32(period - 1, 2)))))))]));
               }
             }
           }
@@ -139,7 +139,7 @@ void kLoader(__global const float* restrict K) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void kFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) kLoader[32];  // kLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2), Fortran order; double buffer of kLoader at kx: 16 reads, 8 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(8), singlepump, numwriteports(1), numreadports(1))) kLoader[32];  // kLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2); in memory dimensions 4, 3, 1, 2, 5 fastest first, 2 x 2 x 2 x 2 x 2 (Fortran order): 2 banks, one per PE, of 2-lane words; double buffer of kLoader at kx: 16 reads, 8 writes a period
     for (int period = 0; period < 9; period++) {
       for (int cycle = 0; cycle < 16; cycle++) {
         if (period < 8 && cycle >= 8) {
@@ -153,8 +153,8 @@ void kFeeder() {
             const int2 t2s_3 = t2s_ramp_i32x2(0, 1);
             const int t2s_4 = t2s_mod_i32(period, 2);
             const float2 t2s_5 = read_channel_intel(kLoader_to_kFeeder);
-            kLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3.s0 + 2 * t2s_4)))] = t2s_5.s0;
-            kLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3.s1 + 2 * t2s_4)))] = t2s_5.s1;
+            kLoader[t2s_3.s0 + 2 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * t2s_4)))] = t2s_5.s0;
+            kLoader[t2s_3.s1 + 2 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * t2s_4)))] = t2s_5.s1;
           }
         }
         if (period >= 1) {
@@ -165,7 +165,7 @@ void kFeeder() {
             #pragma unroll
             for (int cooo = 0; cooo < 2; cooo++) {
               if (yyy == 0) {
-                write_channel_intel(kFeeder_to_B[cooo], (float2)(kLoader[ky + 2 * (coo + 2 * (cooo + 2 * (0 + 2 * (t2s_mod_i32(period - 1, 2)))))], kLoader[ky + 2 * (coo + 2 * (cooo + 2 * (1 + 2 * (t2s_mod_i32(period - 1, 2)))))]));
+                write_channel_intel(kFeeder_to_B[cooo], (float2)(kLoader[0 + 2 * (cooo + 2 * (ky + 2 * (coo + 2 * (t2s_mod_i32(period - 1, 2)))))], kLoader[1 + 2 * (cooo + 2 * (ky + 2 * (coo + 2 * (t2s_mod_i32(period - 1, 2)))))]));
               }
             }
           }

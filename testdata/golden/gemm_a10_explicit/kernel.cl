@@ -57,7 +57,7 @@ void aLoader(__global const float* restrict A) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void aFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) aLoader[96];  // aLoader [0, 2) x [0, 3) x [0, 2) x [0, 4) x [0, 2), Fortran order; double buffer of aLoader at k: 18 reads, 12 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(16), singlepump, numwriteports(1), numreadports(1))) aLoader[96];  // aLoader [0, 2) x [0, 3) x [0, 2) x [0, 4) x [0, 2); in memory dimensions 4, 3, 1, 2, 5 fastest first, 4 x 2 x 2 x 3 x 2 (Fortran order): 2 banks, one per PE, of 4-lane words; double buffer of aLoader at k: 18 reads, 12 writes a period
     for (int period = 0; period < 9; period++) {
       for (int cycle = 0; cycle < 18; cycle++) {
         if (period < 8 && cycle >= 6) {
@@ -71,10 +71,10 @@ void aFeeder() {
             const int4 t2s_3 = t2s_ramp_i32x4(0, 1);
             const int t2s_4 = t2s_mod_i32(period, 2);
             const float4 t2s_5 = read_channel_intel(aLoader_to_aFeeder);
-            aLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s0 + 4 * t2s_4)))] = t2s_5.s0;
-            aLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s1 + 4 * t2s_4)))] = t2s_5.s1;
-            aLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s2 + 4 * t2s_4)))] = t2s_5.s2;
-            aLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s3 + 4 * t2s_4)))] = t2s_5.s3;
+            aLoader[t2s_3.s0 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s0;
+            aLoader[t2s_3.s1 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s1;
+            aLoader[t2s_3.s2 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s2;
+            aLoader[t2s_3.s3 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s3;
           }
         }
         if (period >= 1) {
@@ -85,7 +85,7 @@ void aFeeder() {
             #pragma unroll
             for (int jjj = 0; jjj < 2; jjj++) {
               if (jjj == 0) {
-                write_channel_intel(aFeeder_to_X[iii], (float4)(aLoader[kk + 2 * (ii + 3 * (iii + 2 * (0 + 4 * (t2s_mod_i32(period - 1, 2)))))], aLoader[kk + 2 * (ii + 3 * (iii + 2 * (1 + 4 * (t2s_mod_i32(period - 1, 2)))))], aLoader[kk + 2 * (ii + 3 * (iii + 2 * (2 + 4 * (t2s_mod_i32(period - 1, 2)))))], aLoader[kk + 2 * (ii + 3 * (iii + 2 * (3 + 4 * (t2s_mod_i32(period - 1, 2)))))]));
+                write_channel_intel(aFeeder_to_X[iii], (float4)(aLoader[0 + 4 * (iii + 2 * (kk + 2 * (ii + 3 * (t2s_mod_i32(period - 1, 2)))))], aLoader[1 + 4 * (iii + 2 * (kk + 2 * (ii + 3 * (t2s_mod_i32(period - 1, 2)))))], aLoader[2 + 4 * (iii + 2 * (kk + 2 * (ii + 3 * (t2s_mod_i32(period - 1, 2)))))], aLoader[3 + 4 * (iii + 2 * (kk + 2 * (ii + 3 * (t2s_mod_i32(period - 1, 2)))))]));
               }
             }
           }
@@ -117,7 +117,7 @@ void bLoader(__global const float* restrict B) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void bFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) bLoader[96];  // bLoader [0, 2) x [0, 3) x [0, 2) x [0, 4) x [0, 2), Fortran order; double buffer of bLoader at k: 18 reads, 12 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(16), singlepump, numwriteports(1), numreadports(1))) bLoader[96];  // bLoader [0, 2) x [0, 3) x [0, 2) x [0, 4) x [0, 2); in memory dimensions 4, 3, 1, 2, 5 fastest first, 4 x 2 x 2 x 3 x 2 (Fortran order): 2 banks, one per PE, of 4-lane words; double buffer of bLoader at k: 18 reads, 12 writes a period
     for (int period = 0; period < 9; period++) {
       for (int cycle = 0; cycle < 18; cycle++) {
         if (period < 8 && cycle >= 6) {
@@ -131,10 +131,10 @@ void bFeeder() {
             const int4 t2s_3 = t2s_ramp_i32x4(0, 1);
             const int t2s_4 = t2s_mod_i32(period, 2);
             const float4 t2s_5 = read_channel_intel(bLoader_to_bFeeder);
-            bLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s0 + 4 * t2s_4)))] = t2s_5.s0;
-            bLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s1 + 4 * t2s_4)))] = t2s_5.s1;
-            bLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s2 + 4 * t2s_4)))] = t2s_5.s2;
-            bLoader[t2s_0 + 2 * (t2s_1 + 3 * (t2s_2 + 2 * (t2s_3.s3 + 4 * t2s_4)))] = t2s_5.s3;
+            bLoader[t2s_3.s0 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s0;
+            bLoader[t2s_3.s1 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s1;
+            bLoader[t2s_3.s2 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s2;
+            bLoader[t2s_3.s3 + 4 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 3 * t2s_4)))] = t2s_5.s3;
           }
         }
         if (period >= 1) {
@@ -145,7 +145,7 @@ void bFeeder() {
             #pragma unroll
             for (int jjj = 0; jjj < 2; jjj++) {
               if (iii == 0) {
-                write_channel_intel(bFeeder_to_Y[jjj], (float4)(bLoader[kk + 2 * (jj + 3 * (jjj + 2 * (0 + 4 * (t2s_mod_i32(period - 1, 2)))))], bLoader[kk + 2 * (jj + 3 * (jjj + 2 * (1 + 4 * (t2s_mod_i32(period - 1, 2)))))], bLoader[kk + 2 * (jj + 3 * (jjj + 2 * (2 + 4 * (t2s_mod_i32(period - 1, 2)))))], bLoader[kk + 2 * (jj + 3 * (jjj + 2 * (3 + 4 * (t2s_mod_i32(period - 1, 2)))))]));
+                write_channel_intel(bFeeder_to_Y[jjj], (float4)(bLoader[0 + 4 * (jjj + 2 * (kk + 2 * (jj + 3 * (t2s_mod_i32(period - 1, 2)))))], bLoader[1 + 4 * (jjj + 2 * (kk + 2 * (jj + 3 * (t2s_mod_i32(period - 1, 2)))))], bLoader[2 + 4 * (jjj + 2 * (kk + 2 * (jj + 3 * (t2s_mod_i32(period - 1, 2)))))], bLoader[3 + 4 * (jjj + 2 * (kk + 2 * (jj + 3 * (t2s_mod_i32(period - 1, 2)))))]));
               }
             }
           }

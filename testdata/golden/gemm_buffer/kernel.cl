@@ -53,7 +53,7 @@ void ALoader(__global const float* restrict a) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void AFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) ALoader[8];  // ALoader [0, 2) x [0, 2) x [0, 2), Fortran order; double buffer of ALoader at kk: 24 reads, 4 writes a period
+    float __attribute__((memory, numbanks(1), bankwidth(4), singlepump, numwriteports(1), numreadports(1))) ALoader[8];  // ALoader [0, 2) x [0, 2) x [0, 2); in memory dimensions 1, 2, 3 fastest first, 2 x 2 x 2 (Fortran order): 1 bank of 1-element words; double buffer of ALoader at kk: 24 reads, 4 writes a period
     for (int period = 0; period < 7; period++) {
       for (int cycle = 0; cycle < 24; cycle++) {
         if (period < 6 && cycle >= 20) {
@@ -97,7 +97,7 @@ void BLoader(__global const float* restrict b) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void BFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) BLoader[24];  // BLoader [0, 2) x [0, 2) x [0, 3) x [0, 2), Fortran order; double buffer of BLoader at kk: 24 reads, 12 writes a period
+    float __attribute__((memory, numbanks(1), bankwidth(4), singlepump, numwriteports(1), numreadports(1))) BLoader[24];  // BLoader [0, 2) x [0, 2) x [0, 3) x [0, 2); in memory dimensions 1, 2, 3, 4 fastest first, 2 x 2 x 3 x 2 (Fortran order): 1 bank of 1-element words; double buffer of BLoader at kk: 24 reads, 12 writes a period
     for (int period = 0; period < 7; period++) {
       for (int cycle = 0; cycle < 24; cycle++) {
         if (period < 6 && cycle >= 12) {

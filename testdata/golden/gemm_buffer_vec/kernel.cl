@@ -52,7 +52,7 @@ void aLoader(__global const float* restrict A) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void aFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) aLoader[32];  // aLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2), Fortran order; double buffer of aLoader at k: 8 reads, 8 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(8), singlepump, numwriteports(1), numreadports(1))) aLoader[32];  // aLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2); in memory dimensions 4, 3, 1, 2, 5 fastest first, 2 x 2 x 2 x 2 x 2 (Fortran order): 2 banks, one per PE, of 2-lane words; double buffer of aLoader at k: 8 reads, 8 writes a period
     for (int period = 0; period < 3; period++) {
       for (int cycle = 0; cycle < 8; cycle++) {
         if (period < 2) {
@@ -66,8 +66,8 @@ void aFeeder() {
             const int2 t2s_3 = t2s_ramp_i32x2(0, 1);
             const int t2s_4 = t2s_mod_i32(period, 2);
             const float2 t2s_5 = iii == 0 ? read_channel_intel(aLoader_to_aFeeder[0]) : read_channel_intel(aLoader_to_aFeeder[1]);
-            aLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3.s0 + 2 * t2s_4)))] = t2s_5.s0;
-            aLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3.s1 + 2 * t2s_4)))] = t2s_5.s1;
+            aLoader[t2s_3.s0 + 2 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * t2s_4)))] = t2s_5.s0;
+            aLoader[t2s_3.s1 + 2 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * t2s_4)))] = t2s_5.s1;
           }
         }
         if (period >= 1) {
@@ -78,7 +78,7 @@ void aFeeder() {
             #pragma unroll
             for (int jjj = 0; jjj < 2; jjj++) {
               if (jjj == 0) {
-                write_channel_intel(aFeeder_to_X[iii], (float2)(aLoader[kk + 2 * (ii + 2 * (iii + 2 * (0 + 2 * (t2s_mod_i32(period - 1, 2)))))], aLoader[kk + 2 * (ii + 2 * (iii + 2 * (1 + 2 * (t2s_mod_i32(period - 1, 2)))))]));
+                write_channel_intel(aFeeder_to_X[iii], (float2)(aLoader[0 + 2 * (iii + 2 * (kk + 2 * (ii + 2 * (t2s_mod_i32(period - 1, 2)))))], aLoader[1 + 2 * (iii + 2 * (kk + 2 * (ii + 2 * (t2s_mod_i32(period - 1, 2)))))]));
               }
             }
           }
@@ -107,7 +107,7 @@ void bLoader(__global const float* restrict B) {
 __kernel __attribute__((max_global_work_dim(0))) __attribute__((autorun))
 void bFeeder() {
   {
-    float __attribute__((memory, numbanks(1), singlepump, numwriteports(1), numreadports(1))) bLoader[32];  // bLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2), Fortran order; double buffer of bLoader at k: 8 reads, 8 writes a period
+    float __attribute__((memory, numbanks(2), bankwidth(8), singlepump, numwriteports(1), numreadports(1))) bLoader[32];  // bLoader [0, 2) x [0, 2) x [0, 2) x [0, 2) x [0, 2); in memory dimensions 4, 3, 1, 2, 5 fastest first, 2 x 2 x 2 x 2 x 2 (Fortran order): 2 banks, one per PE, of 2-lane words; double buffer of bLoader at k: 8 reads, 8 writes a period
     for (int period = 0; period < 3; period++) {
       for (int cycle = 0; cycle < 8; cycle++) {
         if (period < 2) {
@@ -121,8 +121,8 @@ void bFeeder() {
             const int2 t2s_3 = t2s_ramp_i32x2(0, 1);
             const int t2s_4 = t2s_mod_i32(period, 2);
             const float2 t2s_5 = jjj == 0 ? read_channel_intel(bLoader_to_bFeeder[0]) : read_channel_intel(bLoader_to_bFeeder[1]);
-            bLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3.s0 + 2 * t2s_4)))] = t2s_5.s0;
-            bLoader[t2s_0 + 2 * (t2s_1 + 2 * (t2s_2 + 2 * (t2s_3.s1 + 2 * t2s_4)))] = t2s_5.s1;
+            bLoader[t2s_3.s0 + 2 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * t2s_4)))] = t2s_5.s0;
+            bLoader[t2s_3.s1 + 2 * (t2s_2 + 2 * (t2s_0 + 2 * (t2s_1 + 2 * t2s_4)))] = t2s_5.s1;
           }
         }
         if (period >= 1) {
@@ -133,7 +133,7 @@ void bFeeder() {
             #pragma unroll
             for (int jjj = 0; jjj < 2; jjj++) {
               if (iii == 0) {
-                write_channel_intel(bFeeder_to_Y[jjj], (float2)(bLoader[kk + 2 * (jj + 2 * (jjj + 2 * (0 + 2 * (t2s_mod_i32(period - 1, 2)))))], bLoader[kk + 2 * (jj + 2 * (jjj + 2 * (1 + 2 * (t2s_mod_i32(period - 1, 2)))))]));
+                write_channel_intel(bFeeder_to_Y[jjj], (float2)(bLoader[0 + 2 * (jjj + 2 * (kk + 2 * (jj + 2 * (t2s_mod_i32(period - 1, 2)))))], bLoader[1 + 2 * (jjj + 2 * (kk + 2 * (jj + 2 * (t2s_mod_i32(period - 1, 2)))))]));
               }
             }
           }
