@@ -5,7 +5,9 @@
 //   F:  ... let v = count % V: P(idx.., v, .., half) = read_channel(ch, .., v, ..)
 //
 // After, P's loop v is serial, one PE sending V values in turn over one channel, and F reads
-// them in the same order (v fastest in both), each into the storage of its PE:
+// them in the same order (v fastest in both), each into the storage of its PE; with Down both
+// count v from its last PE (`for v_down: let v = (2 min + V - 1) - v_down`), as T2SP's values
+// enter the array at that end:
 //
 //   P:  ... for v serial: write_channel ch(.., ..) <- value
 //   F:  ... let v = count % V: P(idx.., v, .., half) = read_channel(ch, .., ..)
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "libs/ir/expr_printer.h"
+#include "libs/ir/program_facts.h"
 #include "libs/ir/visitor.h"
 #include "libs/passes/common/scopes.h"
 
@@ -58,10 +61,30 @@ bool reads_from(const Kernel& f, const std::string& p, const Channel* channel) {
   return found;
 }
 
+// (2 min + extent - 1) - x: x's iteration of [min, min + extent) counted from the other end.
+Expr reflect(const Expr& min, const Expr& extent, const Expr& x) {
+  const SourceLoc& loc = x->loc;
+  const Type t = x->type;
+  Expr both_ends;
+  if (min->kind == ExprKind::kIntImm && extent->kind == ExprKind::kIntImm)
+    both_ends = make_int(t, 2 * min->int_value + extent->int_value - 1, loc);
+  else
+    both_ends = make_binary(
+        BinaryOp::kSub,
+        make_binary(BinaryOp::kAdd, make_binary(BinaryOp::kAdd, min, min, t, loc), extent, t, loc),
+        make_int(t, 1, loc), t, loc);
+  return make_binary(BinaryOp::kSub, both_ends, x, t, loc);
+}
+
 class Scattering {
  public:
   Scattering(const Directive& d, Kernel& consumer, Kernel& producer, Channel& channel)
-      : d_(d), consumer_(consumer), producer_(producer), channel_(channel), v_(d.args[1].text) {}
+      : d_(d),
+        consumer_(consumer),
+        producer_(producer),
+        channel_(channel),
+        v_(d.args[1].text),
+        down_(d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down") {}
 
   void apply() {
     bool buffered = false;
@@ -177,8 +200,9 @@ class Scattering {
   // Drops the channel's dimension along v: P's loop v becomes serial.
   class Rewriter : public StmtMutator {
    public:
-    Rewriter(const std::string& channel, const std::string& v, int dim)
-        : channel_(channel), v_(v), dim_(dim) {}
+    // `reversed`: the name of the loop that counts v's iterations from the last (Down), or "".
+    Rewriter(const std::string& channel, const std::string& v, int dim, std::string reversed = "")
+        : channel_(channel), v_(v), dim_(dim), reversed_(std::move(reversed)) {}
 
    protected:
     StmtPtr mutate_for(const For& f, const StmtPtr& s) override {
@@ -186,6 +210,14 @@ class Scattering {
       if (f.var != v_ || f.loop_kind != LoopKind::kUnrolled) return out;
       For copy = *out->as<For>();
       copy.loop_kind = LoopKind::kSerial;
+      if (!reversed_.empty()) {
+        // for r in [min, min + extent): let v = (2 min + extent - 1) - r, the PE at v's far end
+        // first.
+        copy.var = reversed_;
+        copy.body = {
+            make_let(v_, reflect(f.min, f.extent, make_var(reversed_, f.min->type, f.min->loc)),
+                     copy.body, f.min->loc)};
+      }
       return with_node(*out, copy);
     }
     StmtPtr mutate_write_channel(const WriteChannel& w, const StmtPtr& s) override {
@@ -207,10 +239,56 @@ class Scattering {
     std::string channel_;
     std::string v_;  // by value: the consumer side passes a temporary ""
     int dim_;
+    std::string reversed_;
+  };
+
+  // Down: the fill's `let v = e` (e from the count, v fastest) becomes the PE at the other end,
+  // `let v = (2 min + extent - 1) - e`, as the producer sends from v's last PE.
+  class FillReverser : public ScopedMutator {
+   public:
+    FillReverser(const std::string& v, Expr min, Expr extent)
+        : v_(v), min_(std::move(min)), extent_(std::move(extent)) {}
+
+   protected:
+    StmtPtr mutate_let(const LetStmt& l, const StmtPtr& s) override {
+      StmtPtr out = ScopedMutator::mutate_let(l, s);
+      if (l.var != v_ || !binds_fill(l.body)) return out;
+      LetStmt copy = *out->as<LetStmt>();
+      copy.value = reflect(min_, extent_, l.value);
+      return with_node(*out, copy);
+    }
+
+   private:
+    // The let binds the storage index of a fill (its body reads a channel into storage).
+    static bool binds_fill(const StmtList& body) {
+      bool fill = false;
+      for_each_stmt(body, [&](const Stmt& st) {
+        if (const Provide* p = st.as<Provide>(); p && p->value &&
+                                                 p->value->kind == ExprKind::kCall &&
+                                                 p->value->call_kind == CallKind::kChannel)
+          fill = true;
+      });
+      return fill;
+    }
+    std::string v_;
+    Expr min_, extent_;
   };
 
   void rewrite() {
-    Rewriter producer_side(channel_.name, v_, dim_);
+    std::string reversed;
+    if (down_) {
+      Program one_kernel;
+      one_kernel.kernels = {producer_};
+      reversed = NameSupply(one_kernel).fresh(v_ + "_down");
+      const For* pe_loop = nullptr;
+      for_each_stmt(consumer_.body, [&](const Stmt& s) {
+        if (const For* f = s.as<For>(); f && f->var == v_) pe_loop = f;
+      });
+      if (!pe_loop) throw InternalError("scatter: no PE loop '" + v_ + "' in the consumer");
+      FillReverser reverse(v_, pe_loop->min, pe_loop->extent);
+      consumer_.body = reverse.mutate_stmts(consumer_.body);
+    }
+    Rewriter producer_side(channel_.name, v_, dim_, reversed);
     producer_.body = producer_side.mutate_stmts(producer_.body);
     // The consumer's PE loop v stays unrolled: only its read changes.
     Rewriter consumer_side(channel_.name, "", dim_);
@@ -223,6 +301,7 @@ class Scattering {
   Kernel& producer_;
   Channel& channel_;
   std::string v_;
+  bool down_;
   int dim_ = -1;
 };
 
@@ -277,9 +356,6 @@ void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which)
                  "'; scatter(P, v) takes the producer whose channel the consumer reads, the one "
                  "before it in an isolate_producer_chain on the device",
              "scatter-target");
-    if (down)
-      refuse("ScatterStrategy::Down (values entering at the last PE) is not built yet; Up is",
-             "scatter-strategy");
     if (!which(*consumer))
       refuse("'" + d.func +
                  "' has no PEs a transform made (scatter is built in a consumer that inherits "
@@ -313,8 +389,10 @@ std::string scatter_report(const Program& p) {
       if (const For* f = s.as<For>(); f && f->var == v && f->extent->kind == ExprKind::kIntImm)
         pes = f->extent->int_value;
     });
+    const bool down = d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down";
     out += "'" + producer + "' sends the values of the " + std::to_string(pes) +
-           " PEs along it in turn over one channel, and '" + d.func +
+           " PEs along it in turn over one channel, from the " +
+           (down ? "last (Down)" : "first (Up)") + ", and '" + d.func +
            "' writes each into its PE's double buffer\n";
   }
   return out;

@@ -9,12 +9,13 @@
 
 namespace t2s {
 
-// Applies every directive `F.scatter(P, v [, ScatterStrategy::Up])` of `p` whose consumer F
+// Applies every directive `F.scatter(P, v [, ScatterStrategy::Up|Down])` of `p` whose consumer F
 // `which` selects (t2s-stt: transformed consumers, after apply_buffers). Built for a consumer
 // that double-buffers P's values (`F.buffer(P, w)`), whose buffer fills one value a cycle: P's
 // PE loop v becomes a serial loop sending every PE's value in turn over one channel (the
 // channel loses its dimension along v), and F's fill reads that channel and writes each value
-// into the storage of the PE it belongs to (v fastest, as T2SP requires of a scatter loop).
+// into the storage of the PE it belongs to (v fastest, as T2SP requires of a scatter loop);
+// with ScatterStrategy::Down both sides count v from its last PE (the values enter there).
 // A consumer whose loop v is serial (T2SP's scatter tests: a feeder that does not inherit the
 // array's PEs) already takes what it reads from P (a kernel, or an input it reads from memory)
 // one value at a time in v's order, which is what Up asks for: nothing changes (T2SP allows only
@@ -22,7 +23,7 @@ namespace t2s {
 // Throws Diagnostic: scatter-target (F reads nothing from P; F has no double buffer of P, or F
 // is not transformed), scatter-loop (v is not the channel's index along a PE loop of P and F,
 // P's loop v is not the innermost around its send, or the buffer does not fill v fastest),
-// scatter-strategy (Down: not built for a PE loop, refused on a serial one).
+// scatter-strategy (Down on a serial loop, which T2SP refuses too).
 void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which);
 
 // A line per scatter directive of `p` (at the stt stage or later): what it made of the
