@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <set>
@@ -33,16 +32,72 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxIncludeDepth = 64;
 // The largest included file: the tools' input limit (libs/cli/tool.h kMaxInputBytes).
 constexpr int64_t kMaxIncludeBytes = int64_t{16} << 20;
-// Each level of nested macro invocations in arguments rescans the arguments again.
+// Nested macro calls in macro arguments: each level pre-expands an argument inside the one
+// outside it, on the stack.
 constexpr size_t kMaxArgumentNesting = 128;
-// Bounds what macro expansion produces, counting each token and each entry of its macro chain
-// (about 100 bytes each), so that an exponential macro tree fails instead of eating all memory.
-constexpr size_t kMaxExpansionUnits = 4'000'000;
+// Bounds what macro expansion produces, in units of max(1, macro-chain length) per token, so
+// that an exponential macro tree is refused before it costs time or memory: at any point, all
+// expansions so far may produce max(kMinExpansionUnits, kExpansionUnitsPerToken x the tokens
+// read from the files so far). A small hostile spec is refused within 2^18 units (a few MB);
+// a large generated spec gets room in proportion to its size.
+constexpr uint64_t kMinExpansionUnits = uint64_t{1} << 18;
+constexpr uint64_t kExpansionUnitsPerToken = 16;
+
+// The preprocessor's own token: interned text, a compact location and a node of the macro-chain
+// tree (a token of a macro body shares its expansion's node instead of copying the chain). It
+// becomes a public Token only for the output and for #if.
+constexpr uint8_t kIdent = static_cast<uint8_t>(TokenKind::kIdentifier);
+constexpr uint8_t kPunct = static_cast<uint8_t>(TokenKind::kPunct);
+constexpr uint8_t kEnd = static_cast<uint8_t>(TokenKind::kEnd);
+// A balanced parenthesized group kept whole (`text` indexes TokArray::groups); see collect_args.
+constexpr uint8_t kGroup = 255;
+constexpr size_t kNoMatch = SIZE_MAX;
+
+struct Tok {
+  uint32_t text = 0;   // index in the interned texts (kGroup: in TokArray::groups)
+  uint32_t chain = 0;  // macro-chain node, 0 for a token written in a file
+  uint32_t file = 0;   // index in the file names (0: the main spec, or no location)
+  int32_t line = 0;
+  int32_t col = 0;
+  uint8_t kind = kEnd;
+  bool painted = false;  // C's "blue paint": this identifier is never expanded again
+};
+
+struct TokArray;
+
+// Tokens [begin, end) of an array: a macro argument, a group.
+struct Slice {
+  std::shared_ptr<const TokArray> arr;
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+struct TokArray {
+  std::vector<Tok> toks;
+  // Per token: for a '(', the index of its ')' in this array, else (or if unmatched) kNoMatch.
+  // Lets a macro call's arguments be found without reading them token by token again.
+  std::vector<size_t> match;
+  std::vector<Slice> groups;  // what the kGroup tokens stand for
+
+  void push(const Tok& t) {
+    toks.push_back(t);
+    match.push_back(kNoMatch);
+  }
+};
 
 struct Context {
-  std::vector<PPToken> toks;
+  std::shared_ptr<const TokArray> arr;
   size_t pos = 0;
+  size_t end = 0;
   std::shared_ptr<Macro> macro;  // re-enabled when the context is popped
+  bool group = false;            // a kGroup's tokens, not a context of the macro expansion
+};
+
+// One node of the macro-chain tree: the chain of its parent plus one macro.
+struct ChainNode {
+  uint32_t parent = 0;
+  uint32_t origin = 0;  // index in the MacroOrigin table
+  uint32_t depth = 0;   // the chain's length
 };
 
 struct Cond {
@@ -55,11 +110,15 @@ struct Cond {
 };
 
 struct FileState {
-  FileState(const std::string* text, const std::string& name, size_t cond_base)
-      : name(name), lexer(text, name), cond_base(cond_base) {}
+  FileState(const std::string* text, const std::string& name, uint32_t id, size_t cond_base,
+            int64_t* lexed)
+      : name(name), id(id), lexer(text, name), cond_base(cond_base), lexed(lexed) {}
 
   LexedToken& peek() {
-    if (!peeked) peeked = lexer.next();
+    if (!peeked) {
+      peeked = lexer.next();
+      if (peeked->tok.kind != TokenKind::kEnd) ++*lexed;
+    }
     return *peeked;
   }
   LexedToken take() {
@@ -69,9 +128,11 @@ struct FileState {
   }
 
   std::string name;  // SourceLoc.file of its tokens
+  uint32_t id = 0;   // Tok::file of its tokens
   Lexer lexer;
   std::optional<LexedToken> peeked;
   size_t cond_base = 0;  // conditionals opened before this file
+  int64_t* lexed;        // counts the tokens lexed from all files
 };
 
 bool is_punct(const Token& t, const char* text) { return t.is_punct(text); }
@@ -100,14 +161,26 @@ bool is_file(const std::string& path) {
 class Preprocessor {
  public:
   Preprocessor(SourceManager& sources, const PreprocessOptions& options)
-      : sources_(sources), options_(options) {}
+      : sources_(sources), options_(options) {
+    chains_.push_back(ChainNode{});  // node 0: the empty chain
+    lparen_ = intern("(");
+    rparen_ = intern(")");
+    comma_ = intern(",");
+    file_id("");  // 0: the main spec, and SourceLoc{}
+  }
+
+  ~Preprocessor() {
+    if (options_.stats == nullptr) return;
+    options_.stats->work = work_ + lexed_;
+    options_.stats->expansion_units = static_cast<int64_t>(expanded_units_);
+  }
 
   std::vector<Token> run() {
     const std::string* text = sources_.text("");
     if (text == nullptr) throw InternalError("the main spec is not registered as \"\"");
     for (size_t i = 0; i < options_.defines.size(); ++i)
       define_from_command_line(options_.defines[i], i < options_.builtin_defines);
-    files_.emplace_back(text, "", 0);
+    files_.emplace_back(text, "", file_id(""), 0, &lexed_);
 
     std::vector<Token> out;
     // Roughly an upper bound for a spec's token count; pages never written cost nothing.
@@ -121,52 +194,134 @@ class Preprocessor {
   }
 
  private:
-  // ---- Token sources: pushed-back token, macro contexts, then the files. ----
+  // ---- Compact tokens. ----
 
-  PPToken make_end() const {
-    PPToken t;
-    t.tok.kind = TokenKind::kEnd;
-    t.tok.loc = end_loc_;
-    return t;
+  uint32_t intern(const std::string& text) {
+    auto [it, added] = text_ids_.try_emplace(text, static_cast<uint32_t>(texts_.size()));
+    if (added) texts_.push_back(&it->first);
+    return it->second;
   }
 
+  uint32_t file_id(const std::string& name) {
+    auto [it, added] = file_ids_.try_emplace(name, static_cast<uint32_t>(file_names_.size()));
+    if (added) file_names_.push_back(name);
+    return it->second;
+  }
+
+  Tok tok_of(const Token& t, uint32_t file) {
+    Tok r;
+    r.text = intern(t.text);
+    r.kind = static_cast<uint8_t>(t.kind);
+    r.file = file;
+    r.line = t.loc.line;
+    r.col = t.loc.col;
+    return r;
+  }
+  Tok tok_of(const Token& t) { return tok_of(t, file_id(t.loc.file)); }
+
+  SourceLoc loc_of(const Tok& t) const { return SourceLoc{file_names_[t.file], t.line, t.col}; }
+
+  uint32_t depth_of(const Tok& t) const { return chains_[t.chain].depth; }
+
+  // What producing `t` costs, in expansion units.
+  uint64_t units_of(const Tok& t) const { return std::max<uint64_t>(1, depth_of(t)); }
+
+  uint64_t expansion_limit() const {
+    return std::max(kMinExpansionUnits, kExpansionUnitsPerToken * static_cast<uint64_t>(lexed_));
+  }
+
+  Token to_token(const Tok& t) {
+    Token out;
+    out.kind = static_cast<TokenKind>(t.kind);
+    out.text = *texts_[t.text];
+    out.loc = loc_of(t);
+    const uint32_t depth = depth_of(t);
+    out.macro_chain.resize(depth);
+    size_t i = depth;
+    for (uint32_t n = t.chain; n != 0; n = chains_[n].parent)
+      out.macro_chain[--i] = origins_[chains_[n].origin];
+    work_ += std::max<uint32_t>(1, depth);
+    return out;
+  }
+
+  [[noreturn]] void fail_at_tok(const Tok& t, const std::string& message) {
+    fail_at(to_token(t), message);
+  }
+
+  bool is(const Tok& t, uint32_t punct) const { return t.kind == kPunct && t.text == punct; }
+
+  // ---- Token sources: pushed-back token, macro contexts, then the files. ----
+
+  // Only its kind is used: the end of the input is located by end_loc_.
+  static Tok make_end() { return Tok{}; }
+
+  std::shared_ptr<Macro> find_macro(uint32_t text) const {
+    return text < macro_of_.size() ? macro_of_[text] : nullptr;
+  }
   std::shared_ptr<Macro> find_macro(const std::string& name) const {
     auto it = macros_.find(name);
     return it == macros_.end() ? nullptr : it->second;
   }
 
-  // The next token without macro expansion.
-  PPToken next_token() {
+  void set_macro(const std::string& name, std::shared_ptr<Macro> m) {
+    const uint32_t id = intern(name);
+    if (macro_of_.size() <= id) macro_of_.resize(id + 1);
+    macro_of_[id] = m;
+    if (m) {
+      macros_[name] = std::move(m);
+    } else {
+      macros_.erase(name);
+    }
+  }
+
+  // The next token or kGroup without macro expansion; `from_context_` tells whether it came
+  // from contexts_.back() (at pos - 1).
+  Tok next_item() {
+    from_context_ = false;
     if (pushback_) {
-      PPToken t = std::move(*pushback_);
+      Tok t = *pushback_;
       pushback_.reset();
       return t;
     }
     while (!contexts_.empty()) {
       Context& c = contexts_.back();
-      if (c.pos < c.toks.size()) {
-        PPToken t = std::move(c.toks[c.pos++]);
+      if (c.pos < c.end) {
+        Tok t = c.arr->toks[c.pos++];
+        ++work_;
         // An identifier met while its own macro is being rescanned is painted for good, even
         // if it is only examined after that rescan ends (e.g. as a macro argument).
-        if (t.tok.kind == TokenKind::kIdentifier && !t.painted) {
-          auto m = find_macro(t.tok.text);
+        if (t.kind == kIdent && !t.painted && t.text < macro_of_.size()) {
+          const Macro* m = macro_of_[t.text].get();
           if (m && m->disabled > 0) t.painted = true;
         }
+        from_context_ = true;
         return t;
       }
       if (c.macro) --c.macro->disabled;
+      if (c.group) --group_contexts_;
       contexts_.pop_back();
     }
     if (isolated_) return make_end();
-    PPToken t;
+    Tok t;
     if (read_file_token(&t)) return t;
     return make_end();
+  }
+
+  // The next token without macro expansion (a kGroup is entered).
+  Tok next_token() {
+    while (true) {
+      Tok t = next_item();
+      if (t.kind != kGroup) return t;
+      Slice g = contexts_.back().arr->groups[t.text];
+      ++group_contexts_;
+      contexts_.push_back(Context{std::move(g.arr), g.begin, g.end, nullptr, true});
+    }
   }
 
   bool skipping() const { return !conds_.empty() && !conds_.back().active; }
 
   // Next token of the files, running directives and skipping inactive groups.
-  bool read_file_token(PPToken* out) {
+  bool read_file_token(Tok* out) {
     while (true) {
       FileState& f = files_.back();
       const LexedToken& next = f.peek();
@@ -188,8 +343,7 @@ class Preprocessor {
       LexedToken t = f.take();
       if (skipping()) continue;
       if (!t.error.empty()) throw Diagnostic(t.tok.loc, t.error, "lex");
-      out->tok = std::move(t.tok);
-      out->painted = false;
+      *out = tok_of(t.tok, f.id);
       return true;
     }
   }
@@ -200,155 +354,232 @@ class Preprocessor {
   template <typename Out>
   void expand(Out* out) {
     while (true) {
-      PPToken t = next_token();
-      if (t.tok.kind == TokenKind::kEnd) return;
-      if (t.tok.kind == TokenKind::kIdentifier && !t.painted) {
-        if (auto m = find_macro(t.tok.text)) {
+      Tok t = next_token();
+      if (t.kind == kEnd) return;
+      if (t.kind == kIdent && !t.painted) {
+        if (std::shared_ptr<Macro> m = find_macro(t.text)) {
           if (m->disabled > 0) {
             t.painted = true;
           } else if (!m->function_like) {
-            push_expansion(m, t.tok, {});
+            push_expansion(m, t, {});
             continue;
           } else {
-            PPToken next = next_token();
-            if (is_punct(next.tok, "(")) {
-              std::vector<std::vector<PPToken>> args = collect_args(*m, t.tok);
-              push_expansion(m, t.tok, std::move(args));
+            Tok next = next_token();
+            if (is(next, lparen_)) {
+              std::vector<Slice> args = collect_args(*m, t);
+              push_expansion(m, t, std::move(args));
               continue;
             }
-            pushback_ = std::move(next);  // a function-like name without '(' is left alone
+            pushback_ = next;  // a function-like name without '(' is left alone
           }
         }
       }
-      emit(out, std::move(t));
+      emit(out, t);
     }
   }
 
-  static void emit(std::vector<Token>* out, PPToken t) { out->push_back(std::move(t.tok)); }
-  static void emit(std::vector<PPToken>* out, PPToken t) { out->push_back(std::move(t)); }
+  void emit(std::vector<Token>* out, const Tok& t) { out->push_back(to_token(t)); }
+  void emit(std::vector<Tok>* out, const Tok& t) {
+    out->push_back(t);
+    ++work_;
+  }
 
   // Fully expands `toks` on their own (C's argument pre-expansion, #if expressions). Macros
   // being rescanned outside stay disabled.
-  std::vector<PPToken> expand_list(std::vector<PPToken> toks, const Token& where) {
-    if (isolated_depth_ >= kMaxArgumentNesting) fail_at(where, "macro arguments nested too deeply");
+  std::vector<Tok> expand_list(const Slice& toks, const Tok& where) {
+    if (isolated_depth_ >= kMaxArgumentNesting) {
+      fail_at_tok(where, "macro arguments nested too deeply");
+    }
     std::vector<Context> saved_contexts = std::move(contexts_);
-    std::optional<PPToken> saved_pushback = std::move(pushback_);
-    bool saved_isolated = isolated_;
+    std::optional<Tok> saved_pushback = pushback_;
+    const bool saved_isolated = isolated_;
+    const size_t saved_groups = group_contexts_;
     contexts_.clear();
     pushback_.reset();
     isolated_ = true;
+    group_contexts_ = 0;
     ++isolated_depth_;
-    contexts_.push_back(Context{std::move(toks), 0, nullptr});
-    std::vector<PPToken> out;
+    contexts_.push_back(Context{toks.arr, toks.begin, toks.end, nullptr, false});
+    std::vector<Tok> out;
     expand(&out);
     --isolated_depth_;
     contexts_ = std::move(saved_contexts);
-    pushback_ = std::move(saved_pushback);
+    pushback_ = saved_pushback;
     isolated_ = saved_isolated;
+    group_contexts_ = saved_groups;
     return out;
   }
 
-  // Frees the tokens already read from the innermost context once they are at least half of it.
-  // The arguments just read were moved out, but their husks stayed; each level of nested macro
-  // calls in arguments reads the rest of the level outside it, so without this the memory would
-  // be the input's size times the nesting (kMaxArgumentNesting), not linear in the input. The
-  // half keeps the cost of the moves linear too.
-  void release_consumed_tokens() {
-    if (contexts_.empty()) return;
-    Context& c = contexts_.back();
-    if (c.pos == 0 || c.pos * 2 < c.toks.size()) return;
-    std::vector<PPToken> rest(std::make_move_iterator(c.toks.begin() + c.pos),
-                              std::make_move_iterator(c.toks.end()));
-    c.toks = std::move(rest);
-    c.pos = 0;
+  // Sets the '(' -> ')' matches of `a`, whose kGroups are balanced wholes.
+  void match_parens(TokArray* a) {
+    std::vector<size_t> open;
+    for (size_t i = 0; i < a->toks.size(); ++i) {
+      const Tok& t = a->toks[i];
+      if (is(t, lparen_)) {
+        open.push_back(i);
+      } else if (is(t, rparen_) && !open.empty()) {
+        a->match[open.back()] = i;
+        open.pop_back();
+      }
+    }
+    work_ += a->toks.size();
   }
 
-  // Reads the arguments after the '(' of an invocation of `m` (named by `name`).
-  std::vector<std::vector<PPToken>> collect_args(const Macro& m, const Token& name) {
-    std::vector<std::vector<PPToken>> args(1);
-    int depth = 0;
-    while (true) {
-      PPToken t = next_token();
-      if (t.tok.kind == TokenKind::kEnd) {
-        fail_at(name, "unterminated argument list invoking macro '" + m.name + "'");
-      }
-      if (is_punct(t.tok, "(")) {
-        ++depth;
-      } else if (is_punct(t.tok, ")")) {
-        if (depth == 0) break;
-        --depth;
-      } else if (depth == 0 && is_punct(t.tok, ",")) {
-        args.emplace_back();
+  // The arguments between the '(' at `open` and its ')' at `close` of one array: slices of it
+  // found by jumping over the nested parentheses, so that each level of nested calls reads only
+  // its own tokens, never the levels inside it again.
+  void split_args(const std::shared_ptr<const TokArray>& arr, size_t open, size_t close,
+                  std::vector<Slice>* args) {
+    size_t start = open + 1;
+    for (size_t i = open + 1; i < close;) {
+      ++work_;
+      const Tok& t = arr->toks[i];
+      if (is(t, lparen_)) {
+        i = arr->match[i] + 1;
         continue;
       }
-      args.back().push_back(std::move(t));
+      if (is(t, comma_)) {
+        args->push_back(Slice{arr, start, i});
+        start = i + 1;
+      }
+      ++i;
     }
-    release_consumed_tokens();
-    if (m.params.empty() && args.size() == 1 && args[0].empty()) args.clear();
+    args->push_back(Slice{arr, start, close});
+  }
+
+  // Reads the arguments after the '(' of an invocation of `m` (named by `name`); that '(' was
+  // the last token read.
+  std::vector<Slice> collect_args(const Macro& m, const Tok& name) {
+    std::vector<Slice> args;
+    Context* c = from_context_ ? &contexts_.back() : nullptr;
+    if (c && c->arr->match[c->pos - 1] != kNoMatch && c->arr->match[c->pos - 1] < c->end) {
+      // The whole list is in this context: no context ends while it is read, so its tokens
+      // are painted then as they would be now.
+      const size_t close = c->arr->match[c->pos - 1];
+      split_args(c->arr, c->pos - 1, close, &args);
+      c->pos = close + 1;
+    } else {
+      collect_args_by_token(m, name, &args);
+    }
+    if (m.params.empty() && args.size() == 1 && args[0].begin == args[0].end) args.clear();
     if (args.size() != m.params.size()) {
-      Diagnostic diag(name.loc,
+      Diagnostic diag(loc_of(name),
                       "macro '" + m.name + "' expects " + std::to_string(m.params.size()) +
                           (m.params.size() == 1 ? " argument" : " arguments") + ", got " +
                           std::to_string(args.size()),
                       kRule);
-      add_macro_notes(diag, name);
+      add_macro_notes(diag, to_token(name));
       if (m.definition.valid()) diag.add_note(m.definition, "macro '" + m.name + "' defined here");
       throw diag;
     }
     return args;
   }
 
-  // Substitutes the arguments into the body of `m` and pushes the result for rescanning.
-  void push_expansion(const std::shared_ptr<Macro>& m, const Token& name,
-                      std::vector<std::vector<PPToken>> args) {
-    if (m->uses_hash) fail_at(name, "'#' and '##' in macro bodies are not supported");
-    if (contexts_.size() >= kMaxNesting || name.macro_chain.size() >= kMaxNesting) {
-      fail_at(name, "macro expansion nested too deeply");
+  // The arguments of a list that starts in one source and goes on in others, read one token at
+  // a time into a new array. A balanced group met in a context that is not a macro's (an
+  // argument being pre-expanded, or a group) is kept whole as one kGroup: no macro is
+  // re-enabled before its tokens are read, so they are painted then as they would be now.
+  void collect_args_by_token(const Macro& m, const Tok& name, std::vector<Slice>* args) {
+    auto list = std::make_shared<TokArray>();
+    std::vector<size_t> open;  // indices of the unclosed '(' in `list`
+    size_t start = 0;
+    while (true) {
+      Tok t = next_item();
+      if (t.kind == kEnd) {
+        fail_at_tok(name, "unterminated argument list invoking macro '" + m.name + "'");
+      }
+      ++work_;
+      Context* c = from_context_ && !contexts_.back().macro ? &contexts_.back() : nullptr;
+      if (t.kind == kGroup) {
+        // Only contexts of no macro hold kGroups (macro results are built of read tokens).
+        if (c == nullptr) throw InternalError("a group token outside an argument");
+        list->groups.push_back(c->arr->groups[t.text]);
+        t.text = static_cast<uint32_t>(list->groups.size() - 1);
+      } else if (is(t, lparen_)) {
+        const size_t close = c ? c->arr->match[c->pos - 1] : kNoMatch;
+        if (close != kNoMatch && close < c->end) {
+          list->groups.push_back(Slice{c->arr, c->pos - 1, close + 1});
+          c->pos = close + 1;
+          t = Tok{};
+          t.kind = kGroup;
+          t.text = static_cast<uint32_t>(list->groups.size() - 1);
+        } else {
+          open.push_back(list->toks.size());
+        }
+      } else if (is(t, rparen_)) {
+        if (open.empty()) break;
+        list->match[open.back()] = list->toks.size();
+        open.pop_back();
+      } else if (open.empty() && is(t, comma_)) {
+        args->push_back(Slice{nullptr, start, list->toks.size()});
+        start = list->toks.size() + 1;
+      }
+      list->push(t);
     }
-    std::vector<MacroOrigin> chain = name.macro_chain;
-    chain.push_back(MacroOrigin{m->name, m->definition});
+    args->push_back(Slice{nullptr, start, list->toks.size()});
+    std::shared_ptr<const TokArray> frozen = std::move(list);
+    for (Slice& a : *args) a.arr = frozen;
+  }
 
-    std::vector<std::optional<std::vector<PPToken>>> expanded(args.size());
-    std::vector<size_t> arg_units(args.size());
+  // Substitutes the arguments into the body of `m` and pushes the result for rescanning.
+  void push_expansion(const std::shared_ptr<Macro>& m, const Tok& name, std::vector<Slice> args) {
+    if (m->uses_hash) fail_at_tok(name, "'#' and '##' in macro bodies are not supported");
+    const uint32_t name_depth = depth_of(name);
+    if (contexts_.size() - group_contexts_ >= kMaxNesting || name_depth >= kMaxNesting) {
+      fail_at_tok(name, "macro expansion nested too deeply");
+    }
+    std::vector<std::optional<std::vector<Tok>>> expanded(args.size());
+    std::vector<uint64_t> arg_units(args.size());
     size_t size = 0;
-    size_t units = 0;  // tokens plus chain entries: what the result costs in memory
+    uint64_t units = 0;  // counted before the result is built
+    bool own_tokens = false;
     for (size_t i = 0; i < m->body.size(); ++i) {
       int p = m->body_param[i];
       if (p < 0) {
         ++size;
-        units += 1 + chain.size();
+        units += name_depth + 1;
+        own_tokens = true;
         continue;
       }
       if (!expanded[p]) {
-        expanded[p] = expand_list(std::move(args[p]), name);
-        for (const PPToken& t : *expanded[p]) arg_units[p] += 1 + t.tok.macro_chain.size();
+        expanded[p] = expand_list(args[p], name);
+        for (const Tok& t : *expanded[p]) arg_units[p] += units_of(t);
+        work_ += expanded[p]->size();
       }
       size += expanded[p]->size();
       units += arg_units[p];
     }
     expanded_units_ += units;
-    if (units > kMaxExpansionUnits || expanded_units_ > kMaxExpansionUnits) {
-      fail_at(name, "macro expansion too large");
-    }
+    if (expanded_units_ > expansion_limit()) fail_at_tok(name, "macro expansion too large");
 
-    std::vector<PPToken> result;
-    result.reserve(size);
+    uint32_t chain = 0;
+    if (own_tokens) {
+      chain = static_cast<uint32_t>(chains_.size());
+      chains_.push_back(ChainNode{name.chain, m->origin, name_depth + 1});
+    }
+    auto result = std::make_shared<TokArray>();
+    result->toks.reserve(size);
     for (size_t i = 0; i < m->body.size(); ++i) {
       int p = m->body_param[i];
       if (p >= 0) {
         // Argument tokens keep the location where the user wrote them.
-        result.insert(result.end(), expanded[p]->begin(), expanded[p]->end());
+        result->toks.insert(result->toks.end(), expanded[p]->begin(), expanded[p]->end());
         continue;
       }
-      PPToken t;
-      t.tok.kind = m->body[i].kind;
-      t.tok.text = m->body[i].text;
-      t.tok.loc = name.loc;
-      t.tok.macro_chain = chain;
-      result.push_back(std::move(t));
+      Tok t;
+      t.kind = static_cast<uint8_t>(m->body[i].kind);
+      t.text = m->body_text[i];
+      t.file = name.file;
+      t.line = name.line;
+      t.col = name.col;
+      t.chain = chain;
+      result->toks.push_back(t);
     }
+    result->match.assign(size, kNoMatch);
+    match_parens(result.get());
+    work_ += size;
     ++m->disabled;
-    contexts_.push_back(Context{std::move(result), 0, m});
+    contexts_.push_back(Context{std::move(result), 0, size, m, false});
   }
 
   // ---- Directives. ----
@@ -419,7 +650,7 @@ class Preprocessor {
       if (line.size() < 2 || line[1].tok.kind != TokenKind::kIdentifier) {
         fail(line.size() < 2 ? name.loc : line[1].tok.loc, "#undef expects a macro name");
       }
-      macros_.erase(line[1].tok.text);
+      set_macro(line[1].tok.text, nullptr);
     } else if (d == "include") {
       include(line);
     } else if (d == "pragma") {
@@ -447,11 +678,11 @@ class Preprocessor {
       return name.text == "ifdef" ? defined : !defined;
     }
     // `defined X` is resolved before expansion, so X itself is not expanded.
-    std::vector<PPToken> toks;
+    auto toks = std::make_shared<TokArray>();
     for (size_t i = 1; i < line.size(); ++i) {
       const Token& t = line[i].tok;
       if (!t.is_ident("defined")) {
-        toks.push_back(PPToken{t, false});
+        toks->push(tok_of(t));
         continue;
       }
       size_t j = i + 1;
@@ -469,15 +700,20 @@ class Preprocessor {
         }
         ++j;
       }
-      PPToken value;
-      value.tok.kind = TokenKind::kInteger;
-      value.tok.text = defined ? "1" : "0";
-      value.tok.loc = t.loc;
-      toks.push_back(std::move(value));
+      Token value;
+      value.kind = TokenKind::kInteger;
+      value.text = defined ? "1" : "0";
+      value.loc = t.loc;
+      toks->push(tok_of(value));
       i = j - 1;
     }
-    std::vector<PPToken> expanded = expand_list(std::move(toks), name);
-    return evaluate_if_expression(expanded, name.loc, macros_) != 0;
+    match_parens(toks.get());
+    const size_t n = toks->toks.size();
+    std::vector<Tok> expanded = expand_list(Slice{std::move(toks), 0, n}, tok_of(name));
+    std::vector<PPToken> value;
+    value.reserve(expanded.size());
+    for (const Tok& t : expanded) value.push_back(PPToken{to_token(t), t.painted});
+    return evaluate_if_expression(value, name.loc, macros_) != 0;
   }
 
   // Defines a macro from line[first..]: NAME [ '(' params ')' ] body. `definition` is where
@@ -536,10 +772,14 @@ class Preprocessor {
       body.text = t.text;
       m->body.push_back(std::move(body));
       m->body_param.push_back(param);
+      m->body_text.push_back(intern(t.text));
     }
+    m->origin = static_cast<uint32_t>(origins_.size());
+    origins_.push_back(MacroOrigin{m->name, m->definition});
     if (auto old = find_macro(m->name); old && options_.warn && !old->builtin && !same(*old, *m))
       warn_redefined(*old, *m, command_line ? pending_option_ : "");
-    macros_[m->name] = std::move(m);  // a redefinition replaces the old one
+    const std::string macro_name = m->name;
+    set_macro(macro_name, std::move(m));  // a redefinition replaces the old one
   }
 
   // Two definitions cc takes as the same (no warning): the same kind, parameters and body.
@@ -634,7 +874,7 @@ class Preprocessor {
       sources_.add(*name, path, std::move(bytes));
       text = sources_.text(*name);
     }
-    files_.emplace_back(text, *name, conds_.size());
+    files_.emplace_back(text, *name, file_id(*name), conds_.size(), &lexed_);
   }
 
   // Where a file name (relative to the main spec's directory, or absolute) lives on disk.
@@ -662,16 +902,28 @@ class Preprocessor {
 
   SourceManager& sources_;
   const PreprocessOptions& options_;
-  MacroTable macros_;
+  MacroTable macros_;                             // for #if's `defined`
+  std::vector<std::shared_ptr<Macro>> macro_of_;  // the same, by interned name
+  std::unordered_map<std::string, uint32_t> text_ids_;
+  std::vector<const std::string*> texts_;  // by Tok::text (keys of text_ids_)
+  std::unordered_map<std::string, uint32_t> file_ids_;
+  std::vector<std::string> file_names_;  // by Tok::file
+  std::vector<MacroOrigin> origins_;     // one per macro definition
+  std::vector<ChainNode> chains_;
+  uint32_t lparen_ = 0, rparen_ = 0, comma_ = 0;
   std::string pending_option_;  // the -D option being defined (for a warning)
   std::vector<FileState> files_;
   std::set<std::string> once_;  // files that said #pragma once
   std::vector<Cond> conds_;
   std::vector<Context> contexts_;
-  std::optional<PPToken> pushback_;
-  bool isolated_ = false;  // reading a token list on its own: its end is the end of input
+  size_t group_contexts_ = 0;  // contexts_ of kGroups (not counted as macro nesting)
+  std::optional<Tok> pushback_;
+  bool from_context_ = false;  // the last next_item() came from contexts_.back()
+  bool isolated_ = false;      // reading a token list on its own: its end is the end of input
   size_t isolated_depth_ = 0;
-  size_t expanded_units_ = 0;
+  uint64_t expanded_units_ = 0;
+  int64_t lexed_ = 0;  // tokens lexed from the files
+  int64_t work_ = 0;   // PreprocessStats::work, without the lexing
   SourceLoc end_loc_;
 };
 

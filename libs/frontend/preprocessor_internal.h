@@ -39,7 +39,9 @@ struct Macro {
   bool function_like = false;
   std::vector<std::string> params;
   std::vector<Token> body;
-  std::vector<int> body_param;  // per body token: index of the parameter it names, or -1
+  std::vector<int> body_param;      // per body token: index of the parameter it names, or -1
+  std::vector<uint32_t> body_text;  // per body token: its interned text (preprocessor.cc)
+  uint32_t origin = 0;              // its MacroOrigin in the preprocessor's table
   SourceLoc definition;
   std::string command_line;  // the -D option that defined it, if one did
   bool builtin = false;      // one of the toolchain's own -D (PreprocessOptions::builtin_defines)
