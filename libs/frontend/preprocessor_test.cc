@@ -490,10 +490,10 @@ TEST(Robustness, DeepNesting) {
   EXPECT_EQ(ErrorOf(nots).message(), "#if expression nested too deeply");
 }
 
-// Nested macro calls in arguments: each level reads the rest of the level outside it, which
-// must not keep a copy per level (issue 16: about 43 KB a level, 1.7 GB for 120 KB of input).
-// 20,000 levels of F(G(...)) are refused at kMaxArgumentNesting; the peak memory stays linear
-// in the input (a few MB; a copy per level was hundreds of MB).
+// Nested macro calls in arguments must not keep a copy of the input per level (issue 16: about
+// 43 KB a level, 1.7 GB for 120 KB of input). 20,000 levels of F(G(...)) are refused at
+// kMaxArgumentNesting; the peak memory stays linear in the input (a few MB; a copy per level
+// was hundreds of MB).
 TEST(Robustness, NestedMacroArgumentsUseLinearMemory) {
   std::string spec = "#define F(x) x\n#define G(x) x\n";
   for (int i = 0; i < 10000; ++i) spec += "F(G(";
@@ -504,6 +504,85 @@ TEST(Robustness, NestedMacroArgumentsUseLinearMemory) {
   EXPECT_EQ(ErrorOf(spec).message(), "macro arguments nested too deeply");
   getrusage(RUSAGE_SELF, &after);
   EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 100 * 1024) << "KB of peak memory";
+}
+
+// ---- Fast refusals (issue 35 item 4): timed through a budget of work, not a clock ----
+
+struct Counted {
+  std::string error;  // "L:C: message", empty if accepted
+  PreprocessStats stats;
+  int64_t input_tokens = 0;
+  size_t output_tokens = 0;
+};
+
+Counted RunCounted(const std::string& text) {
+  Counted c;
+  c.input_tokens = static_cast<int64_t>(lex(text, "").size()) - 1;  // without kEnd
+  PreprocessOptions options;
+  options.stats = &c.stats;
+  try {
+    c.output_tokens = Preprocess(text, options).size();
+  } catch (const Diagnostic& d) {
+    c.error = d.loc().str() + ": " + d.message();
+  }
+  return c;
+}
+
+// Linear in the input, plus a constant for what the smallest expansion limit (2^18 units) lets
+// a hostile spec produce. Reading the levels of nested calls again and again, or building an
+// expansion before counting it, takes hundreds of times more.
+int64_t WorkBudget(int64_t input_tokens) { return 20 * input_tokens + 8 * (int64_t{1} << 18); }
+
+TEST(FastRefusal, NestedCallsInArguments) {
+  const int n = 100000;
+  std::string spec = "#define F(x) x\n";
+  for (int i = 0; i < n; ++i) spec += "F(";
+  spec += "1";
+  spec += std::string(n, ')');
+  Counted c = RunCounted(spec);
+  // At the 129th level: its F is at column 1 + 2 * 128.
+  EXPECT_EQ(c.error, "2:257: macro arguments nested too deeply");
+  EXPECT_GT(c.stats.work, c.input_tokens);  // every token was read at least once
+  EXPECT_LE(c.stats.work, WorkBudget(c.input_tokens)) << "input tokens: " << c.input_tokens;
+}
+
+// The calls' '(' come from a macro body (G), so each list is read token by token; the balanced
+// groups after it are kept whole instead of being read again at each level.
+TEST(FastRefusal, NestedCallsOpenedByAMacroBody) {
+  const int n = 20000;
+  std::string spec = "#define F(x) x\n#define G F (\n#define W(x) x\nW(";
+  for (int i = 0; i < n; ++i) spec += "( G ";
+  spec += "a";
+  for (int i = 0; i < n; ++i) spec += " )";
+  spec += " )";
+  Counted c = RunCounted(spec);
+  // The 129th level is the F of the 128th G (column 5 + 4 * 127).
+  EXPECT_EQ(c.error, "4:513: macro arguments nested too deeply");
+  EXPECT_LE(c.stats.work, WorkBudget(c.input_tokens)) << "input tokens: " << c.input_tokens;
+}
+
+TEST(FastRefusal, ExponentialMacroTree) {
+  std::string spec =
+      "#define E2(x) x x\n#define E4(x) E2(E2(x))\n#define E16(x) E4(E4(x))\n"
+      "E16(E16(E16(E16(E16(E16(1))))))\n";  // 16^6 tokens
+  Counted c = RunCounted(spec);
+  EXPECT_EQ(c.error, "4:5: macro expansion too large");
+  // Refused at the smallest limit, before building the expansion that passes it.
+  EXPECT_GT(c.stats.expansion_units, int64_t{1} << 18);
+  EXPECT_LE(c.stats.expansion_units, int64_t{1} << 20);
+  EXPECT_LE(c.stats.work, WorkBudget(c.input_tokens)) << "input tokens: " << c.input_tokens;
+}
+
+// A large generated spec gets an expansion limit in proportion to its size (16 units a token).
+TEST(FastRefusal, LargeMacroHeavySpecIsAccepted) {
+  std::string spec = "#define S(a, b) ((a) * (b) + (a) - 1)\n";
+  for (int n = 0; n < 20000; ++n) spec += "V(i) = S(i, j" + std::to_string(n % 10) + ");\n";
+  Counted c = RunCounted(spec);
+  EXPECT_EQ(c.error, "");
+  EXPECT_EQ(c.output_tokens, 20000u * 21 + 1);
+  // Past the smallest limit: the one of this spec's size is the one that applies.
+  EXPECT_GT(c.stats.expansion_units, int64_t{1} << 18);
+  EXPECT_LE(c.stats.work, WorkBudget(c.input_tokens)) << "input tokens: " << c.input_tokens;
 }
 
 TEST(Robustness, ArbitraryBytesNeverCrash) {
