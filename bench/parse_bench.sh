@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# bench/parse_bench.sh: time t2s-parse (opt build) on a generated 10,000-line spec.
-# Target (DESIGN.md section 8 / bench/README.md): parsing 10,000 lines takes under 1 second.
+# bench/parse_bench.sh: time t2s-parse (opt build) on a generated 10,000-line spec, and on two
+# hostile specs the preprocessor must refuse fast (issue 35 item 4): 100,000 nested macro calls
+# in macro arguments, and an exponential E16(E16(...)) macro tree.
+# Targets (DESIGN.md section 8 / bench/README.md): parsing 10,000 lines takes under 1 second;
+# each hostile spec is refused in under 1 second.
 # This reports; it is not a test and does not fail on a slow result (it fails only if the spec
-# cannot be parsed at all). Usage: bench/parse_bench.sh [RUNS]
+# cannot be parsed at all, or a hostile spec is not refused as it should be).
+# Usage: bench/parse_bench.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +33,24 @@ spec="$work/big.t2s"
 } >"$spec"
 lines=$(wc -l <"$spec")
 bytes=$(wc -c <"$spec")
+
+# The hostile specs: 100,000 levels of F(F(...)) (refused at the 129th) and 16^6 tokens of
+# E16 calls (refused at the expansion limit).
+deep="$work/deep.t2s"
+{
+  echo '#define F(x) x'
+  printf 'F(%.0s' $(seq 100000)
+  printf '1'
+  printf ')%.0s' $(seq 100000)
+  echo
+} >"$deep"
+e16="$work/e16.t2s"
+{
+  echo '#define E2(x) x x'
+  echo '#define E4(x) E2(E2(x))'
+  echo '#define E16(x) E4(E4(x))'
+  echo 'E16(E16(E16(E16(E16(E16(1))))))'
+} >"$e16"
 
 # --- build (opt) ------------------------------------------------------------------------------
 echo "Building //tools:t2s-parse with -c opt ..."
@@ -58,6 +80,36 @@ sorted=($(printf '%s\n' "${times[@]}" | sort -n))
 min=${sorted[0]}
 median=${sorted[$((RUNS / 2))]}
 
+# Times RUNS refusals of hostile spec $1, which must fail with message $2; sets $refusal (the
+# median ms), $refusal_runs and $refusal_kb (the peak memory of one run, if /usr/bin/time is
+# there).
+time_refusal() {
+  local file=$1 message=$2 rc=0 r t0 t1 ts=()
+  refusal_kb="?"
+  if [[ -x /usr/bin/time ]]; then
+    /usr/bin/time -f %M -o "$work/rss" "$PARSE" "$file" >/dev/null 2>/dev/null || true
+    refusal_kb=$(tail -n 1 "$work/rss")
+  fi
+  "$PARSE" "$file" >/dev/null 2>"$work/err" || rc=$?
+  if ((rc != 1)) || ! grep -q "error: $message" "$work/err"; then
+    echo "parse_bench: $(basename "$file") is not refused with '$message' (exit $rc):" >&2
+    head -c 2000 "$work/err" | head -n 5 >&2
+    exit 1
+  fi
+  for ((r = 0; r < RUNS; r++)); do
+    t0=$(date +%s%N)
+    "$PARSE" "$file" >/dev/null 2>&1 || true
+    t1=$(date +%s%N)
+    ts+=($(((t1 - t0) / 1000000)))
+  done
+  refusal="$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$((RUNS / 2 + 1))p")"
+  refusal_runs="${ts[*]}"
+}
+time_refusal "$deep" "macro arguments nested too deeply"
+deep_median=$refusal deep_runs=$refusal_runs deep_kb=$refusal_kb
+time_refusal "$e16" "macro expansion too large"
+e16_median=$refusal e16_runs=$refusal_runs e16_kb=$refusal_kb
+
 echo
 echo "spec:    $lines lines, $bytes bytes ($BLOCKS blocks), IR $(wc -c <"$work/out.json") bytes"
 echo "runs:    ${times[*]} ms"
@@ -68,3 +120,11 @@ if ((median < 1000)); then
 else
   echo "target:  parse 10,000 lines in < 1 s: NOT MET (median $median ms)"
 fi
+echo
+for row in "deep:100,000 nested macro calls:$deep_median:$deep_runs:$deep_kb" \
+  "e16:E16(E16(E16(E16(E16(E16(1)))))):$e16_median:$e16_runs:$e16_kb"; do
+  IFS=: read -r name what med runs kb <<<"$row"
+  verdict=$( ((med < 1000)) && echo MET || echo "NOT MET")
+  echo "refusal: $name ($what): runs $runs ms, median $med ms, peak $kb KB;" \
+    "target < 1 s: $verdict"
+done
