@@ -38,7 +38,7 @@ constexpr size_t kMaxArgumentNesting = 128;
 // Bounds what macro expansion produces, in units of max(1, macro-chain length) per token, so
 // that an exponential macro tree is refused before it costs time or memory: at any point, all
 // expansions so far may produce max(kMinExpansionUnits, kExpansionUnitsPerToken x the tokens
-// read from the files so far). A small hostile spec is refused within 2^18 units (a few MB);
+// lexed from the files so far). A small hostile spec is refused within 2^18 units (a few MB);
 // a large generated spec gets room in proportion to its size.
 constexpr uint64_t kMinExpansionUnits = uint64_t{1} << 18;
 constexpr uint64_t kExpansionUnitsPerToken = 16;
@@ -453,8 +453,8 @@ class Preprocessor {
     std::vector<Slice> args;
     Context* c = from_context_ ? &contexts_.back() : nullptr;
     if (c && c->arr->match[c->pos - 1] != kNoMatch && c->arr->match[c->pos - 1] < c->end) {
-      // The whole list is in this context: no context ends while it is read, so its tokens
-      // are painted then as they would be now.
+      // The whole list is in this context, so no macro is re-enabled before its tokens are
+      // read (when an argument is pre-expanded): they are painted as they would be now.
       const size_t close = c->arr->match[c->pos - 1];
       split_args(c->arr, c->pos - 1, close, &args);
       c->pos = close + 1;
