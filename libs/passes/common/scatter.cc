@@ -12,11 +12,16 @@
 //   P:  ... for v serial: write_channel ch(.., ..) <- value
 //   F:  ... let v = count % V: P(idx.., v, .., half) = read_channel(ch, .., ..)
 //
+// Without a buffer F reads each step's values before the step's PE loops (scatter_unbuffered).
+//
 // T2SP forwards the value PE to PE through FIFOs to its owner (scatter.md); here F writes it
 // into its owner's storage at once (the same values at the same cycles; the forwarding chain,
 // which shortens wires, is not emitted).
 #include "libs/passes/common/scatter.h"
 
+#include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -92,13 +97,12 @@ class Scattering {
       if (const Realize* r = s.as<Realize>())
         buffered = buffered || (r->double_buffer && r->double_buffer->producer == producer_.name);
     });
-    if (!buffered)
-      fail("'" + consumer_.name + "' has no double buffer of '" + producer_.name +
-               "': scatter is built with `" + consumer_.name + ".buffer(" + producer_.name +
-               ", ...)`, whose fill takes one value a cycle (a scatter alone is not built yet)",
-           "scatter-target");
     find_index();
     check_producer();
+    if (!buffered) {
+      scatter_unbuffered();
+      return;
+    }
     FillCheck fill(*this);
     fill.mutate_stmts(consumer_.body);
     if (!fill.seen) throw InternalError("scatter: no fill of '" + producer_.name + "'");
@@ -214,9 +218,9 @@ class Scattering {
         // for r in [min, min + extent): let v = (2 min + extent - 1) - r, the PE at v's far end
         // first.
         copy.var = reversed_;
-        copy.body = {
-            make_let(v_, reflect(f.min, f.extent, make_var(reversed_, f.min->type, f.min->loc)),
-                     copy.body, f.min->loc)};
+        copy.body = {make_let(v_,
+                              reflect(f.min, f.extent, make_var(reversed_, f.min->type, s->loc)),
+                              copy.body, s->loc)};
       }
       return with_node(*out, copy);
     }
@@ -275,11 +279,8 @@ class Scattering {
   };
 
   void rewrite() {
-    std::string reversed;
+    const std::string reversed = reversed_name();
     if (down_) {
-      Program one_kernel;
-      one_kernel.kernels = {producer_};
-      reversed = NameSupply(one_kernel).fresh(v_ + "_down");
       const For* pe_loop = nullptr;
       for_each_stmt(consumer_.body, [&](const Stmt& s) {
         if (const For* f = s.as<For>(); f && f->var == v_) pe_loop = f;
@@ -295,6 +296,265 @@ class Scattering {
     consumer_.body = consumer_side.mutate_stmts(consumer_.body);
     channel_.dims.erase(channel_.dims.begin() + dim_);
   }
+
+  // Without a buffer (T2SP's scatter.md: the values enter PE min and are forwarded): each step,
+  // before its PE loops, F reads the V values of the step from the one channel, one a cycle in
+  // v's order, into the storage of their PEs, and the PEs read them from there:
+  //
+  //   for v serial: [for lanes vectorized:] [if (conditions of the read):]
+  //     P(v, lanes) = read_channel(ch)            (or the store of remove's kept value)
+  //   for v unrolled ...: ... P(v, lanes) ...     (in place of read_channel(ch, v))
+  //
+  // inside a `realize P` over v and the lanes unless remove's kept value is the store. A step
+  // takes V cycles more, as T2SP's forwarding loop.
+  void scatter_unbuffered() {
+    bool done = false;
+    consumer_.body = hoist(consumer_.body, false, &done);
+    if (!done)
+      fail(
+          "'" + consumer_.name + "' reads '" + channel_.name + "' outside its PE loop '" + v_ + "'",
+          "scatter-loop");
+    Rewriter producer_side(channel_.name, v_, dim_, reversed_name());
+    producer_.body = producer_side.mutate_stmts(producer_.body);
+    channel_.dims.erase(channel_.dims.begin() + dim_);
+  }
+
+  std::string reversed_name() const {
+    if (!down_) return "";
+    Program one_kernel;
+    one_kernel.kernels = {producer_};
+    return NameSupply(one_kernel).fresh(v_ + "_down");
+  }
+
+  bool reads_channel(const StmtList& list) const {
+    bool found = false;
+    for_each_stmt_expr(list, [&](const Expr& e) { found = found || is_channel_read(e); });
+    return found;
+  }
+  bool is_channel_read(const Expr& e) const {
+    return e->kind == ExprKind::kCall && e->call_kind == CallKind::kChannel &&
+           e->operands[0]->name == channel_.name;
+  }
+
+  // `list` with the statement that holds the PE loops around the read replaced by the hoisted
+  // read and the PE loops that read the storage.
+  StmtList hoist(const StmtList& list, bool realized, bool* done) {
+    StmtList out;
+    for (const StmtPtr& st : list) {
+      if (*done || !reads_channel({st})) {
+        out.push_back(st);
+        continue;
+      }
+      if (const For* f = st->as<For>(); f && f->loop_kind == LoopKind::kUnrolled) {
+        for (StmtPtr& x : hoist_pe_nest(st, realized)) out.push_back(x);
+        *done = true;
+        continue;
+      }
+      if (st->as<Provide>() || st->as<WriteChannel>())
+        fail("'" + consumer_.name + "' reads '" + channel_.name + "' outside its PE loop '" + v_ +
+                 "'",
+             "scatter-loop");
+      auto copy = std::make_shared<Stmt>(*st);
+      const Realize* r = st->as<Realize>();
+      const bool inner_realized = realized || (r && r->func == producer_.name);
+      for (StmtList* child : copy->children()) *child = hoist(*child, inner_realized, done);
+      out.push_back(copy);
+    }
+    return out;
+  }
+
+  // The path from a PE nest's root to the statement whose own expressions read the channel.
+  bool find_path(const StmtPtr& st, std::vector<const Stmt*>* path,
+                 std::vector<bool>* in_else) const {
+    path->push_back(st.get());
+    bool own = false;
+    for (const Expr* e : st->exprs())
+      for_each_expr(*e, [&](const Expr& x) { own = own || is_channel_read(x); });
+    if (own) return true;
+    if (const IfThenElse* i = st->as<IfThenElse>()) {
+      for (int branch = 0; branch < 2; ++branch) {
+        in_else->push_back(branch == 1);
+        for (const StmtPtr& c : branch == 0 ? i->then_body : i->else_body)
+          if (find_path(c, path, in_else)) return true;
+        in_else->pop_back();
+      }
+    } else {
+      for (const StmtList* child : st->children())
+        for (const StmtPtr& c : *child)
+          if (find_path(c, path, in_else)) return true;
+    }
+    path->pop_back();
+    return false;
+  }
+
+  std::vector<StmtPtr> hoist_pe_nest(const StmtPtr& root, bool realized) {
+    std::vector<const Stmt*> path;
+    std::vector<bool> in_else;  // per condition on the path: the read is in its else branch
+    if (!find_path(root, &path, &in_else)) throw InternalError("scatter: the read vanished");
+    const Stmt& holder = *path.back();
+    // The read is the whole value its statement stores, sends or binds: a read inside an
+    // expression (a select) happens on some steps only, which the hoisted read cannot know.
+    Expr read;
+    const Provide* store = holder.as<Provide>();
+    if (store && is_channel_read(store->value)) read = store->value;
+    if (const WriteChannel* w = holder.as<WriteChannel>(); w && is_channel_read(w->value))
+      read = w->value;
+    if (const LetStmt* l = holder.as<LetStmt>(); l && is_channel_read(l->value)) read = l->value;
+    if (!read)
+      fail("'" + consumer_.name + "' reads '" + channel_.name +
+               "' inside an expression; without a buffer, scatter takes a read that is the whole "
+               "value of its statement, so that it happens at every step its conditions allow",
+           "scatter-loop");
+    std::vector<const For*> pes, lanes;
+    std::set<std::string> nest_lets;
+    std::map<std::string, Expr> fixed;  // PE loops a condition fixes (`jjj == 0`)
+    std::vector<Expr> conditions;
+    size_t branch = 0;
+    for (size_t q = 0; q + 1 < path.size(); ++q) {
+      const Stmt& st = *path[q];
+      if (const For* f = st.as<For>()) {
+        if (f->loop_kind == LoopKind::kUnrolled)
+          pes.push_back(f);
+        else if (f->loop_kind == LoopKind::kVectorized)
+          lanes.push_back(f);
+        else
+          fail("'" + consumer_.name + "' runs the serial loop '" + f->var +
+                   "' inside its PE loops around the read of '" + channel_.name + "'",
+               "scatter-loop");
+      } else if (const LetStmt* l = st.as<LetStmt>()) {
+        nest_lets.insert(l->var);
+      } else if (const IfThenElse* i = st.as<IfThenElse>()) {
+        const bool negated = in_else[branch++];
+        const auto uses_nest = [&](const Expr& e) {
+          bool found = false;
+          for_each_expr(e, [&](const Expr& x) {
+            if (x->kind != ExprKind::kVar) return;
+            found = found || nest_lets.count(x->name) > 0;
+            for (const For* pe : pes) found = found || pe->var == x->name;
+          });
+          return found;
+        };
+        for (const Expr& c : negated ? std::vector<Expr>{i->condition} : conjuncts(i->condition)) {
+          const auto f = negated ? std::nullopt : fixed_var(c);
+          const bool fixes_pe = f && f->first != v_ &&
+                                std::any_of(pes.begin(), pes.end(),
+                                            [&](const For* pe) { return pe->var == f->first; });
+          if (fixes_pe) {
+            fixed[f->first] = make_int(Type::Int(32), f->second, c->loc);
+            continue;
+          }
+          if (uses_nest(c))
+            fail("'" + consumer_.name + "' reads '" + channel_.name + "' under the condition `" +
+                     print_expr(c) +
+                     "`, which depends on its PEs; without a buffer, scatter takes a read that "
+                     "every PE along '" +
+                     v_ + "' makes (a condition may fix another PE loop, `jjj == 0`)",
+                 "scatter-loop");
+          conditions.push_back(negated ? make_unary(UnaryOp::kNot, c, c->type, c->loc) : c);
+        }
+      }
+    }
+    const For* pe_loop = nullptr;
+    for (const For* f : pes)
+      if (f->var == v_) pe_loop = f;
+    if (!pe_loop)
+      fail(
+          "'" + consumer_.name + "' reads '" + channel_.name + "' outside its PE loop '" + v_ + "'",
+          "scatter-loop");
+    const SourceLoc& loc = holder.loc;  // statements keep theirs in the IR (expressions do not)
+    std::vector<Expr> hoisted_read_operands = read->operands;
+    hoisted_read_operands.erase(hoisted_read_operands.begin() + 1 + dim_);
+    const Expr hoisted_read =
+        make_call(read->name, read->call_kind, read->type, hoisted_read_operands, loc);
+    // Remove's kept value is the store: the hoisted read writes it, and the PEs only read it.
+    const bool keeps = store && store->func == producer_.name && realized;
+    std::vector<Expr> index;
+    std::vector<Expr> mins, extents;
+    if (keeps) {
+      VarSubstituter at_fixed(fixed);
+      for (const Expr& a : store->args) {
+        const Expr x = at_fixed.mutate(a);
+        bool other = false;
+        for_each_expr(x, [&](const Expr& e) {
+          if (e->kind != ExprKind::kVar) return;
+          other = other || nest_lets.count(e->name) > 0;
+          for (const For* pe : pes) other = other || (pe->var == e->name && pe->var != v_);
+        });
+        if (other)
+          fail("'" + consumer_.name + "' keeps the value of '" + channel_.name + "' at `" +
+                   print_expr(a) + "`, which depends on PEs other than '" + v_ + "'",
+               "scatter-loop");
+        index.push_back(x);
+      }
+    } else {
+      if (realized)
+        fail("'" + consumer_.name + "' keeps values of '" + producer_.name +
+                 "' and reads its channel elsewhere",
+             "scatter-loop");
+      index.push_back(make_var(v_, Type::Int(32), loc));
+      mins.push_back(pe_loop->min);
+      extents.push_back(pe_loop->extent);
+      for (const For* l : lanes) {
+        index.push_back(make_var(l->var, Type::Int(32), loc));
+        mins.push_back(l->min);
+        extents.push_back(l->extent);
+      }
+    }
+    StmtList pre = {make_provide(producer_.name, index, hoisted_read, loc)};
+    if (!conditions.empty()) {
+      Expr all = conditions[0];
+      for (size_t q = 1; q < conditions.size(); ++q)
+        all = make_binary(BinaryOp::kAnd, all, conditions[q], Type::Bool(), loc);
+      pre = {make_if(all, pre, {}, loc)};
+    }
+    for (size_t q = lanes.size(); q-- > 0;)
+      pre = {make_for(lanes[q]->var, lanes[q]->min, lanes[q]->extent, LoopKind::kVectorized, pre,
+                      loc)};
+    const std::string reversed = reversed_name();
+    if (reversed.empty()) {
+      pre = {make_for(v_, pe_loop->min, pe_loop->extent, LoopKind::kSerial, pre, loc)};
+    } else {
+      pre = {make_let(
+          v_, reflect(pe_loop->min, pe_loop->extent, make_var(reversed, pe_loop->min->type, loc)),
+          pre, loc)};
+      pre = {make_for(reversed, pe_loop->min, pe_loop->extent, LoopKind::kSerial, pre, loc)};
+    }
+    ReadReplacer replace(*this, keeps ? nullptr : &index, keeps ? store : nullptr);
+    StmtList nest = replace.mutate_stmts({root});
+    std::vector<StmtPtr> out = {pre[0]};
+    out.insert(out.end(), nest.begin(), nest.end());
+    if (keeps) return out;
+    return {make_realize(producer_.name, read->type, mins, extents, out, loc)};
+  }
+
+  // In the PE nest: the channel read becomes the storage's element (or, for remove's kept
+  // value, its store goes: the hoisted read made it).
+  class ReadReplacer : public StmtMutator {
+   public:
+    ReadReplacer(const Scattering& s, const std::vector<Expr>* index, const Provide* store)
+        : s_(s), index_(index), store_(store) {}
+
+   protected:
+    StmtPtr mutate_provide(const Provide& p, const StmtPtr& st) override {
+      if (store_ && &p == store_) return nullptr;
+      return StmtMutator::mutate_provide(p, st);
+    }
+    StmtPtr mutate_if(const IfThenElse& i, const StmtPtr& st) override {
+      StmtPtr out = StmtMutator::mutate_if(i, st);
+      const IfThenElse* m = out->as<IfThenElse>();
+      return m->then_body.empty() && m->else_body.empty() ? nullptr : out;
+    }
+    Expr mutate_call(const Expr& e) override {
+      Expr m = mutate_operands(e);
+      if (!index_ || !s_.is_channel_read(m)) return m;
+      return make_call(s_.producer_.name, CallKind::kFunc, m->type, *index_, m->loc);
+    }
+
+   private:
+    const Scattering& s_;
+    const std::vector<Expr>* index_;
+    const Provide* store_;
+  };
 
   const Directive& d_;
   Kernel& consumer_;
@@ -390,10 +650,18 @@ std::string scatter_report(const Program& p) {
         pes = f->extent->int_value;
     });
     const bool down = d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down";
+    bool buffered = false;
+    for_each_stmt(consumer->body, [&](const Stmt& s) {
+      if (const Realize* r = s.as<Realize>())
+        buffered = buffered || (r->double_buffer && r->double_buffer->producer == producer);
+    });
     out += "'" + producer + "' sends the values of the " + std::to_string(pes) +
            " PEs along it in turn over one channel, from the " +
            (down ? "last (Down)" : "first (Up)") + ", and '" + d.func +
-           "' writes each into its PE's double buffer\n";
+           (buffered ? "' writes each into its PE's double buffer\n"
+                     : "' reads them into its PEs' storage before each step's PE loops, one a "
+                       "cycle (" +
+                           std::to_string(pes) + " cycles a step more)\n");
   }
   return out;
 }
