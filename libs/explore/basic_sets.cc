@@ -28,6 +28,38 @@ int64_t alive_size(const BasicSets& b, const std::vector<std::vector<size_t>>& s
   return total;
 }
 
+// The sets alive once the sets of `produced` exist, each with the size it occupies (as
+// alive_size counts them).
+std::vector<std::pair<size_t, int64_t>> alive_sets(const BasicSets& b,
+                                                   const std::vector<std::vector<size_t>>& succ,
+                                                   const std::vector<bool>& produced) {
+  std::vector<std::pair<size_t, int64_t>> out;
+  for (size_t x = 0; x < b.sets.size(); ++x) {
+    if (!produced[x]) continue;
+    const BasicSet& s = b.sets[x];
+    if (succ[x].empty()) {
+      if (s.readers.empty()) out.push_back({x, s.size});
+      continue;
+    }
+    bool pending = false;
+    for (size_t y : succ[x]) pending = pending || !produced[y];
+    if (pending) out.push_back({x, s.self ? s.needed_by_others : s.size});
+  }
+  return out;
+}
+
+// The first production of b->order after which the alive sets reach b->total, and those sets.
+void find_peak(BasicSets* b, const std::vector<std::vector<size_t>>& succ) {
+  std::vector<bool> produced(b->sets.size(), false);
+  for (size_t i = 0; i < b->order.size(); ++i) {
+    produced[b->order[i]] = true;
+    if (alive_size(*b, succ, produced) != b->total) continue;
+    b->peak_after = i;
+    b->peak_alive = alive_sets(*b, succ, produced);
+    return;
+  }
+}
+
 void traverse(BasicSets* b) {
   const size_t n = b->sets.size();
   std::vector<std::vector<size_t>> pred(n), succ(n);
@@ -71,6 +103,7 @@ void traverse(BasicSets* b) {
       b->order.insert(b->order.begin(), x);
       mask &= ~(size_t{1} << x);
     }
+    find_peak(b, succ);
     return;
   }
   b->exact = false;
@@ -95,6 +128,7 @@ void traverse(BasicSets* b) {
     peak = std::max(peak, cost);
   }
   b->total = peak;
+  find_peak(b, succ);
 }
 
 }  // namespace
@@ -218,6 +252,47 @@ BasicSets basic_sets(const PolyProgram& p, const std::vector<Signal>& signals,
     }
   traverse(&b);
   return b;
+}
+
+std::vector<BasicSetContents> basic_set_contents(const PolyProgram& p,
+                                                 const std::vector<Dependency>& deps,
+                                                 const BasicSets& b, const Limits& limits) {
+  std::vector<BasicSetContents> out;
+  int64_t budget = limits.max_points;
+  for (const BasicSet& s : b.sets) {
+    const Statement& writer = p.statements[s.writer];
+    // Per statement, the writer's instances whose element of the array it reads.
+    std::vector<std::optional<IntSet>> read_by(p.statements.size());
+    for (const Dependency& d : deps) {
+      if (d.src != s.writer || d.array != s.array) continue;
+      IntSet from = d.rel.domain();
+      read_by[d.dst] = read_by[d.dst] ? read_by[d.dst]->unite(from) : from;
+    }
+    IntSet ops = writer.domain;
+    for (size_t st = 0; st < p.statements.size(); ++st) {
+      if (!read_by[st]) continue;
+      const bool reader = std::find(s.readers.begin(), s.readers.end(), st) != s.readers.end();
+      ops = reader ? ops.intersect(*read_by[st]) : ops.subtract(*read_by[st]);
+    }
+    std::optional<IntSet> elements;
+    for (const Access& w : writer.writes) {
+      if (w.array != s.array) continue;
+      IntSet e = w.rel.intersect_domain(ops).range();
+      elements = elements ? elements->unite(e) : e;
+    }
+    BasicSetContents c{ops, *elements, 0};
+    try {
+      c.count = c.elements.count(budget);
+    } catch (const TooManyPoints&) {
+      throw Diagnostic(writer.loc,
+                       "more than " + std::to_string(limits.max_points) +
+                           " elements in basic sets: too many to enumerate (see --max-points)",
+                       "explore-limit");
+    }
+    budget -= c.count;
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 std::vector<SignalGroup> storage_groups(const PolyProgram& p, const std::vector<Signal>& signals,

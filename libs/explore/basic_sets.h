@@ -46,12 +46,32 @@ struct BasicSets {
   int64_t total = 0;
   std::vector<size_t> order;
   bool exact = true;  // false: more than 20 sets, a greedy order
+  // The peak of `order`: the first production after which the alive sets reach `total`
+  // (an index into `order`), and those sets with the size each occupies (figure 4.3: C(0) 30,
+  // B(1) 6, B(3) 6).
+  size_t peak_after = 0;
+  std::vector<std::pair<size_t, int64_t>> peak_alive;
 };
 
 // Basic sets of every written array, numbered per array as the book numbers them: by writer,
 // then sets read by more statements first, then by their readers (later statements first).
 BasicSets basic_sets(const PolyProgram& p, const std::vector<Signal>& signals,
                      const Placement& placement, const Limits& limits);
+
+// What a basic set holds, as isl sets, computed from the dependencies' relations rather than
+// by enumeration (section 4.2.3: "array elements common to a given set of domains and only to
+// them constitute a basic set"): `operations`, the writer's instances whose element of the
+// set's array is read by exactly the set's readers (every reader's flow dependencies from the
+// writer on that array, none of the other statements'), and `elements`, the array elements
+// they write; `count` the number of elements (equal to BasicSet::size for a writer that writes
+// the array once per operation). Throws Diagnostic (explore-limit) past `limits`.
+struct BasicSetContents {
+  IntSet operations, elements;
+  int64_t count = 0;
+};
+std::vector<BasicSetContents> basic_set_contents(const PolyProgram& p,
+                                                 const std::vector<Dependency>& deps,
+                                                 const BasicSets& b, const Limits& limits);
 
 // Section 4.3's estimate of a dependency part's storage under a loop order (`rows`: a unit row
 // for every dim of the common space, each running up or down, outermost first, as the

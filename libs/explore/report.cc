@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -111,6 +112,45 @@ std::optional<Rows> parse_ordering(const std::string& text, const std::vector<st
   return rows;
 }
 
+namespace {
+
+// The sets behind the counts (issue 35): each statement's domains, each basic set's contents and
+// costs, and what is alive at each ordering's peak.
+AccessDomain access_domain(const Statement& s, const Access& a, const Limits& limits) {
+  AccessDomain d;
+  d.array = a.array;
+  d.elements = a.rel.intersect_domain(s.domain).range();
+  try {
+    d.count = d.elements.count(limits.max_points);
+  } catch (const TooManyPoints&) {
+  }
+  return d;
+}
+
+void add_sets_behind_counts(const PolyProgram& p, const ExploreOptions& o, ExploreReport* r) {
+  for (const Statement& s : p.statements) {
+    StatementReport sr;
+    try {
+      sr.operations = s.domain.count(o.limits.max_points);
+    } catch (const TooManyPoints&) {
+    }
+    for (const Access& a : s.writes) sr.definition.push_back(access_domain(s, a, o.limits));
+    for (const Access& a : s.reads) sr.operand.push_back(access_domain(s, a, o.limits));
+    r->statements.push_back(std::move(sr));
+  }
+  if (r->sets) {
+    r->contents = basic_set_contents(p, r->deps, *r->sets, o.limits);
+    for (PlacementReport& pr : r->placements)
+      pr.group_costs = basic_group_costs(*r->sets, r->signals, p.placements[pr.placement]);
+  }
+  if (r->original.legal) r->original_peak = storage_peak(r->signals, original_key(p));
+  for (OrderingReport& ord : r->orderings)
+    if (ord.storage.legal)
+      ord.peak = storage_peak(r->signals, ordering_key(p.placements[ord.placement], ord.rows));
+}
+
+}  // namespace
+
 ExploreReport explore(const PolyProgram& p, const ExploreOptions& o) {
   if (o.place) {
     std::vector<Dependency> deps = flow_dependencies(p, o.limits);
@@ -186,14 +226,17 @@ ExploreReport explore(const PolyProgram& p, const ExploreOptions& o) {
     if (std::find(selected.begin(), selected.end(), ord.placement) != selected.end())
       r.orderings.push_back(
           {ord.name, ord.placement, ord.rows,
-           storage(p, r.signals, ordering_key(p.placements[ord.placement], ord.rows))});
+           storage(p, r.signals, ordering_key(p.placements[ord.placement], ord.rows)),
+           std::nullopt});
   for (const std::string& text : o.orders) {
     std::string error;
     auto rows = parse_ordering(text, p.space, &error);
     if (!rows) throw std::invalid_argument("--order " + error);
     r.orderings.push_back({"--order " + text, selected[0], *rows,
-                           storage(p, r.signals, ordering_key(p.placements[selected[0]], *rows))});
+                           storage(p, r.signals, ordering_key(p.placements[selected[0]], *rows)),
+                           std::nullopt});
   }
+  add_sets_behind_counts(p, o, &r);
   return r;
 }
 
@@ -308,6 +351,242 @@ Json place_json(const PolyProgram& p, const PlacementSearchResult& s) {
   return j;
 }
 
+// ---- the sets behind the counts (text) -------------------------------------------------------
+
+std::string count_text(int64_t n, const std::string& what) {
+  return n < 0 ? "more than the limit of " + what : std::to_string(n) + " " + what;
+}
+
+// Each statement's iteration domain, definition domains and operand domains.
+std::string domains_text(const ExploreReport& r) {
+  const PolyProgram& p = *r.program;
+  if (r.statements.size() != p.statements.size()) return "";
+  std::vector<std::vector<std::string>> rows = {{"statement", "domain", "set", "points"}};
+  for (size_t k = 0; k < p.statements.size(); ++k) {
+    const Statement& s = p.statements[k];
+    const StatementReport& sr = r.statements[k];
+    rows.push_back({s.name, "iteration", s.domain.str(), count_text(sr.operations, "operations")});
+    for (const AccessDomain& d : sr.definition)
+      rows.push_back({"", "definition", d.elements.str(), count_text(d.count, "elements")});
+    for (size_t i = 0; i < sr.operand.size(); ++i)
+      rows.push_back({"", "operand " + std::to_string(i + 1), sr.operand[i].elements.str(),
+                      count_text(sr.operand[i].count, "elements")});
+  }
+  return "\nstatement domains (iteration: its operations; definition: the elements it writes; "
+         "operand k: the elements its read k names):\n" +
+         table(rows, "  ", {false, false, false, false});
+}
+
+std::string op_label(const PolyProgram& p, const Op& o) {
+  std::string t = p.statements[o.stmt].name + "[";
+  for (size_t i = 0; i < o.point.size(); ++i) t += (i ? ", " : "") + std::to_string(o.point[i]);
+  return t + "]";
+}
+
+// The element a signal is, as array[index], from its producer's write of that array.
+std::string element_text(const PolyProgram& p, const Signal& s) {
+  const Statement& st = p.statements[s.producer.stmt];
+  for (const Access& w : st.writes) {
+    if (w.array != s.array) continue;
+    auto f = w.rel.affine();
+    if (!f) break;
+    std::string t = s.array + "[";
+    const Point x = f->apply(s.producer.point);
+    for (size_t i = 0; i < x.size(); ++i) t += (i ? ", " : "") + std::to_string(x[i]);
+    return t + "]";
+  }
+  return s.array + " of " + op_label(p, s.producer);
+}
+
+std::string step_text(const PolyProgram& p, const StepOps& st) {
+  std::string ops;
+  for (const Op& o : st.first) ops += (ops.empty() ? "" : ", ") + op_label(p, o);
+  const int64_t more = st.size - static_cast<int64_t>(st.first.size());
+  if (more > 0) ops += " and " + std::to_string(more) + " more";
+  return "step " + std::to_string(st.index + 1) + " (" + ops + ")";
+}
+
+// The basic set of each signal (-1: none, without basic sets).
+std::vector<int64_t> set_of_signals(const ExploreReport& r) {
+  std::vector<int64_t> of(r.signals.size(), -1);
+  if (r.sets)
+    for (size_t x = 0; x < r.sets->sets.size(); ++x)
+      for (size_t sig : r.sets->sets[x].signals) of[sig] = static_cast<int64_t>(x);
+  return of;
+}
+
+constexpr size_t kValuesListed = 64;
+
+// Alive signals grouped by basic set (or by array, without basic sets), the groups in set order:
+// each group's name, its signals.
+std::vector<std::pair<std::string, std::vector<size_t>>> alive_groups(
+    const ExploreReport& r, const std::vector<size_t>& alive) {
+  const std::vector<int64_t> of = set_of_signals(r);
+  std::map<std::pair<int64_t, std::string>, std::vector<size_t>> groups;
+  for (size_t sig : alive) {
+    const int64_t x = of[sig];
+    groups[{x,
+            x >= 0 ? r.sets->sets[static_cast<size_t>(x)].name : "array " + r.signals[sig].array}]
+        .push_back(sig);
+  }
+  std::vector<std::pair<std::string, std::vector<size_t>>> out;
+  for (auto& [key, sigs] : groups) out.push_back({key.second, std::move(sigs)});
+  return out;
+}
+
+std::string alive_text(const ExploreReport& r, const std::vector<size_t>& alive) {
+  const PolyProgram& p = *r.program;
+  auto groups = alive_groups(r, alive);
+  std::string sizes;
+  for (const auto& [name, sigs] : groups)
+    sizes += (sizes.empty() ? "" : ", ") + name + " " + std::to_string(sigs.size());
+  std::string out = "    " + std::string(r.sets ? "basic sets: " : "arrays: ") + sizes + "\n";
+  size_t listed = 0;
+  for (const auto& [name, sigs] : groups) {
+    std::string line = "    " + name + ":";
+    bool first = true;
+    for (size_t sig : sigs) {
+      if (listed == kValuesListed) break;
+      const std::string v = element_text(p, r.signals[sig]);
+      if (!first && line.size() + v.size() + 3 > 100) {
+        out += line + ",\n";
+        line = "     ";
+      } else if (!first) {
+        line += ",";
+      }
+      line += " " + v;
+      first = false;
+      ++listed;
+    }
+    if (!first) out += line + "\n";
+    if (listed == kValuesListed) break;
+  }
+  if (alive.size() > listed)
+    out += "    ... and " + std::to_string(alive.size() - listed) + " more\n";
+  return out;
+}
+
+std::string peak_text(const ExploreReport& r, const std::string& name, const StoragePeak& pk) {
+  const PolyProgram& p = *r.program;
+  std::string out;
+  if (pk.after.index < 0) {
+    out += "  " + name + ": no value is alive between two steps\n";
+  } else {
+    out += "  " + name + ": " + std::to_string(pk.between_alive.size()) + " alive between " +
+           step_text(p, pk.after) + " and " + step_text(p, pk.before) + "\n";
+    out += alive_text(r, pk.between_alive);
+  }
+  if (pk.busiest.index >= 0 && !pk.at_step_alive.empty()) {
+    out += "  " + name + ": " + std::to_string(pk.at_step_alive.size()) + " needed at " +
+           step_text(p, pk.busiest) + "\n";
+    out += alive_text(r, pk.at_step_alive);
+  }
+  return out;
+}
+
+// What is alive at each legal ordering's peaks.
+std::string peaks_text(const ExploreReport& r) {
+  std::string out;
+  if (r.original_peak) out += peak_text(r, "original", *r.original_peak);
+  for (const OrderingReport& o : r.orderings)
+    if (o.peak) out += peak_text(r, o.name, *o.peak);
+  if (out.empty()) return "";
+  return "\nstorage peaks (the first cut with the most values alive between two steps, the first "
+         "step that needs the most; steps count from 1; at most " +
+         std::to_string(kValuesListed) + " values listed):\n" + out;
+}
+
+// Every legal candidate of --search ranked, the illegal ones counted.
+std::string search_text(const ExploreReport& r, const PlacementReport& pr) {
+  if (!pr.search) return "";
+  const PolyProgram& p = *r.program;
+  const SearchResult& s = *pr.search;
+  std::ostringstream out;
+  out << "\nsearch on placement '" << p.placements[pr.placement].name
+      << "': loop orders and ordering vectors in [-" << r.bound << ", " << r.bound << "]^"
+      << p.space.size() << ": " << s.candidates << " candidates, " << s.legal << " legal\n";
+  if (s.best.empty()) {
+    out << "  no legal ordering\n";
+    return out.str();
+  }
+  out << "  smallest storage: " << s.best.front().between << " signals between steps, by "
+      << s.best.size() << " ordering" << (s.best.size() > 1 ? "s" : "") << "\n";
+  out << "  every legal candidate, ranked (between, then at step, then candidate order):\n";
+  std::vector<std::vector<std::string>> rows = {{"rank", "order", "between", "at step"}};
+  const std::vector<int64_t> ranks = search_ranks(s.all);
+  for (size_t i = 0; i < s.all.size(); ++i)
+    rows.push_back({std::to_string(ranks[i]), ordering_text(s.all[i].rows, p.space),
+                    std::to_string(s.all[i].between), std::to_string(s.all[i].at_step)});
+  out << table(rows, "  ", {true, false, true, true});
+  if (!s.illegal.empty())
+    out << "  " << s.illegal.size() << " illegal candidate" << (s.illegal.size() > 1 ? "s" : "")
+        << " (a dependency runs backwards or within one step): not ranked\n";
+  return out.str();
+}
+
+// Each basic set's contents, as isl sets.
+std::string contents_text(const ExploreReport& r) {
+  if (!r.sets || r.contents.size() != r.sets->sets.size()) return "";
+  std::string out = "  contents (the elements of each set):\n";
+  std::vector<std::vector<std::string>> rows;
+  for (size_t x = 0; x < r.contents.size(); ++x)
+    rows.push_back({r.sets->sets[x].name, r.contents[x].elements.str(),
+                    std::to_string(r.contents[x].count) + " elements"});
+  return out + table(rows, "    ", {false, false, true});
+}
+
+// The basic sets alive at the peak of the traversal without ordering.
+std::string sets_peak_text(const ExploreReport& r) {
+  const BasicSets& b = *r.sets;
+  if (b.total < 0 || b.order.empty()) return "";
+  std::string alive;
+  for (const auto& [x, size] : b.peak_alive)
+    alive += (alive.empty() ? "" : ", ") + b.sets[x].name + " " + std::to_string(size);
+  return "  alive at that peak (after producing " + b.sets[b.order[b.peak_after]].name +
+         "): " + (alive.empty() ? "nothing" : alive) + "\n";
+}
+
+std::string node_name(const PolyProgram& p, const GroupCosts& g, size_t node) {
+  return node == 0 ? "P" : "C_" + p.statements[g.readers[node - 1]].name;
+}
+
+// Figure 3.29: the costs per basic group and the extended dependency graphs.
+std::string group_costs_text(const ExploreReport& r, const PlacementReport& pr) {
+  if (!r.sets || pr.group_costs.empty()) return "";
+  const PolyProgram& p = *r.program;
+  std::vector<std::vector<std::string>> rows = {
+      {"group", "readers", "values", "locality", "refined", "data reuse", "Loc(P -> C_S)"}};
+  std::string graphs;
+  for (const GroupCosts& g : pr.group_costs) {
+    std::string readers, to;
+    for (size_t i = 0; i < g.readers.size(); ++i) {
+      readers += (readers.empty() ? "" : " ") + p.statements[g.readers[i]].name;
+      to += (to.empty() ? "" : ", ") + p.statements[g.readers[i]].name + " " +
+            std::to_string(g.production_to[i]);
+    }
+    const std::string& name = r.sets->sets[g.set].name;
+    rows.push_back({name, readers.empty() ? "-" : readers, std::to_string(g.values),
+                    std::to_string(g.locality), std::to_string(g.refined_locality),
+                    std::to_string(g.data_reuse), to.empty() ? "-" : to});
+    if (g.readers.size() < 2) continue;
+    std::string edges;
+    for (size_t i = 0; i < g.readers.size(); ++i)
+      edges += (edges.empty() ? "" : ", ") + std::string("Loc(P -> ") + node_name(p, g, i + 1) +
+               ") " + std::to_string(g.production_to[i]);
+    for (size_t i = 0; i < g.readers.size(); ++i)
+      for (size_t t = i + 1; t < g.readers.size(); ++t)
+        edges += ", Loc(" + node_name(p, g, i + 1) + " <-> " + node_name(p, g, t + 1) + ") " +
+                 std::to_string(g.consumers[i][t]);
+    std::string tree;
+    for (const auto& [a, b] : g.tree_edges)
+      tree += (tree.empty() ? "" : ", ") + node_name(p, g, a) + " - " + node_name(p, g, b);
+    graphs += "  " + name + "'s extended dependency graph: " + edges + "; minimum spanning tree " +
+              std::to_string(g.tree) + " (" + tree + ")\n";
+  }
+  return "  costs per basic group (figure 3.29):\n" +
+         table(rows, "  ", {false, false, true, true, true, true, false}) + graphs;
+}
+
 }  // namespace
 
 std::string report_text(const ExploreReport& r) {
@@ -336,6 +615,7 @@ std::string report_text(const ExploreReport& r) {
                     rd.empty() ? "-" : rd});
   }
   out << table(rows, "  ", {false, true, true, false, false});
+  out << domains_text(r);
   out << "\nflow dependencies (" << r.deps.size() << ", exact dataflow):\n";
   rows = {{"#", "dependency", "instances"}};
   for (size_t k = 0; k < r.deps.size(); ++k)
@@ -370,6 +650,7 @@ std::string report_text(const ExploreReport& r) {
       out << "; none is legal (the dependency cone holds a line)";
     out << "\n  costs: locality " << pr.costs.locality << ", refined locality "
         << pr.costs.refined_locality << ", data reuse " << pr.costs.data_reuse << "\n";
+    out << group_costs_text(r, pr);
   }
   out << "\nstorage (signals alive between two steps; at a step, with what it reads and "
          "writes):\n";
@@ -389,25 +670,8 @@ std::string report_text(const ExploreReport& r) {
   }
   out << table(rows, "  ", {false, false, false, false, true, true, true});
   for (const std::string& n : notes) out << "  illegal: " << n << "\n";
-  for (const PlacementReport& pr : r.placements) {
-    if (!pr.search) continue;
-    const SearchResult& s = *pr.search;
-    out << "\nsearch on placement '" << p.placements[pr.placement].name
-        << "': loop orders and ordering vectors in [-" << r.bound << ", " << r.bound << "]^"
-        << p.space.size() << ": " << s.candidates << " candidates, " << s.legal << " legal\n";
-    if (s.best.empty()) {
-      out << "  no legal ordering\n";
-      continue;
-    }
-    out << "  smallest storage: " << s.best.front().between << " signals between steps, by "
-        << s.best.size() << " ordering" << (s.best.size() > 1 ? "s" : "") << ":\n";
-    rows = {{"order", "between", "at step"}};
-    for (size_t i = 0; i < s.best.size() && i < 12; ++i)
-      rows.push_back({ordering_text(s.best[i].rows, p.space), std::to_string(s.best[i].between),
-                      std::to_string(s.best[i].at_step)});
-    out << table(rows, "  ", {false, true, true});
-    if (s.best.size() > 12) out << "  ... and " << s.best.size() - 12 << " more\n";
-  }
+  out << peaks_text(r);
+  for (const PlacementReport& pr : r.placements) out << search_text(r, pr);
   if (r.sets) {
     const BasicSets& b = *r.sets;
     out << "\nbasic sets (chapter 4):\n";
@@ -420,10 +684,12 @@ std::string report_text(const ExploreReport& r) {
                       std::to_string(s.self ? s.needed_by_others : s.size)});
     }
     out << table(rows, "  ", {false, false, false, true, true});
+    out << contents_text(r);
     std::string order;
     for (size_t x : b.order) order += (order.empty() ? "" : " ") + b.sets[x].name;
     out << "  without ordering (data-flow graph, " << (b.exact ? "best" : "greedy")
         << " production order " << order << "): " << b.total << "\n";
+    out << sets_peak_text(r);
     rows = {{"dependency part", "signals", "lengths"}};
     for (const DependencyPart& dp : b.parts) {
       std::string lengths;

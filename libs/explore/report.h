@@ -37,6 +37,20 @@ struct OrderingReport {
   size_t placement = 0;
   Rows rows;
   Storage storage;
+  std::optional<StoragePeak> peak;  // when legal: where its storage peaks, and what is alive
+};
+
+// A set of array elements a statement's accesses name (section 4.2.3: a definition domain, the
+// elements a write produces; an operand domain, the elements a read reads).
+struct AccessDomain {
+  std::string array;
+  IntSet elements;
+  int64_t count = -1;  // -1: more than the limit
+};
+
+struct StatementReport {
+  int64_t operations = -1;                        // its domain's points; -1: past the limit
+  std::vector<AccessDomain> definition, operand;  // one per write, one per read
 };
 
 struct PlacementReport {
@@ -47,6 +61,7 @@ struct PlacementReport {
   std::optional<PartialBounds> bounds;
   std::vector<PartEstimate> estimates;  // per dependency part, over the bounds' completions
   Rows fixed;
+  std::vector<GroupCosts> group_costs;  // per basic set (figure 3.29), with the basic sets
 };
 
 struct ExploreReport {
@@ -57,9 +72,12 @@ struct ExploreReport {
   std::vector<Dependency> deps;
   std::vector<Signal> signals;
   std::vector<PlacementReport> placements;
-  Storage original;  // the statements' own order
+  std::vector<StatementReport> statements;  // one per statement
+  Storage original;                         // the statements' own order
+  std::optional<StoragePeak> original_peak;
   std::vector<OrderingReport> orderings;
   std::optional<BasicSets> sets;
+  std::vector<BasicSetContents> contents;  // per basic set, with the basic sets
   std::vector<SignalGroup> groups;
   int64_t bound = 2;
   bool reversals = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 namespace t2s::explore {
@@ -36,23 +37,40 @@ std::string op_text(const PolyProgram& p, const Op& o) {
   return t + "]";
 }
 
+// The steps of an order: each operation's step (the rank of its key among the distinct keys),
+// and the operations in key order (ties in table order).
+struct Steps {
+  std::vector<size_t> step;   // per operation of the table
+  std::vector<size_t> order;  // operations sorted by key
+  size_t count = 0;
+};
+
+Steps steps_of(const OpTable& table, const KeyFn& key) {
+  std::vector<std::vector<int64_t>> keys;
+  keys.reserve(table.ops.size());
+  for (const Op& o : table.ops) keys.push_back(key(o));
+  Steps s;
+  s.order.resize(keys.size());
+  std::iota(s.order.begin(), s.order.end(), 0);
+  std::stable_sort(s.order.begin(), s.order.end(),
+                   [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  s.step.resize(keys.size());
+  size_t steps = 0;
+  for (size_t i = 0; i < s.order.size(); ++i) {
+    if (i > 0 && keys[s.order[i]] != keys[s.order[i - 1]]) ++steps;
+    s.step[s.order[i]] = steps;
+  }
+  s.count = s.order.empty() ? 0 : steps + 1;
+  return s;
+}
+
 Storage storage_of(const PolyProgram& p, const std::vector<Signal>& signals, const OpTable& table,
                    const KeyFn& key, const std::vector<SignalGroup>& groups) {
   Storage out;
   // Steps: the distinct keys, in order.
-  std::vector<std::vector<int64_t>> keys;
-  keys.reserve(table.ops.size());
-  for (const Op& o : table.ops) keys.push_back(key(o));
-  std::vector<size_t> order(keys.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-  std::vector<size_t> step(keys.size());
-  size_t steps = 0;
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (i > 0 && keys[order[i]] != keys[order[i - 1]]) ++steps;
-    step[order[i]] = steps;
-  }
-  out.steps = order.empty() ? 0 : static_cast<int64_t>(steps + 1);
+  const Steps st = steps_of(table, key);
+  const std::vector<size_t>& step = st.step;
+  out.steps = static_cast<int64_t>(st.count);
   const size_t n_steps = static_cast<size_t>(out.steps);
   // Legality: every consumer in a later step than its producer.
   for (size_t s = 0; s < signals.size() && out.legal; ++s)
@@ -138,6 +156,60 @@ Storage storage(const PolyProgram& p, const std::vector<Signal>& signals, const 
   return storage_of(p, signals, table, key, groups);
 }
 
+StoragePeak storage_peak(const std::vector<Signal>& signals, const KeyFn& key) {
+  OpTable table(signals);
+  const Steps st = steps_of(table, key);
+  StoragePeak out;
+  out.steps = static_cast<int64_t>(st.count);
+  // Each signal's life [born, last], as storage_of counts it (never alive: skipped).
+  std::vector<std::pair<size_t, size_t>> life(signals.size());
+  std::vector<bool> counted(signals.size(), false);
+  std::vector<int64_t> births(st.count + 1, 0), deaths(st.count + 1, 0);
+  for (size_t s = 0; s < signals.size(); ++s) {
+    if (table.consumers[s].empty()) continue;
+    size_t last = 0;
+    for (const auto& [c, dep] : table.consumers[s]) last = std::max(last, st.step[c]);
+    const size_t born = st.step[table.producer[s]];
+    if (last <= born) continue;
+    life[s] = {born, last};
+    counted[s] = true;
+    ++births[born];
+    ++deaths[last];
+  }
+  int64_t alive = 0, between = 0, at_step = 0;
+  size_t cut = st.count, busiest = st.count;
+  for (size_t k = 0; k < st.count; ++k) {
+    if (busiest == st.count || alive + births[k] > at_step)
+      at_step = alive + births[k], busiest = k;
+    alive += births[k] - deaths[k];
+    if (alive > between) between = alive, cut = k;
+  }
+  auto ops_of = [&](size_t k) {
+    StepOps o;
+    o.index = static_cast<int64_t>(k);
+    for (size_t i : st.order) {
+      if (st.step[i] != k) continue;
+      if (o.first.size() < 4) o.first.push_back(table.ops[i]);
+      ++o.size;
+    }
+    return o;
+  };
+  if (cut < st.count) {
+    out.after = ops_of(cut);
+    out.before = ops_of(cut + 1);
+    for (size_t s = 0; s < signals.size(); ++s)
+      if (counted[s] && life[s].first <= cut && cut < life[s].second)
+        out.between_alive.push_back(s);
+  }
+  if (busiest < st.count) {
+    out.busiest = ops_of(busiest);
+    for (size_t s = 0; s < signals.size(); ++s)
+      if (counted[s] && life[s].first <= busiest && busiest <= life[s].second)
+        out.at_step_alive.push_back(s);
+  }
+  return out;
+}
+
 KeyFn ordering_key(const Placement& placement, const Rows& rows) {
   return [&placement, rows](const Op& o) {
     std::vector<int64_t> k = times(rows, place(placement, o));
@@ -169,13 +241,14 @@ SearchResult search_orderings(const PolyProgram& p, const std::vector<Dependency
                               const std::vector<Signal>& signals, const Placement& placement,
                               const PlacementAnalysis& placed, int64_t bound) {
   const size_t n = placement.maps.empty() ? 0 : placement.maps[0].out_dims();
+  if (bound < 0) throw std::invalid_argument("--search: a negative bound on the vector entries");
   double count = 1;
-  for (size_t i = 0; i < n; ++i) count *= static_cast<double>(2 * bound + 1);
+  for (size_t i = 0; i < n; ++i) count *= 2 * static_cast<double>(bound) + 1;
   if (count > 200000)
     throw std::invalid_argument("--search: " + std::to_string(static_cast<int64_t>(count)) +
                                 " ordering vectors in [-" + std::to_string(bound) + ", " +
                                 std::to_string(bound) + "]^" + std::to_string(n) +
-                                " are too many; lower --bound");
+                                " are too many (at most 200000); lower --search-bound");
   std::vector<Rows> candidates;
   std::vector<size_t> dims(n);
   std::iota(dims.begin(), dims.end(), 0);
@@ -193,16 +266,23 @@ SearchResult search_orderings(const PolyProgram& p, const std::vector<Dependency
   }
   // A loop order of one dim is also a vector: each candidate once.
   std::vector<Rows> unique;
+  std::set<Rows> seen;
   for (const Rows& rows : candidates)
-    if (std::find(unique.begin(), unique.end(), rows) == unique.end()) unique.push_back(rows);
+    if (seen.insert(rows).second) unique.push_back(rows);
   candidates = unique;
   SearchResult r;
   OpTable table(signals);
   for (const Rows& rows : candidates) {
     ++r.candidates;
-    if (!legal_rows(deps, placed, rows)) continue;
+    if (!legal_rows(deps, placed, rows)) {
+      r.illegal.push_back(rows);
+      continue;
+    }
     Storage s = storage_of(p, signals, table, ordering_key(placement, rows), {});
-    if (!s.legal) continue;
+    if (!s.legal) {
+      r.illegal.push_back(rows);
+      continue;
+    }
     ++r.legal;
     r.all.push_back({rows, s.between, s.at_step});
   }
@@ -213,6 +293,16 @@ SearchResult search_orderings(const PolyProgram& p, const std::vector<Dependency
   for (const RankedOrdering& o : r.all)
     if (o.between == r.all.front().between) r.best.push_back(o);
   return r;
+}
+
+std::vector<int64_t> search_ranks(const std::vector<RankedOrdering>& all) {
+  std::vector<int64_t> ranks;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const bool tie =
+        i > 0 && all[i].between == all[i - 1].between && all[i].at_step == all[i - 1].at_step;
+    ranks.push_back(tie ? ranks.back() : static_cast<int64_t>(i) + 1);
+  }
+  return ranks;
 }
 
 PartialBounds partial_order_bounds(const PolyProgram& p, const std::vector<Dependency>& deps,

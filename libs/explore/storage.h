@@ -50,6 +50,30 @@ using KeyFn = std::function<std::vector<int64_t>(const Op&)>;
 Storage storage(const PolyProgram& p, const std::vector<Signal>& signals, const KeyFn& key,
                 const std::vector<SignalGroup>& groups = {});
 
+// A step of an order: its index (0-based), how many operations run in it, and the first few
+// of them in key order (at most 4).
+struct StepOps {
+  int64_t index = -1;
+  int64_t size = 0;
+  std::vector<Op> first;
+};
+
+// Where an order needs its storage, counted as storage() counts every signal: the first cut
+// with the most signals alive between two steps (after step `after`, before step `before`) and
+// the signals alive across it; the first step that needs the most signals at once and those
+// signals (alive before it or written by it, read by it or later). Signal indexes are sorted;
+// between_alive.size() == Storage::between, at_step_alive.size() == Storage::at_step. With no
+// signal ever alive across a cut, after and before have index -1 and between_alive is empty.
+struct StoragePeak {
+  int64_t steps = 0;
+  StepOps after, before;
+  std::vector<size_t> between_alive;
+  StepOps busiest;
+  std::vector<size_t> at_step_alive;
+};
+
+StoragePeak storage_peak(const std::vector<Signal>& signals, const KeyFn& key);
+
 // The key of an ordering of a placement: (rows . x, statement position).
 KeyFn ordering_key(const Placement& placement, const Rows& rows);
 // The key of the original execution order (the statements' schedules).
@@ -68,12 +92,20 @@ struct RankedOrdering {
 struct SearchResult {
   int64_t candidates = 0, legal = 0;
   std::vector<RankedOrdering> best;  // every legal candidate of the smallest storage
-  std::vector<RankedOrdering> all;   // every legal candidate, by storage then candidate order
+  // Every legal candidate ranked: by between, then at_step, then candidate order (the loop
+  // orders as loop_orders lists them, then the vectors, the first entry varying fastest).
+  std::vector<RankedOrdering> all;
+  std::vector<Rows> illegal;  // the other candidates, in candidate order
 };
+
+// The rank of each of `all` (sorted as SearchResult::all): 1 + how many candidates have a
+// smaller (between, at_step), so that equal storage shares a rank.
+std::vector<int64_t> search_ranks(const std::vector<RankedOrdering>& all);
 
 // The legal orderings of smallest storage (`between`) among: every loop order of the common
 // space (permutations, with loops running up or down) and every ordering vector with integer
-// entries in [-bound, bound] (primitive). More than 200000 vectors: std::invalid_argument.
+// entries in [-bound, bound] (primitive). More than 200000 vectors, or a negative bound:
+// std::invalid_argument.
 SearchResult search_orderings(const PolyProgram& p, const std::vector<Dependency>& deps,
                               const std::vector<Signal>& signals, const Placement& placement,
                               const PlacementAnalysis& placed, int64_t bound);
