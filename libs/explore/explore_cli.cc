@@ -41,6 +41,12 @@ void add_options(Tool& tool, CliOptions* o) {
                  "2) and of enumerated scheduling vectors (spec input; default 1); 0 to 8")
       ->check(CLI::Range(0, 8))
       ->type_name("B");
+  app.add_option("--search-bound", o->search_bound,
+                 "B: the largest absolute entry of the ordering vectors --search tries, for "
+                 "bounds above --bound's 8 (replaces --bound for the search; implies --search); "
+                 "0 to 100000, at most 200000 vectors ((2B + 1)^dims)")
+      ->check(CLI::Range(int64_t{0}, int64_t{100000}))
+      ->type_name("B");
   app.add_flag("--bounds", o->explore.bounds,
                "Chapter 4: the smallest and largest storage, in total, per array and per "
                "dependency part, over every legal completion of the loops fixed by --fix");
@@ -182,19 +188,33 @@ Params parse_params(const std::vector<std::string>& defs) {
   return out;
 }
 
+// --starting-set N: the size of MASAI-1's starting set, as text or JSON (--format).
+std::string starting_set_report(const CliOptions& o) {
+  auto s = masai_starting_set(static_cast<size_t>(o.starting_set), o.coefficients);
+  if (!s) throw UsageError("--starting-set: too many matrices to enumerate");
+  if (o.format == "json") {
+    nlohmann::ordered_json j;
+    j["t2s_explore_starting_set"] = 1;
+    j["dims"] = o.starting_set;
+    j["coefficients"] = o.coefficients;
+    j["matrices"] = s->matrices;
+    j["nonsingular"] = s->nonsingular;
+    return j.dump(2) + "\n";
+  }
+  std::string coeff;
+  for (int64_t c : o.coefficients) coeff += (coeff.empty() ? "" : ", ") + std::to_string(c);
+  std::ostringstream out;
+  out << "MASAI-1 starting set for " << o.starting_set << " x " << o.starting_set
+      << " mappings with coefficients {" << coeff << "}: " << s->matrices << " matrices, "
+      << s->nonsingular << " non-singular\n";
+  return out.str();
+}
+
 }  // namespace
 
 void run(Tool& tool, const CliOptions& o) {
   if (o.starting_set > 0) {
-    auto s = masai_starting_set(static_cast<size_t>(o.starting_set), o.coefficients);
-    if (!s) throw UsageError("--starting-set: too many matrices to enumerate");
-    std::string coeff;
-    for (int64_t c : o.coefficients) coeff += (coeff.empty() ? "" : ", ") + std::to_string(c);
-    std::ostringstream out;
-    out << "MASAI-1 starting set for " << o.starting_set << " x " << o.starting_set
-        << " mappings with coefficients {" << coeff << "}: " << s->matrices << " matrices, "
-        << s->nonsingular << " non-singular\n";
-    tool.write_output(out.str());
+    tool.write_output(starting_set_report(o));
     return;
   }
   const std::string& input = tool.input_path();
@@ -204,6 +224,10 @@ void run(Tool& tool, const CliOptions& o) {
   if (o.coefficients_given) eo.place_options.coefficients = o.coefficients;
   if (!eo.fix.empty()) eo.bounds = true;
   eo.bound = o.bound >= 0 ? o.bound : 2;
+  if (o.search_bound >= 0) {
+    eo.bound = o.search_bound;
+    eo.search = true;
+  }
   ScheduleOptions so = o.schedules;
   so.bound = o.bound >= 0 ? o.bound : 1;
   if (polyhedral(text)) {

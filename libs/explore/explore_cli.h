@@ -17,8 +17,9 @@ struct CliOptions {
   std::string spec;                 // --spec
   ExploreOptions explore;
   ScheduleOptions schedules;
-  bool polyhedral = false;  // spec input: also the polyhedral report of each group
-  int64_t bound = -1;       // --bound; unset: 2 for the ordering search, 1 for schedules
+  bool polyhedral = false;    // spec input: also the polyhedral report of each group
+  int64_t bound = -1;         // --bound; unset: 2 for the ordering search, 1 for schedules
+  int64_t search_bound = -1;  // --search-bound: the ordering search's bound, above --bound's 8
   int64_t starting_set = 0;
   std::vector<int64_t> coefficients = {0, 1};
   bool coefficients_given = false;  // --coefficients also sets --place's

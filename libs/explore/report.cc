@@ -372,7 +372,7 @@ std::string domains_text(const ExploreReport& r) {
       rows.push_back({"", "operand " + std::to_string(i + 1), sr.operand[i].elements.str(),
                       count_text(sr.operand[i].count, "elements")});
   }
-  return "\nstatement domains (iteration: its operations; definition: the elements it writes; "
+  return "\nstatement domains (iteration: its operations; definition: the elements it writes;\n"
          "operand k: the elements its read k names):\n" +
          table(rows, "  ", {false, false, false, false});
 }
@@ -425,8 +425,7 @@ std::vector<std::pair<std::string, std::vector<size_t>>> alive_groups(
   std::map<std::pair<int64_t, std::string>, std::vector<size_t>> groups;
   for (size_t sig : alive) {
     const int64_t x = of[sig];
-    groups[{x,
-            x >= 0 ? r.sets->sets[static_cast<size_t>(x)].name : "array " + r.signals[sig].array}]
+    groups[{x, x >= 0 ? r.sets->sets[static_cast<size_t>(x)].name : r.signals[sig].array}]
         .push_back(sig);
   }
   std::vector<std::pair<std::string, std::vector<size_t>>> out;
@@ -491,8 +490,8 @@ std::string peaks_text(const ExploreReport& r) {
   for (const OrderingReport& o : r.orderings)
     if (o.peak) out += peak_text(r, o.name, *o.peak);
   if (out.empty()) return "";
-  return "\nstorage peaks (the first cut with the most values alive between two steps, the first "
-         "step that needs the most; steps count from 1; at most " +
+  return "\nstorage peaks: the first cut with the most values alive between two steps, and the\n"
+         "first step that needs the most (steps count from 1; at most " +
          std::to_string(kValuesListed) + " values listed):\n" + out;
 }
 
@@ -755,6 +754,149 @@ Json storage_json(const Storage& s) {
   return j;
 }
 
+// ---- the sets behind the counts (JSON) -------------------------------------------------------
+
+Json count_json(int64_t n) { return n < 0 ? Json(nullptr) : Json(n); }
+
+Json statements_json(const ExploreReport& r) {
+  const PolyProgram& p = *r.program;
+  Json stmts = Json::array();
+  for (size_t k = 0; k < p.statements.size(); ++k) {
+    const Statement& s = p.statements[k];
+    Json j = {{"name", s.name}, {"dims", s.domain.dims()}};
+    if (k < r.statements.size()) {
+      const StatementReport& sr = r.statements[k];
+      j["operations"] = count_json(sr.operations);
+      j["domain"] = s.domain.str();
+      Json defs = Json::array(), operands = Json::array();
+      for (const AccessDomain& d : sr.definition)
+        defs.push_back(
+            {{"array", d.array}, {"set", d.elements.str()}, {"elements", count_json(d.count)}});
+      for (size_t i = 0; i < sr.operand.size(); ++i)
+        operands.push_back({{"read", i + 1},
+                            {"array", sr.operand[i].array},
+                            {"set", sr.operand[i].elements.str()},
+                            {"elements", count_json(sr.operand[i].count)}});
+      j["definition_domains"] = defs;
+      j["operand_domains"] = operands;
+    }
+    stmts.push_back(j);
+  }
+  return stmts;
+}
+
+Json step_json(const PolyProgram& p, const StepOps& st) {
+  Json ops = Json::array();
+  for (const Op& o : st.first) ops.push_back(op_label(p, o));
+  return {{"step", st.index + 1}, {"operations", st.size}, {"first", ops}};
+}
+
+Json alive_json(const ExploreReport& r, const std::vector<size_t>& alive) {
+  const PolyProgram& p = *r.program;
+  Json groups = Json::array(), values = Json::array();
+  size_t listed = 0;
+  for (const auto& [name, sigs] : alive_groups(r, alive)) {
+    groups.push_back({{"name", name}, {"values", sigs.size()}});
+    for (size_t sig : sigs) {
+      if (listed == kValuesListed) break;
+      values.push_back({{"element", element_text(p, r.signals[sig])},
+                        {"producer", op_label(p, r.signals[sig].producer)},
+                        {"group", name}});
+      ++listed;
+    }
+  }
+  return {{"alive", alive.size()},
+          {r.sets ? "basic_sets" : "arrays", groups},
+          {"values", values},
+          {"more", alive.size() - listed}};
+}
+
+Json peak_json(const ExploreReport& r, const StoragePeak& pk) {
+  const PolyProgram& p = *r.program;
+  Json j;
+  if (pk.after.index >= 0) {
+    j["between"] = alive_json(r, pk.between_alive);
+    j["between"]["after"] = step_json(p, pk.after);
+    j["between"]["before"] = step_json(p, pk.before);
+  } else {
+    j["between"] = nullptr;
+  }
+  if (pk.busiest.index >= 0 && !pk.at_step_alive.empty()) {
+    j["at_step"] = alive_json(r, pk.at_step_alive);
+    j["at_step"]["step"] = step_json(p, pk.busiest);
+  } else {
+    j["at_step"] = nullptr;
+  }
+  return j;
+}
+
+Json search_json(const ExploreReport& r, const SearchResult& s) {
+  const PolyProgram& p = *r.program;
+  auto entry = [&](const RankedOrdering& o) {
+    return Json{{"rows", o.rows},
+                {"order", ordering_text(o.rows, p.space)},
+                {"between", o.between},
+                {"at_step", o.at_step}};
+  };
+  Json best = Json::array(), ranked = Json::array(), illegal = Json::array();
+  for (const RankedOrdering& o : s.best) best.push_back(entry(o));
+  const std::vector<int64_t> ranks = search_ranks(s.all);
+  for (size_t i = 0; i < s.all.size(); ++i) {
+    Json e = {{"rank", ranks[i]}};
+    e.update(entry(s.all[i]));
+    ranked.push_back(e);
+  }
+  for (const Rows& rows : s.illegal) illegal.push_back(ordering_text(rows, p.space));
+  return {{"bound", r.bound}, {"candidates", s.candidates}, {"legal", s.legal},
+          {"best", best},     {"ranked", ranked},           {"illegal", illegal}};
+}
+
+Json group_costs_json(const ExploreReport& r, const PlacementReport& pr) {
+  const PolyProgram& p = *r.program;
+  Json out = Json::array();
+  for (const GroupCosts& g : pr.group_costs) {
+    Json readers = Json::array(), to = Json::array(), between = Json::array(), tree = Json::array();
+    for (size_t i = 0; i < g.readers.size(); ++i) {
+      readers.push_back(p.statements[g.readers[i]].name);
+      to.push_back({{"reader", p.statements[g.readers[i]].name}, {"locality", g.production_to[i]}});
+      for (size_t t = i + 1; t < g.readers.size(); ++t)
+        between.push_back(
+            {{"readers", {p.statements[g.readers[i]].name, p.statements[g.readers[t]].name}},
+             {"locality", g.consumers[i][t]}});
+    }
+    Json j = {{"set", r.sets->sets[g.set].name},
+              {"readers", readers},
+              {"values", g.values},
+              {"locality", g.locality},
+              {"refined_locality", g.refined_locality},
+              {"data_reuse", g.data_reuse},
+              {"production_to", to}};
+    if (g.readers.size() > 1) {
+      for (const auto& [a, b] : g.tree_edges)
+        tree.push_back({node_name(p, g, a), node_name(p, g, b)});
+      j["extended_graph"] = {{"consumers", between}, {"tree", g.tree}, {"tree_edges", tree}};
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
+// Each basic set's contents, and the sets alive at the traversal's peak.
+void add_sets_json(const ExploreReport& r, Json* basic_sets) {
+  const BasicSets& b = *r.sets;
+  Json& sets = (*basic_sets)["sets"];
+  for (size_t x = 0; x < r.contents.size() && x < sets.size(); ++x) {
+    sets[x]["elements"] = r.contents[x].elements.str();
+    sets[x]["element_count"] = r.contents[x].count;
+    sets[x]["operations"] = r.contents[x].operations.str();
+  }
+  if (b.total < 0 || b.order.empty()) return;
+  Json alive = Json::array();
+  for (const auto& [x, size] : b.peak_alive)
+    alive.push_back({{"set", b.sets[x].name}, {"size", size}});
+  (*basic_sets)["peak"] = {{"after", b.sets[b.order[b.peak_after]].name}, {"alive", alive}};
+}
+
 }  // namespace
 
 std::string report_json(const ExploreReport& r) {
@@ -767,10 +909,7 @@ std::string report_json(const ExploreReport& r) {
   for (const auto& [n, v] : p.params) params[n] = v;
   doc["params"] = params;
   doc["space"] = p.space;
-  Json stmts = Json::array();
-  for (const Statement& s : p.statements)
-    stmts.push_back({{"name", s.name}, {"dims", s.domain.dims()}});
-  doc["statements"] = stmts;
+  doc["statements"] = statements_json(r);
   Json deps = Json::array();
   for (const Dependency& d : r.deps)
     deps.push_back({{"label", dependency_label(p, d)},
@@ -805,18 +944,8 @@ std::string report_json(const ExploreReport& r) {
     j["costs"] = {{"locality", pr.costs.locality},
                   {"refined_locality", pr.costs.refined_locality},
                   {"data_reuse", pr.costs.data_reuse}};
-    if (pr.search) {
-      Json best = Json::array();
-      for (const RankedOrdering& o : pr.search->best)
-        best.push_back({{"rows", o.rows},
-                        {"order", ordering_text(o.rows, p.space)},
-                        {"between", o.between},
-                        {"at_step", o.at_step}});
-      j["search"] = {{"bound", r.bound},
-                     {"candidates", pr.search->candidates},
-                     {"legal", pr.search->legal},
-                     {"best", best}};
-    }
+    if (r.sets) j["group_costs"] = group_costs_json(r, pr);
+    if (pr.search) j["search"] = search_json(r, *pr.search);
     if (pr.bounds) {
       Json groups = Json::array();
       const size_t first_part = r.groups.size() - pr.estimates.size();
@@ -846,12 +975,15 @@ std::string report_json(const ExploreReport& r) {
   doc["placements"] = placements;
   Json ords = Json::array();
   ords.push_back({{"name", "original"}, {"storage", storage_json(r.original)}});
-  for (const OrderingReport& o : r.orderings)
+  if (r.original_peak) ords.back()["peak"] = peak_json(r, *r.original_peak);
+  for (const OrderingReport& o : r.orderings) {
     ords.push_back({{"name", o.name},
                     {"placement", p.placements[o.placement].name},
                     {"rows", o.rows},
                     {"order", ordering_text(o.rows, p.space)},
                     {"storage", storage_json(o.storage)}});
+    if (o.peak) ords.back()["peak"] = peak_json(r, *o.peak);
+  }
   doc["orderings"] = ords;
   if (r.sets) {
     Json sets = Json::array();
@@ -872,6 +1004,7 @@ std::string report_json(const ExploreReport& r) {
                          {"parts", parts},
                          {"total_without_ordering", r.sets->total},
                          {"exact", r.sets->exact}};
+    add_sets_json(r, &doc["basic_sets"]);
   }
   return doc.dump(2) + "\n";
 }
