@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "libs/explore/basic_sets.h"
 #include "libs/explore/costs.h"
 
 namespace t2s::explore {
@@ -262,6 +264,110 @@ TEST(DepsTest, LocalityAndDataReuseOfTheThreePlacements) {
   EXPECT_EQ(p_ca, 4);
   EXPECT_EQ(p_cb, 14);
   EXPECT_EQ(ca_cb, 10);
+}
+
+// Figure 3.29 per basic group: each group's share of the costs and, for the group read by two
+// statements (the book's A2, the values on i + j = N), its extended dependency graph, against a
+// brute force that groups the values by the statements that read them.
+TEST(DepsTest, CostsPerBasicGroupOfFigure3_29) {
+  for (int64_t N : {3, 4, 5, 6, 9}) {
+    PolyProgram p = three_polytopes(N);
+    std::vector<Dependency> deps = flow_dependencies(p, Limits{});
+    std::vector<Signal> signals = read_values(deps);
+    BasicSets b = basic_sets(p, signals, p.placements[0], Limits{});
+    for (int which = 0; which < 3; ++which) {
+      Place P = figure(which, N);
+      // Brute force: each value's consumers, its group (writer, readers).
+      std::map<std::tuple<char, int64_t, int64_t>, std::vector<BruteOp>> consumers;
+      for (const Instance& in : run_three_polytopes(N))
+        consumers[{in.src.stmt, in.src.x, in.src.y}].push_back(in.dst);
+      struct Brute {
+        int64_t values = 0, locality = 0, refined = 0, reuse = 0;
+        std::map<char, int64_t> to;                     // P -> C_S
+        std::map<std::pair<char, char>, int64_t> pair;  // C_S <-> C_T
+      };
+      std::map<std::pair<char, std::string>, Brute> brute;
+      for (const auto& [src, dsts] : consumers) {
+        const auto s = P(BruteOp{std::get<0>(src), std::get<1>(src), std::get<2>(src)});
+        std::string readers;
+        for (const BruteOp& d : dsts)
+          if (readers.find(d.stmt) == std::string::npos) readers += d.stmt;
+        std::sort(readers.begin(), readers.end());
+        Brute& g = brute[{std::get<0>(src), readers}];
+        ++g.values;
+        std::vector<std::pair<int64_t, int64_t>> pts = {s};
+        int64_t longest = 0;
+        std::map<char, std::pair<int64_t, int64_t>> at;  // one consumption per reader here
+        for (const BruteOp& d : dsts) {
+          g.locality += dist(s, P(d));
+          longest = std::max(longest, dist(s, P(d)));
+          pts.push_back(P(d));
+          ASSERT_EQ(at.count(d.stmt), 0u);
+          at[d.stmt] = P(d);
+        }
+        g.refined += longest;
+        g.reuse += mst_by_every_tree(pts);
+        for (const auto& [r, q] : at) {
+          g.to[r] += dist(s, q);
+          for (const auto& [t, u] : at)
+            if (r < t) g.pair[{r, t}] += dist(q, u);
+        }
+      }
+      std::vector<GroupCosts> costs = basic_group_costs(b, signals, p.placements[which]);
+      ASSERT_EQ(costs.size(), b.sets.size());
+      PlacementCosts total = placement_costs(deps, signals, p.placements[which]);
+      int64_t locality = 0, refined = 0, reuse = 0;
+      size_t read_groups = 0;
+      for (const GroupCosts& g : costs) {
+        locality += g.locality;
+        refined += g.refined_locality;
+        reuse += g.data_reuse;
+        if (g.readers.empty()) continue;  // an output: no cost
+        ++read_groups;
+        std::string readers;
+        for (size_t r : g.readers) readers += p.statements[r].name;
+        const Brute& e = brute.at({p.statements[b.sets[g.set].writer].name[0], readers});
+        EXPECT_EQ(g.values, e.values);
+        EXPECT_EQ(g.locality, e.locality);
+        EXPECT_EQ(g.refined_locality, e.refined);
+        EXPECT_EQ(g.data_reuse, e.reuse);
+        for (size_t r = 0; r < g.readers.size(); ++r) {
+          const char rn = p.statements[g.readers[r]].name[0];
+          EXPECT_EQ(g.production_to[r], e.to.at(rn));
+          for (size_t t = r + 1; t < g.readers.size(); ++t)
+            EXPECT_EQ(g.consumers[r][t], e.pair.at({rn, p.statements[g.readers[t]].name[0]}));
+        }
+      }
+      EXPECT_EQ(read_groups, brute.size());
+      // The groups share out the placement's costs.
+      EXPECT_EQ(locality, total.locality);
+      EXPECT_EQ(refined, total.refined_locality);
+      EXPECT_EQ(reuse, total.data_reuse);
+      // The book's A2 (our a(0), read by A and B): P -> C_A is N - 1 (each value one step up).
+      const GroupCosts& a2 = costs[0];
+      ASSERT_EQ(b.sets[0].name, "a(0)");
+      ASSERT_EQ(a2.readers, (std::vector<size_t>{0, 1}));
+      EXPECT_EQ(a2.production_to[0], N - 1);
+      if (which == 0) {
+        // Figure 3.29(b) on the initial placement: B at x1 = N + 1, so P -> C_B sums
+        // N + 1 - i and C_A <-> C_B sums N - i over i = 1 .. N - 1; the tree takes P -> C_A and
+        // C_A <-> C_B. At N = 5: 4, 14, 10 and 14.
+        EXPECT_EQ(a2.production_to[1], N * (N + 1) / 2 - 1);
+        EXPECT_EQ(a2.consumers[0][1], N * (N - 1) / 2);
+        EXPECT_EQ(a2.tree, N - 1 + N * (N - 1) / 2);
+        EXPECT_EQ(a2.tree_edges, (std::vector<std::pair<size_t, size_t>>{{0, 1}, {1, 2}}));
+        if (N == 5) {
+          EXPECT_EQ(a2.production_to, (std::vector<int64_t>{4, 14}));
+          EXPECT_EQ(a2.consumers[0][1], 10);
+          EXPECT_EQ(a2.tree, 14);
+          // "The values of A1 and A3 are consumed only once, thus the data reuse cost is the
+          // same as the locality cost for these sets"; in total 75.
+          for (size_t x : {size_t{1}, size_t{2}}) EXPECT_EQ(costs[x].data_reuse, costs[x].locality);
+          EXPECT_EQ(reuse, 75);
+        }
+      }
+    }
+  }
 }
 
 TEST(DepsTest, MinimumSpanningTree) {

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
+#include <set>
+#include <stdexcept>
+#include <tuple>
 
 #include "libs/explore/explore_testing.h"
 
@@ -188,51 +192,203 @@ TEST(StorageTest, OrderingsOfTheThreePolytopeExample) {
   }
 }
 
+// ---- what is alive at the peaks -----------------------------------------------------------
+
+using Value = std::tuple<BOp, std::string, std::vector<int64_t>>;  // writer, array, element
+
+// By the brute force's definitions: the first cut (after step k) with the most values alive,
+// and the first step needing the most, with their values.
+struct BPeak {
+  int64_t after = -1, busiest = -1;
+  std::set<Value> alive, needed;
+};
+
+BPeak brute_peak(const std::vector<std::vector<BOp>>& steps,
+                 const std::vector<testing::BInstance>& instances) {
+  std::map<BOp, int64_t> step_of;
+  for (size_t s = 0; s < steps.size(); ++s)
+    for (const BOp& op : steps[s]) step_of[op] = static_cast<int64_t>(s);
+  std::map<Value, std::pair<int64_t, int64_t>> life;
+  for (const testing::BInstance& in : instances) {
+    const Value v{in.src, in.array, in.index};
+    const int64_t b = step_of.at(in.src), d = step_of.at(in.dst);
+    auto it = life.find(v);
+    if (it == life.end())
+      life[v] = {b, d};
+    else
+      it->second.second = std::max(it->second.second, d);
+  }
+  BPeak out;
+  size_t most_across = 0, most_at = 0;
+  for (int64_t k = 0; k < static_cast<int64_t>(steps.size()); ++k) {
+    std::set<Value> across, at;
+    for (const auto& [v, bd] : life) {
+      if (bd.first <= k && bd.second > k) across.insert(v);
+      if (bd.first <= k && bd.second >= k) at.insert(v);
+    }
+    if (across.size() > most_across) most_across = across.size(), out.after = k, out.alive = across;
+    if (at.size() > most_at) most_at = at.size(), out.busiest = k, out.needed = at;
+  }
+  return out;
+}
+
+// The tool's signals as the brute force's values (the writer's element of the array).
+std::set<Value> values_of(const Loaded& l, const std::vector<size_t>& signals) {
+  std::set<Value> out;
+  for (size_t s : signals) {
+    const Signal& sig = l.signals[s];
+    const Statement& st = l.p.statements[sig.producer.stmt];
+    std::vector<int64_t> element;
+    for (const Access& w : st.writes)
+      if (w.array == sig.array) element = w.rel.affine()->apply(sig.producer.point);
+    out.insert({BOp{st.name, sig.producer.point}, sig.array, element});
+  }
+  return out;
+}
+
+BOp bop(const Loaded& l, const Op& o) { return {l.p.statements[o.stmt].name, o.point}; }
+
+TEST(StorageTest, PeaksOfTheThreePolytopeExample) {
+  for (int64_t N : {3, 4, 5, 7}) {
+    Loaded l = load("three_polytopes.json", N);
+    auto effect = [N](const BOp& op) { return three_effect(N, op); };
+    const std::vector<BOp> orig = original_order(N);
+    auto inst = testing::run(orig, effect);
+    // Every operation of this program writes or reads a value that is read, so the tool's
+    // steps are the brute force's.
+    const std::vector<std::pair<KeyFn, std::vector<BOp>>> orders = {
+        {original_key(l.p), orig},
+        {ordering_key(l.p.placements[2], l.p.orderings[0].rows), figure_3_13(N)},
+        {ordering_key(l.p.placements[2], l.p.orderings[2].rows), figure_3_15(N)}};
+    std::vector<StoragePeak> peaks;
+    for (const auto& [key, ops] : orders) {
+      StoragePeak pk = storage_peak(l.signals, key);
+      Storage st = storage(l.p, l.signals, key);
+      BPeak b = brute_peak(testing::sequential(ops), inst);
+      EXPECT_EQ(pk.steps, static_cast<int64_t>(ops.size()));
+      EXPECT_EQ(static_cast<int64_t>(pk.between_alive.size()), st.between);
+      EXPECT_EQ(static_cast<int64_t>(pk.at_step_alive.size()), st.at_step);
+      EXPECT_EQ(pk.after.index, b.after);
+      EXPECT_EQ(pk.before.index, b.after + 1);
+      EXPECT_EQ(pk.busiest.index, b.busiest);
+      EXPECT_EQ(values_of(l, pk.between_alive), b.alive) << "N = " << N;
+      EXPECT_EQ(values_of(l, pk.at_step_alive), b.needed) << "N = " << N;
+      ASSERT_EQ(pk.after.first.size(), 1u);
+      EXPECT_EQ(bop(l, pk.after.first[0]), ops[static_cast<size_t>(b.after)]);
+      EXPECT_EQ(bop(l, pk.busiest.first[0]), ops[static_cast<size_t>(b.busiest)]);
+      peaks.push_back(pk);
+    }
+    // The initial specification holds, before B runs, "all of A's values that B reads":
+    // a[N-p+1][p] for every p and a[N-p][p] for p < N (2N - 1 values, after A's last
+    // operation A[N, 1]).
+    std::set<Value> read_by_b;
+    for (int64_t q = 1; q <= N; ++q) {
+      read_by_b.insert({BOp{"A", {N - q + 1, q}}, "a", {N - q + 1, q}});
+      if (q < N) read_by_b.insert({BOp{"A", {N - q, q}}, "a", {N - q, q}});
+    }
+    EXPECT_EQ(values_of(l, peaks[0].between_alive), read_by_b);
+    EXPECT_EQ(bop(l, peaks[0].after.first[0]), (BOp{"A", {N, 1}}));
+    EXPECT_EQ(bop(l, peaks[0].before.first[0]), (BOp{"B", {1, 1}}));
+    // Figure 3.13's N + 3 at one operation: "B reads its two values while N + 1 others wait,
+    // and writes one".
+    const StoragePeak& bad = peaks[1];
+    ASSERT_EQ(bad.busiest.first.size(), 1u);
+    const Op& b_op = bad.busiest.first[0];
+    ASSERT_EQ(l.p.statements[b_op.stmt].name, "B");
+    const int64_t q = b_op.point[1];
+    std::set<Value> needed = values_of(l, bad.at_step_alive);
+    EXPECT_EQ(static_cast<int64_t>(needed.size()), N + 3);
+    EXPECT_EQ(needed.count({BOp{"A", {N - q + 1, q}}, "a", {N - q + 1, q}}), 1u);
+    EXPECT_EQ(needed.count({BOp{"A", {N - q, q}}, "a", {N - q, q}}), 1u);
+    EXPECT_EQ(needed.count({BOp{"B", {1, q}}, "b", {q, 1}}), 1u);
+    // Figure 3.15's two registers, after A's column j = 1: the two values B[1, 1] reads.
+    EXPECT_EQ(values_of(l, peaks[2].between_alive),
+              (std::set<Value>{{BOp{"A", {N, 1}}, "a", {N, 1}},
+                               {BOp{"A", {N - 1, 1}}, "a", {N - 1, 1}}}));
+  }
+}
+
 TEST(StorageTest, SearchFindsTheBestOrderingOfTheFinalPlacement) {
   const int64_t N = 5;
   Loaded l = load("three_polytopes.json", N);
   PlacementAnalysis fin = analyze_placement(l.p, l.deps, l.p.placements[2]);
-  SearchResult r = search_orderings(l.p, l.deps, l.signals, l.p.placements[2], fin, 2);
-  ASSERT_FALSE(r.best.empty());
-  EXPECT_EQ(r.best.front().between, 2);
-  bool has_3_15 = false;
-  for (const RankedOrdering& o : r.best) has_3_15 = has_3_15 || o.rows == Rows{{0, 1}, {1, 0}};
-  EXPECT_TRUE(has_3_15);
-  // Brute force over the same candidates: every signed loop order and every primitive vector
-  // of [-2, 2]^2, run as sorted operation lists; the legal ones' smallest storage.
   auto inst = testing::run(original_order(N), [N](const BOp& op) { return three_effect(N, op); });
-  std::vector<Rows> candidates;
-  for (int a : {1, -1})
-    for (int b : {1, -1}) {
-      candidates.push_back({{a, 0}, {0, b}});
-      candidates.push_back({{0, a}, {b, 0}});
+  // Bound 12 is beyond --bound's 8 (--search-bound).
+  for (int64_t bound : {2, 12}) {
+    SearchResult r = search_orderings(l.p, l.deps, l.signals, l.p.placements[2], fin, bound);
+    ASSERT_FALSE(r.best.empty());
+    EXPECT_EQ(r.best.front().between, 2);
+    bool has_3_15 = false;
+    for (const RankedOrdering& o : r.best) has_3_15 = has_3_15 || o.rows == Rows{{0, 1}, {1, 0}};
+    EXPECT_TRUE(has_3_15);
+    // Brute force over the same candidates: every signed loop order and every primitive vector
+    // of [-bound, bound]^2, run as sorted operation lists; each legal one's storage.
+    std::vector<Rows> candidates;
+    for (int a : {1, -1})
+      for (int b : {1, -1}) {
+        candidates.push_back({{a, 0}, {0, b}});
+        candidates.push_back({{0, a}, {b, 0}});
+      }
+    for (int64_t u = -bound; u <= bound; ++u)
+      for (int64_t v = -bound; v <= bound; ++v)
+        if (std::gcd(u < 0 ? -u : u, v < 0 ? -v : v) == 1) candidates.push_back({{u, v}});
+    int64_t best = INT64_MAX, legal = 0;
+    std::vector<Rows> best_rows;
+    std::map<Rows, std::pair<int64_t, int64_t>> legal_storage;
+    std::set<Rows> illegal;
+    for (const Rows& rows : candidates) {
+      auto steps = testing::steps_by(original_order(N), [&](const BOp& o) {
+        auto x = final_place(N, o);
+        std::vector<int64_t> k;
+        for (const auto& r : rows) k.push_back(r[0] * x[0] + r[1] * x[1]);
+        k.push_back(o.stmt == "A" ? 0 : o.stmt == "B" ? 1 : 2);
+        return k;
+      });
+      BStorage b = testing::live(steps, inst);
+      if (!b.legal) {
+        illegal.insert(rows);
+        continue;
+      }
+      ++legal;
+      legal_storage[rows] = {b.between, b.at_step};
+      if (b.between < best) best = b.between, best_rows.clear();
+      if (b.between == best) best_rows.push_back(rows);
     }
-  for (int64_t u = -2; u <= 2; ++u)
-    for (int64_t v = -2; v <= 2; ++v)
-      if (std::gcd(u < 0 ? -u : u, v < 0 ? -v : v) == 1) candidates.push_back({{u, v}});
-  int64_t best = INT64_MAX, legal = 0;
-  std::vector<Rows> best_rows;
-  for (const Rows& rows : candidates) {
-    auto steps = testing::steps_by(original_order(N), [&](const BOp& o) {
-      auto x = final_place(N, o);
-      std::vector<int64_t> k;
-      for (const auto& r : rows) k.push_back(r[0] * x[0] + r[1] * x[1]);
-      k.push_back(o.stmt == "A" ? 0 : o.stmt == "B" ? 1 : 2);
-      return k;
-    });
-    BStorage b = testing::live(steps, inst);
-    if (!b.legal) continue;
-    ++legal;
-    if (b.between < best) best = b.between, best_rows.clear();
-    if (b.between == best) best_rows.push_back(rows);
+    EXPECT_EQ(r.candidates, static_cast<int64_t>(candidates.size()));
+    EXPECT_EQ(r.legal, legal);
+    EXPECT_EQ(r.best.front().between, best);
+    ASSERT_EQ(r.best.size(), best_rows.size());
+    for (size_t i = 0; i < best_rows.size(); ++i)
+      EXPECT_NE(std::find_if(r.best.begin(), r.best.end(),
+                             [&](const RankedOrdering& o) { return o.rows == best_rows[i]; }),
+                r.best.end());
+    // Every legal candidate is ranked with its storage, smallest first; the others are listed
+    // as illegal; equal storage shares a rank.
+    ASSERT_EQ(r.all.size(), legal_storage.size());
+    std::map<Rows, std::pair<int64_t, int64_t>> ranked;
+    for (const RankedOrdering& o : r.all) ranked[o.rows] = {o.between, o.at_step};
+    EXPECT_EQ(ranked, legal_storage);
+    EXPECT_EQ(std::set<Rows>(r.illegal.begin(), r.illegal.end()), illegal);
+    EXPECT_EQ(r.illegal.size(), illegal.size());
+    const std::vector<int64_t> ranks = search_ranks(r.all);
+    for (size_t i = 0; i < r.all.size(); ++i) {
+      int64_t smaller = 0;
+      for (const auto& [rows, st] : legal_storage)
+        smaller += st < std::make_pair(r.all[i].between, r.all[i].at_step);
+      EXPECT_EQ(ranks[i], smaller + 1);
+      if (i > 0)
+        EXPECT_LE(std::make_pair(r.all[i - 1].between, r.all[i - 1].at_step),
+                  std::make_pair(r.all[i].between, r.all[i].at_step));
+    }
+    // Ties keep the candidate order: figure 3.15's (x2, x1), then (-x2, x1).
+    EXPECT_EQ(r.all[0].rows, (Rows{{0, 1}, {1, 0}}));
+    EXPECT_EQ(r.all[1].rows, (Rows{{0, -1}, {1, 0}}));
   }
-  EXPECT_EQ(r.legal, legal);
-  EXPECT_EQ(r.best.front().between, best);
-  ASSERT_EQ(r.best.size(), best_rows.size());
-  for (size_t i = 0; i < best_rows.size(); ++i)
-    EXPECT_NE(std::find_if(r.best.begin(), r.best.end(),
-                           [&](const RankedOrdering& o) { return o.rows == best_rows[i]; }),
-              r.best.end());
+  // A bound past the candidates' limit, or a negative one, is refused.
+  EXPECT_THROW(search_orderings(l.p, l.deps, l.signals, l.p.placements[2], fin, 300),
+               std::invalid_argument);
+  EXPECT_THROW(search_orderings(l.p, l.deps, l.signals, l.p.placements[2], fin, -1),
+               std::invalid_argument);
 }
 
 }  // namespace
