@@ -136,6 +136,48 @@ TEST(EstimationTest, BasicSetsOfFigure4_3) {
   EXPECT_EQ(best, 42);
 }
 
+// What each basic set of figure 4.3 holds, as isl sets from the dependencies' relations, against
+// the brute force's elements (grouped by writer and readers), figure 4.6's B(2), and the sets
+// alive at the traversal's peak ("C(0), B(1) and B(3)").
+TEST(EstimationTest, ContentsAndPeakOfTheBasicSetsOfFigure4_3) {
+  Loaded l = load("storage_estimation.json");
+  std::vector<BasicSetContents> contents = basic_set_contents(l.p, l.deps, l.sets, Limits{});
+  ASSERT_EQ(contents.size(), l.sets.sets.size());
+  auto inst = testing::run(run_order({0, 1, 2}), effect_4_3);
+  std::map<std::pair<std::string, std::vector<int64_t>>, std::set<std::string>> readers;
+  std::map<std::pair<std::string, std::vector<int64_t>>, std::string> writer;
+  for (const BOp& op : run_order({0, 1, 2}))
+    for (const auto& w : effect_4_3(op).writes) writer[{w.array, w.index}] = op.stmt;
+  for (const BInstance& in : inst) readers[{in.array, in.index}].insert(in.dst.stmt);
+  std::map<std::tuple<std::string, std::string, std::set<std::string>>, std::set<Point>> brute;
+  for (const auto& [elem, w] : writer) brute[{elem.first, w, readers[elem]}].insert(elem.second);
+  for (size_t x = 0; x < l.sets.sets.size(); ++x) {
+    const BasicSet& s = l.sets.sets[x];
+    std::set<std::string> rs;
+    for (size_t r : s.readers) rs.insert(l.p.statements[r].name);
+    const std::vector<Point> points = contents[x].elements.points(1000);
+    EXPECT_EQ(std::set<Point>(points.begin(), points.end()),
+              (brute[{s.array, l.p.statements[s.writer].name, rs}]))
+        << s.name;
+    EXPECT_EQ(contents[x].count, s.size) << s.name;
+    EXPECT_EQ(contents[x].operations.count(1000), s.size) << s.name;
+    EXPECT_EQ(contents[x].elements.tuple(), s.array);
+  }
+  // Figure 4.6's LBL of B(2): 1 <= i <= 4, 0 <= j <= 1, 0 <= k <= 2.
+  EXPECT_TRUE(contents[2].elements.equal(
+      parse_set("{ B[i, j, k] : 1 <= i <= 4 and 0 <= j <= 1 and 0 <= k <= 2 }", {})));
+  EXPECT_TRUE(contents[2].operations.equal(
+      parse_set("{ S2[i, j, k] : 1 <= i <= 4 and 0 <= j <= 1 and 0 <= k <= 2 }", {})));
+  // "The maximal current storage requirement is reached when basic sets C(0), B(1) and B(3)
+  // are alive simultaneously. Together they require 30+6+6=42 storage locations."
+  std::map<std::string, int64_t> alive;
+  int64_t sum = 0;
+  for (const auto& [x, size] : l.sets.peak_alive) alive[l.sets.sets[x].name] = size, sum += size;
+  EXPECT_EQ(alive, (std::map<std::string, int64_t>{{"B(1)", 6}, {"B(3)", 6}, {"C(0)", 30}}));
+  EXPECT_EQ(sum, l.sets.total);
+  EXPECT_EQ(l.sets.sets[l.sets.order[l.sets.peak_after]].name, "C(0)");
+}
+
 TEST(EstimationTest, BoundsWithKOutermost) {
   Loaded l = load("storage_estimation.json");
   PlacementAnalysis placed = analyze_placement(l.p, l.deps, l.p.placements[0]);
