@@ -579,8 +579,8 @@ std::string group_costs_text(const ExploreReport& r, const PlacementReport& pr) 
     std::string tree;
     for (const auto& [a, b] : g.tree_edges)
       tree += (tree.empty() ? "" : ", ") + node_name(p, g, a) + " - " + node_name(p, g, b);
-    graphs += "  " + name + "'s extended dependency graph: " + edges + "; minimum spanning tree " +
-              std::to_string(g.tree) + " (" + tree + ")\n";
+    graphs += "  " + name + "'s extended dependency graph: " + edges +
+              ";\n    minimum spanning tree " + std::to_string(g.tree) + " (" + tree + ")\n";
   }
   return "  costs per basic group (figure 3.29):\n" +
          table(rows, "  ", {false, false, true, true, true, true, false}) + graphs;

@@ -34,6 +34,67 @@ check "figure 3.28 cone" "$(has "$TMP/out" "angle 90 degrees (pi/2)")"
 check "figure 3.13 storage" "$(grep -E '^  figure 3.13 \(bad\) .* yes +7 +8 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 check "figure 3.15 storage" "$(grep -E '^  figure 3.15 \(best\) .* yes +2 +3 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 check "search: best ordering" "$(has "$TMP/out" "smallest storage: 2 signals between steps")"
+line() { grep -qxF -- "$2" "$1" && echo 0 || echo 1; }  # an exact line of the report
+# The sets behind the counts (issue 35 item 3).
+check "domains: B's iteration domain" "$(line "$TMP/out" "  B          iteration   { B[q = 1, p] : 0 < p <= 5 }                       5 operations")"
+check "domains: B's operand 2" "$(line "$TMP/out" "             operand 2   { a[i0, 5 - i0] : 0 <= i0 <= 4 }                   5 elements")"
+check "domains: C's definition domain" "$(line "$TMP/out" "             definition  { b[i0, i1] : 0 < i0 <= 5 and 2 <= i1 <= 1 + i0 }  15 elements")"
+check "basic set contents: a(0), the book's A2" "$(line "$TMP/out" "    a(0)  { a[i0, 5 - i0] : 0 < i0 <= 4 }                    4 elements")"
+check "basic sets alive at the traversal's peak" "$(line "$TMP/out" "  alive at that peak (after producing a(1)): a(0) 4, a(1) 5")"
+check "peak of the original order: where" "$(line "$TMP/out" "  original: 9 alive between step 15 (A[5, 1]) and step 16 (B[1, 1])")"
+check "peak of the original order: which sets" "$(line "$TMP/out" "    basic sets: a(0) 4, a(1) 5")"
+check "peak of the original order: the values B reads" "$(line "$TMP/out" "    a(1): a[1, 5], a[2, 4], a[3, 3], a[4, 2], a[5, 1]")"
+check "peak of figure 3.13 at B (N + 3)" "$(line "$TMP/out" "  figure 3.13 (bad): 8 needed at step 14 (B[1, 4])")"
+check "peak of figure 3.15: two registers" "$(line "$TMP/out" "    a(0): a[4, 1]")"
+check "figure 3.29: costs of A2" "$(line "$TMP/out" "  a(0)   A B           4        18       14          14  A 4, B 14")"
+check "figure 3.29: extended dependency graph" "$(line "$TMP/out" "  a(0)'s extended dependency graph: Loc(P -> C_A) 4, Loc(P -> C_B) 14, Loc(C_A <-> C_B) 10;")"
+check "figure 3.29: its tree" "$(line "$TMP/out" "    minimum spanning tree 14 (P - C_A, C_A - C_B)")"
+check "search: ranked, ties share a rank" "$(line "$TMP/out" "     1  (-x2, x1)        2        3")"
+check "search: the last of the final placement's ranking" "$(line "$TMP/out" "    11  [1, 1]           9       14")"
+check "search: illegal candidates counted" "$(line "$TMP/out" "  13 illegal candidates (a dependency runs backwards or within one step): not ranked")"
+run testdata/explore/storage_estimation.json
+check "chapter 4: the sets alive at the peak (C(0), B(1), B(3))" "$(line "$TMP/out" "  alive at that peak (after producing C(0)): B(1) 6, B(3) 6, C(0) 30")"
+check "chapter 4: figure 4.6's B(2)" "$(grep -qE '^    B\(2\)  \{ B\[i0, i1, i2\] : 0 < i0 <= 4 and 0 <= i1 <= 1 and 0 <= i2 <= 2 \} +24 elements$' "$TMP/out" && echo 0 || echo 1)"
+run testdata/explore/three_polytopes.json -P N=40 --placement final --no-basic-sets
+check "peak listing: by array without basic sets" "$(line "$TMP/out" "    arrays: a 79")"
+check "peak listing: capped at 64 values" "$(line "$TMP/out" "    ... and 15 more")"
+run testdata/explore/three_polytopes.json --search --format json -o "$TMP/sets.json"
+python3 - "$TMP/sets.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = d["statements"][0], d["statements"][1]
+assert a["operations"] == 15 and b["operations"] == 5, (a, b)
+assert b["domain"] == "{ B[q = 1, p] : 0 < p <= 5 }", b
+assert b["definition_domains"] == [{"array": "b", "set": "{ b[i0, 1] : 0 < i0 <= 5 }", "elements": 5}], b
+assert [o["elements"] for o in b["operand_domains"]] == [5, 5], b
+s0 = d["basic_sets"]["sets"][0]
+assert s0["elements"] == "{ a[i0, 5 - i0] : 0 < i0 <= 4 }" and s0["element_count"] == 4, s0
+assert d["basic_sets"]["peak"] == {"after": "a(1)", "alive": [{"set": "a(0)", "size": 4}, {"set": "a(1)", "size": 5}]}
+g = d["placements"][0]["group_costs"][0]
+assert g["set"] == "a(0)" and [t["locality"] for t in g["production_to"]] == [4, 14], g
+assert g["extended_graph"]["consumers"][0]["locality"] == 10 and g["extended_graph"]["tree"] == 14, g
+assert sum(x["data_reuse"] for x in d["placements"][0]["group_costs"]) == 75
+peak = d["orderings"][0]["peak"]["between"]
+assert peak["alive"] == 9 and peak["after"]["first"] == ["A[5, 1]"] and peak["more"] == 0, peak
+assert {v["element"] for v in peak["values"]} == {"a[1, 4]", "a[2, 3]", "a[3, 2]", "a[4, 1]", "a[1, 5]", "a[2, 4]", "a[3, 3]", "a[4, 2]", "a[5, 1]"}
+srch = d["placements"][2]["search"]
+assert len(srch["ranked"]) == srch["legal"] == 11 and len(srch["illegal"]) == 13, srch
+assert [r["rank"] for r in srch["ranked"]][:3] == [1, 1, 3] and srch["ranked"][-1]["order"] == "[1, 1]"
+PY
+check "JSON: domains, operations, contents, peaks, group costs, ranking" "$?"
+run testdata/explore/three_polytopes.json --placement final --search-bound 12
+check "--search-bound 12: exit 0" "$rc"
+check "--search-bound 12: the candidates" "$(has "$TMP/out" "search on placement 'final': loop orders and ordering vectors in [-12, 12]^2: 376 candidates, 187 legal")"
+for bad in -1 x 1.5 100001; do
+  run testdata/explore/three_polytopes.json --search-bound "$bad"
+  check "--search-bound $bad: exit 2" "$([[ $rc == 2 ]] && echo 0 || echo 1)"
+done
+run testdata/explore/three_polytopes.json --search-bound 300
+check "--search-bound 300: too many vectors, exit 2" "$([[ $rc == 2 ]] && echo 0 || echo 1)"
+check "--search-bound 300: why" "$(has "$TMP/err" "361201 ordering vectors in [-300, 300]^2 are too many (at most 200000); lower --search-bound")"
+run --starting-set 4 --format json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d == {'t2s_explore_starting_set': 1, 'dims': 4, 'coefficients': [0, 1], 'matrices': 65536, 'nonsingular': 22560}, d" "$TMP/out"
+check "--starting-set --format json" "$?"
 run testdata/explore/three_polytopes.json -P N=7 --placement final --order 1,1
 check "--param and --order" "$(grep -E '^  --order 1,1 .* yes +13 ' "$TMP/out" >/dev/null && echo 0 || echo 1)"
 run testdata/explore/storage_estimation.json --fix k
@@ -118,7 +179,7 @@ check "limit: rule" "$(has "$TMP/err" "[explore-limit]")"
 # --- --help documents every option ---------------------------------------------------------
 run --help
 check "--help: exit 0" "$rc"
-for opt in --output --format --param --placement --order --search --bound --bounds --fix \
+for opt in --output --format --param --placement --order --search --search-bound --bound --bounds --fix \
   --reversals --no-basic-sets --max-points --starting-set --coefficients --spec --define \
   --include-dir --no-t2s-macros --group --best --try --no-enumerate --rank-by --chain \
   --keep-order --all-orders --max-space --min-pes --max-pes --top --show-refused --polyhedral \
