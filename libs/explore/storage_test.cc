@@ -289,8 +289,8 @@ TEST(StorageTest, PeaksOfTheThreePolytopeExample) {
     EXPECT_EQ(values_of(l, peaks[0].between_alive), read_by_b);
     EXPECT_EQ(bop(l, peaks[0].after.first[0]), (BOp{"A", {N, 1}}));
     EXPECT_EQ(bop(l, peaks[0].before.first[0]), (BOp{"B", {1, 1}}));
-    // Figure 3.13's N + 3 at one operation: "B reads its two values while N + 1 others wait,
-    // and writes one".
+    // Figure 3.13's "(N + 3)" at one operation: B's two inputs, its output and N values
+    // waiting.
     const StoragePeak& bad = peaks[1];
     ASSERT_EQ(bad.busiest.first.size(), 1u);
     const Op& b_op = bad.busiest.first[0];
