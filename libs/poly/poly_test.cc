@@ -317,6 +317,15 @@ TEST_P(BothWays, CountUnionOfImagesMatchesBruteForce) {
   EXPECT_EQ(count_union_of_images({{box, {i}}}, 1), 80);
   EXPECT_EQ(count_union_of_images({{skew, {t, i}}, {upper, {t, i}}}, 100), union_n);
   EXPECT_EQ(count_union_of_images({}, 1), 0);
+  // Two overlapping boxes whose union is not one (a double buffer's fill of the last 10240
+  // cycles of each period beside its reads from the second period on, T2SP's A10 feeder):
+  // inclusion-exclusion, three products in the budget of three, where splitting the union
+  // takes thousands.
+  const Aff p = Aff::dim("p"), c = Aff::dim("c");
+  Set fill = Set({"p", "c"}).where(Cond::range(0, p, 32768)).where(Cond::range(22528, c, 32768));
+  Set reads = Set({"p", "c"}).where(Cond::range(1, p, 32769)).where(Cond::range(0, c, 32768));
+  EXPECT_EQ(count_union_of_images({{fill, {p, c}}, {reads, {p, c}}}, 3),
+            int64_t{32768} * 32768 + 10240);
   // Out of budget (isl's splits; an enumerated set needs none), or unbounded: no count.
   if (GetParam() == 0) {
     EXPECT_EQ(count_union_of_images({{skew, {t, i}}}, 1), std::nullopt);

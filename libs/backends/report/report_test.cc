@@ -112,6 +112,31 @@ TEST(ReportTest, T2spArria10GemmWithItsStensorNetworkIsNotMemoryBound) {
       << report_text(d);
 }
 
+// T2SP's A10 GEMM at its published sizes (inner III 10, JJJ 8, KKK 16, II = JJ = KK = 32; outer
+// I = J = K = 32: A 10240 x 16384, B 16384 x 8192, 1.37 x 10^12 multiply-adds), which the merge
+// used to refuse (loop-too-large; storage of Z): per period of 32768 x 32768 feeder cycles the
+// loaders send a 320 x 512 tile of A and a 512 x 256 tile of B, 36 bytes a cycle (T2SP's 36).
+// The feeders' double buffers take one period more than the 32768 tiles (the first fill), and
+// the unloader's results add the rest: 36.31.
+TEST(ReportTest, T2spArria10GemmAtItsPublishedSizes) {
+  const DesignModel d = model_design(lowered_spec("gemm_a10_stensor", {{"KKK", "16"},
+                                                                       {"JJJ", "8"},
+                                                                       {"III", "10"},
+                                                                       {"JJ", "32"},
+                                                                       {"II", "32"},
+                                                                       {"KK", "32"},
+                                                                       {"I", "32"},
+                                                                       {"J", "32"},
+                                                                       {"K", "32"}}),
+                                     a10_at(250));
+  EXPECT_EQ(kernel(d, "X").steps, int64_t{1} << 30);
+  EXPECT_EQ(kernel(d, "aFeeder").steps, int64_t{32768} * 32769);
+  EXPECT_EQ(d.global_bytes, int64_t{38990249984});
+  EXPECT_FALSE(d.memory_bound);
+  EXPECT_NE(report_text(d).find("= 36.31 bytes per cycle"), std::string::npos) << report_text(d);
+  EXPECT_NE(report_text(d).find("639.98 GFLOPS"), std::string::npos) << report_text(d);
+}
+
 // The same array on the spec's own small problem (KK = II = JJ = 2): A has 8 steps, the drainer
 // 10 * 4 = 40, the most of a kernel. The design moves 9216 bytes of A's operands and the
 // collector's 1280 of results: 10496 bytes, ceil(10496 / 157.38) = 67 cycles of the board's

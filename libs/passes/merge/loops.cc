@@ -14,7 +14,10 @@ namespace t2s::merge_internal {
 namespace {
 
 // Loop nests larger than this are refused rather than attempted (DESIGN.md section 5).
-constexpr int64_t kMaxIterations = 1000000000000;  // 10^12: GEMM 1024^3 and beyond
+// 2^52, the most positions t2s-stt orders (time steps x PEs x statements): the passes' work does
+// not grow with the iterations (t2s-run has --max-steps), so the limit is what the later stages
+// can represent, not what a run could do.
+constexpr int64_t kMaxIterations = int64_t{1} << 52;
 
 // A set_bounds, reorder, split, unroll or vectorize directive `d` on the loops of group `g`.
 void apply_loop(const MergeContext& ctx, Plan& plan, Group& g, const Directive& d) {

@@ -17,6 +17,7 @@ namespace t2s::merge_internal {
 namespace {
 
 constexpr int64_t kMaxStorageElements = int64_t{1} << 31;
+constexpr int64_t kMaxLocalStorageElements = int64_t{1} << 52;
 
 void storage_bounds(const Program& merged, const Plan& plan, const std::string& f,
                     std::vector<Expr>* mins, std::vector<Expr>* extents) {
@@ -28,12 +29,15 @@ void storage_bounds(const Program& merged, const Plan& plan, const std::string& 
   }
 }
 
-void check_storage(const std::string& f, const std::vector<Expr>& extents, const SourceLoc& loc) {
+void check_storage(const std::string& f, const std::vector<Expr>& extents, const SourceLoc& loc,
+                   int64_t limit = kMaxStorageElements, const char* limit_text = "2^31") {
   int64_t n = 1;
   for (const Expr& e : extents) {
     n *= std::max<int64_t>(e->int_value, 1);
-    if (n > kMaxStorageElements)
-      throw Diagnostic(loc, "storage of '" + f + "' would exceed 2^31 elements", "loop-too-large");
+    if (n > limit)
+      throw Diagnostic(
+          loc, "storage of '" + f + "' would exceed " + std::string(limit_text) + " elements",
+          "loop-too-large");
   }
 }
 
@@ -139,7 +143,10 @@ Kernel make_kernel(const Program& merged, const Plan& plan, const ProducerChains
     if (!local_reads.count(*it) || transfers.buffered.count(*it)) continue;
     std::vector<Expr> mins, extents;
     storage_bounds(merged, plan, *it, &mins, &extents);
-    check_storage(*it, extents, func(merged, *it).loc);
+    // The merged stage keeps a URE read in its own kernel over its whole loop nest, storage no
+    // design holds (t2s-stt makes it registers): limited only as the loop nest is; t2s-run
+    // refuses to allocate past --max-memory.
+    check_storage(*it, extents, func(merged, *it).loc, kMaxLocalStorageElements, "2^52");
     body = {make_realize(*it, func(merged, *it).type, mins, extents, body, func(merged, *it).loc)};
   }
   k.body = body;
