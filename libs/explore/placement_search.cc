@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -154,6 +157,13 @@ struct Search {
          const PlacementSearchOptions& o_)
       : p(p_), deps(d_), signals(s_), o(o_), dims(p_.space.size()) {}
 
+  // A limit cut the search: the result is the best seen.
+  void stop(const std::string& limit) {
+    r.complete = false;
+    if (std::find(r.stopped_by.begin(), r.stopped_by.end(), limit) == r.stopped_by.end())
+      r.stopped_by.push_back(limit);
+  }
+
   size_t dep_rank(size_t k, size_t ms, size_t md) const {
     const Dependency& d = deps[k];
     return basis_rank(basis[k], set[d.src][ms], set[d.dst][md], dims);
@@ -289,7 +299,7 @@ struct Search {
       std::optional<std::vector<size_t>> found;
       int64_t left = o.max_iterations - r.iterations;
       if (left <= 0) {
-        r.complete = false;
+        stop("backtracking steps (" + std::to_string(o.max_iterations) + ")");
         return std::nullopt;
       }
       bool done = backtrack(*order, target, comb, std::min(budget, left), false, &conflict,
@@ -306,169 +316,687 @@ struct Search {
   }
 };
 
-// The translation of one linear placement (statement 0 stays put) of smallest locality among
-// those whose polytopes do not overlap and whose dependency cone admits a strictly legal
-// ordering vector. Locality is a sum over dims of functions of that dim's translations, so each
-// dim's combinations are enumerated alone and their sums visited cheapest first.
-struct Translator {
-  const PolyProgram& p;
-  const std::vector<Dependency>& deps;
-  size_t dims;
-  int64_t radius;
-  std::vector<Point> offset;  // per statement: the translation aligning its lowest corner
-  std::vector<std::vector<Point>> images;  // per statement, its points mapped linearly
-  // per dependency: distinct linear vectors (A_t y - A_s x) and their counts
-  std::vector<std::vector<std::pair<Point, int64_t>>> vectors;
+// ---- Translations (section 3.5.7) -------------------------------------------------------------
 
-  bool overlap = false;
-  size_t max_cone_dim = 0;  // the dependency cone's dimension, at most
+constexpr int64_t kNone = INT64_MAX / 4;
 
-  // One dim's translations of statements 1.. as a mixed-radix code, with their cost.
-  struct DimList {
-    std::vector<std::pair<int64_t, int64_t>> rows;  // cost, code
-  };
-
-  // The rank of the vectors of the dependencies within one statement: translations do not
-  // move them, so the dependency cone's dimension is at least this.
-  size_t fixed_rank() const {
-    std::vector<Point> v;
-    for (size_t k = 0; k < deps.size(); ++k)
-      if (deps[k].src == deps[k].dst)
-        for (const auto& [x, c] : vectors[k]) v.push_back(x);
-    return rank(v, dims);
+struct PointHash {
+  size_t operator()(const Point& x) const {
+    size_t h = 0;
+    for (int64_t v : x) h = h * 1000003u ^ static_cast<size_t>(v);
+    return h;
   }
+};
 
-  // Each dependency's best translation on its own (the weighted median per dim): a lower
-  // bound of the locality of every translation.
-  int64_t relaxed_bound() const {
-    int64_t total = 0;
-    for (size_t k = 0; k < vectors.size(); ++k)
-      for (size_t dim = 0; dim < dims; ++dim) {
-        std::vector<std::pair<int64_t, int64_t>> w;
-        int64_t all = 0;
-        for (const auto& [v, c] : vectors[k]) w.push_back({-v[dim], c}), all += c;
-        std::sort(w.begin(), w.end());
-        int64_t acc = 0, median = w.empty() ? 0 : w.back().first;
-        for (const auto& [x, c] : w)
-          if ((acc += c) * 2 >= all) {
-            median = x;
-            break;
-          }
-        for (const auto& [v, c] : vectors[k]) total += c * std::llabs(v[dim] + median);
+bool is_zero(const Point& v) {
+  return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; });
+}
+
+int64_t dot(const Point& a, const Point& b) {
+  int64_t s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+Point primitive(Point v) {
+  int64_t g = 0;
+  for (int64_t x : v) g = std::gcd(g, std::llabs(x));
+  if (g > 1)
+    for (int64_t& x : v) x /= g;
+  return v;
+}
+
+// One dim's cost as a function of one coordinate tau in [lo, hi]: the sum of w |tau - a| over
+// its points, a convex function. Its values are produced cheapest first, lazily: from the
+// weighted median (clamped to the range; `home` when there are no points) outwards.
+class Line {
+ public:
+  Line(const std::map<int64_t, int64_t>& points, int64_t lo, int64_t hi, int64_t home)
+      : points_(points.begin(), points.end()), lo_(lo), hi_(hi) {
+    if (lo > hi) return;
+    int64_t m = home, all = 0, acc = 0;
+    for (const auto& [a, w] : points_) all += w;
+    for (const auto& [a, w] : points_)
+      if ((acc += w) * 2 >= all) {
+        m = a;
+        break;
       }
-    return total;
+    mid_ = std::clamp(m, lo, hi);
+    seq_.push_back({cost(mid_), mid_});
+    left_ = mid_ - 1;
+    right_ = mid_ + 1;
   }
-
-  int64_t decode(int64_t code, size_t s, size_t dim) const {
-    const int64_t width = 2 * radius + 1;
-    for (size_t f = 1; f < s; ++f) code /= width;
-    return code % width - radius + offset[s][dim];
+  int64_t cost(int64_t tau) const {
+    int64_t c = 0;
+    for (const auto& [a, w] : points_) c += w * std::llabs(tau - a);
+    return c;
   }
-
-  // Nothing when no translation costs at most `bound` (>= 0): *pruned tells that case apart.
-  std::optional<std::pair<int64_t, std::vector<Point>>> best(int64_t limit_checks, int64_t bound,
-                                                             bool* pruned) {
-    *pruned = false;
-    const size_t ns = p.statements.size();
-    if (ns == 1) {
-      std::vector<Point> t(1, Point(dims, 0));
-      int64_t cost = 0;
-      for (size_t k = 0; k < deps.size(); ++k)
-        for (const auto& [v, c] : vectors[k])
-          for (size_t i = 0; i < dims; ++i) cost += c * std::llabs(v[i]);
-      if (!legal(t)) return std::nullopt;
-      return std::make_pair(cost, t);
+  // Whether there is an n-th cheapest value (n from 0); computes it.
+  bool has(size_t n) {
+    while (seq_.size() <= n) {
+      const bool l = left_ >= lo_, r = right_ <= hi_;
+      if (!l && !r) return false;
+      const int64_t cl = l ? cost(left_) : 0, cr = r ? cost(right_) : 0;
+      if (l && (!r || cl < cr || (cl == cr && mid_ - left_ <= right_ - mid_)))
+        seq_.push_back({cl, left_--});
+      else
+        seq_.push_back({cr, right_++});
     }
-    const size_t free = ns - 1;
-    const int64_t width = 2 * radius + 1;
-    int64_t total = 1;
-    for (size_t f = 0; f < free; ++f) total *= width;
-    std::vector<DimList> lists(dims);
-    std::vector<int64_t> t(ns, 0);
-    for (size_t dim = 0; dim < dims; ++dim) {
-      lists[dim].rows.reserve(static_cast<size_t>(total));
-      for (int64_t code = 0; code < total; ++code) {
-        for (size_t s = 1; s < ns; ++s) t[s] = decode(code, s, dim);
-        int64_t cost = 0;
-        for (size_t k = 0; k < deps.size(); ++k) {
-          int64_t delta = t[deps[k].dst] - t[deps[k].src];
-          for (const auto& [v, c] : vectors[k]) cost += c * std::llabs(v[dim] + delta);
-        }
-        lists[dim].rows.push_back({cost, code});
-      }
-      std::stable_sort(lists[dim].rows.begin(), lists[dim].rows.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-    }
-    // Cheapest sums first (one index per dim).
-    using Entry = std::pair<int64_t, std::vector<size_t>>;
-    auto cmp = [](const Entry& a, const Entry& b) { return a.first > b.first; };
-    std::priority_queue<Entry, std::vector<Entry>, decltype(cmp)> queue(cmp);
-    std::set<std::vector<size_t>> queued;
-    auto push = [&](std::vector<size_t> idx) {
-      if (queued.count(idx)) return;
-      int64_t cost = 0;
-      for (size_t dim = 0; dim < dims; ++dim) cost += lists[dim].rows[idx[dim]].first;
-      queued.insert(idx);
-      queue.push({cost, std::move(idx)});
-    };
-    push(std::vector<size_t>(dims, 0));
-    int64_t checks = 0;
-    while (!queue.empty() && checks < limit_checks) {
-      Entry e = queue.top();
-      queue.pop();
-      if (bound >= 0 && e.first > bound) {
-        *pruned = true;
-        return std::nullopt;
-      }
-      ++checks;
-      std::vector<Point> tr(ns, Point(dims, 0));
-      for (size_t dim = 0; dim < dims; ++dim)
-        for (size_t s = 1; s < ns; ++s)
-          tr[s][dim] = decode(lists[dim].rows[e.second[dim]].second, s, dim);
-      if ((overlap || apart(tr)) && legal(tr)) return std::make_pair(e.first, tr);
-      for (size_t dim = 0; dim < dims; ++dim)
-        if (e.second[dim] + 1 < lists[dim].rows.size()) {
-          std::vector<size_t> next = e.second;
-          ++next[dim];
-          push(next);
-        }
-    }
-    return std::nullopt;
+    return true;
   }
+  const std::pair<int64_t, int64_t>& at(size_t n) const { return seq_[n]; }
 
-  bool apart(const std::vector<Point>& t) const {
-    struct Hash {
-      size_t operator()(const Point& x) const {
-        size_t h = 0;
-        for (int64_t v : x) h = h * 1000003u ^ static_cast<size_t>(v);
-        return h;
-      }
-    };
-    std::unordered_set<Point, Hash> seen;
-    for (size_t s = 0; s < images.size(); ++s)
-      for (const Point& x : images[s]) {
-        Point y = x;
-        for (size_t i = 0; i < dims; ++i) y[i] += t[s][i];
-        if (!seen.insert(y).second) return false;
+ private:
+  std::vector<std::pair<int64_t, int64_t>> points_;
+  int64_t lo_, hi_, mid_ = 0, left_ = 0, right_ = -1;
+  std::vector<std::pair<int64_t, int64_t>> seq_;  // cost, tau
+};
+
+// The points of a box, one Line per dim, cheapest sum first (best first over the lines: a tuple
+// of indices is reached from the one with its last non-zero index lowered, so each once).
+class Grid {
+ public:
+  explicit Grid(std::vector<Line> lines) : lines_(std::move(lines)) {
+    for (Line& l : lines_)
+      if (!l.has(0)) return;
+    push(std::vector<uint32_t>(lines_.size(), 0));
+  }
+  bool next(int64_t* cost, Point* x) {
+    if (queue_.empty()) return false;
+    Entry e = queue_.top();
+    queue_.pop();
+    *cost = e.first;
+    x->resize(lines_.size());
+    size_t last = 0;
+    for (size_t d = 0; d < lines_.size(); ++d) {
+      (*x)[d] = lines_[d].at(e.second[d]).second;
+      if (e.second[d] != 0) last = d;
+    }
+    for (size_t d = last; d < lines_.size(); ++d)
+      if (lines_[d].has(e.second[d] + 1)) {
+        std::vector<uint32_t> n = e.second;
+        ++n[d];
+        push(std::move(n));
       }
     return true;
   }
 
-  bool legal(const std::vector<Point>& t) const {
-    std::set<Point> all;
-    for (size_t k = 0; k < deps.size(); ++k)
+ private:
+  using Entry = std::pair<int64_t, std::vector<uint32_t>>;
+  void push(std::vector<uint32_t> idx) {
+    int64_t c = 0;
+    for (size_t d = 0; d < lines_.size(); ++d) c += lines_[d].at(idx[d]).first;
+    queue_.push({c, std::move(idx)});
+  }
+  std::vector<Line> lines_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_;
+};
+
+// The vectors placed so far, for the legality of the cone: a basis of their span (with what no
+// translation moves), the vectors, and an ordering vector strictly positive on all of them.
+struct ConeState {
+  std::vector<Point> span;
+  std::vector<Point> vectors;
+  Point pi;
+};
+
+// The translation of one linear placement (statement 0 stays put) of smallest locality among
+// those within the radius that keep the polytopes apart (unless overlap) and whose dependency
+// cone, of dimension at most `cone_dim`, admits a strictly legal ordering vector.
+struct Translator {
+  explicit Translator(const std::vector<Dependency>& d) : deps(d) {}
+  const std::vector<Dependency>& deps;
+  size_t ns = 0, dims = 0;
+  bool overlap = false;
+  int64_t radius = 0;
+  std::vector<Point> offset;               // per statement: the translation aligning its corner
+  std::vector<std::vector<Point>> images;  // per statement, its points mapped linearly
+  // per statement: the bounding box of its image (isl's bounds), per dim; none when empty
+  std::vector<std::optional<std::vector<std::pair<int64_t, int64_t>>>> boxes;
+  // per dependency: distinct linear vectors (A_t y - A_s x) and their counts
+  std::vector<std::vector<std::pair<Point, int64_t>>> vectors;
+
+  // Derived by setup().
+  std::vector<std::unordered_set<Point, PointHash>> image_sets;
+  std::vector<Point> fixed;   // a basis of what translations do not move (see setup)
+  std::vector<Point> selfv;   // the self-dependencies' vectors
+  int64_t self_cost = 0;      // their locality
+  std::vector<size_t> order;  // the branch and bound's statements, statement 0 first
+  std::vector<std::vector<size_t>> completes;  // per level: dependencies it completes
+  std::vector<size_t> topo;                    // the construction's order
+
+  // The counts of the exact search: checks made and whether the limit cut it.
+  int64_t checks = 0, max_checks = 0;
+  bool cut = false;
+
+  bool self(size_t k) const { return deps[k].src == deps[k].dst; }
+
+  void setup() {
+    image_sets.assign(ns, {});
+    for (size_t s = 0; s < ns; ++s) image_sets[s].insert(images[s].begin(), images[s].end());
+    // Translations move every vector of a dependency together: its self-dependencies' vectors
+    // and the differences between one dependency's vectors stay, so the cone spans them.
+    std::vector<Point> all;
+    selfv.clear();
+    self_cost = 0;
+    for (size_t k = 0; k < deps.size(); ++k) {
       for (const auto& [v, c] : vectors[k]) {
         Point w = v;
-        for (size_t i = 0; i < dims; ++i) w[i] += t[deps[k].dst][i] - t[deps[k].src][i];
-        if (std::all_of(w.begin(), w.end(), [](int64_t x) { return x == 0; })) {
-          // Two statements on one point run in the statements' order.
-          if (overlap && deps[k].src < deps[k].dst) continue;
-          return false;
+        for (size_t i = 0; i < dims; ++i) w[i] -= vectors[k][0].first[i];
+        all.push_back(w);
+        if (self(k)) {
+          all.push_back(v);
+          selfv.push_back(v);
+          for (size_t i = 0; i < dims; ++i) self_cost += c * std::llabs(v[i]);
         }
-        all.insert(w);
       }
-    Cone cone = conic_hull({all.begin(), all.end()}, dims);
-    return cone.dimension() <= max_cone_dim && strictly_positive_vector(cone).has_value();
+    }
+    fixed.clear();
+    for (const Point& w : all) {
+      if (is_zero(w)) continue;
+      std::vector<Point> sp = fixed;
+      sp.push_back(w);
+      if (rank(sp, dims) == sp.size()) fixed.push_back(primitive(w));
+    }
+    // The branch and bound places statement 0, then always the statement most tied (by
+    // instances) to those placed.
+    std::vector<int64_t> weight(deps.size(), 0);
+    for (size_t k = 0; k < deps.size(); ++k)
+      for (const auto& vc : vectors[k]) weight[k] += vc.second;
+    order.assign(1, 0);
+    std::vector<bool> placed(ns, false);
+    placed[0] = true;
+    completes.assign(1, {});
+    while (order.size() < ns) {
+      size_t pick = ns;
+      int64_t most = -1;
+      for (size_t s = 0; s < ns; ++s) {
+        if (placed[s]) continue;
+        int64_t w = 0;
+        for (size_t k = 0; k < deps.size(); ++k)
+          if (!self(k) && ((deps[k].src == s && placed[deps[k].dst]) ||
+                           (deps[k].dst == s && placed[deps[k].src])))
+            w += weight[k];
+        if (w > most) most = w, pick = s;
+      }
+      std::vector<size_t> done;
+      for (size_t k = 0; k < deps.size(); ++k)
+        if (!self(k) && ((deps[k].src == pick && placed[deps[k].dst]) ||
+                         (deps[k].dst == pick && placed[deps[k].src])))
+          done.push_back(k);
+      placed[pick] = true;
+      order.push_back(pick);
+      completes.push_back(done);
+    }
+    // The construction follows the dependencies (sources first, textual order among equals).
+    std::vector<size_t> indegree(ns, 0);
+    for (size_t k = 0; k < deps.size(); ++k)
+      if (!self(k)) ++indegree[deps[k].dst];
+    std::vector<bool> done(ns, false);
+    topo.clear();
+    while (topo.size() < ns) {
+      size_t pick = ns;
+      for (size_t s = 0; s < ns && pick == ns; ++s)
+        if (!done[s] && indegree[s] == 0) pick = s;
+      for (size_t s = 0; s < ns && pick == ns; ++s)
+        if (!done[s]) pick = s;  // a cycle: textual order
+      done[pick] = true;
+      topo.push_back(pick);
+      for (size_t k = 0; k < deps.size(); ++k)
+        if (!self(k) && deps[k].src == pick && indegree[deps[k].dst] > 0) --indegree[deps[k].dst];
+    }
+  }
+
+  int64_t lo(size_t s, size_t d) const { return s == 0 ? 0 : offset[s][d] - radius; }
+  int64_t hi(size_t s, size_t d) const { return s == 0 ? 0 : offset[s][d] + radius; }
+
+  bool within(const std::vector<Point>& t) const {
+    for (size_t s = 0; s < ns; ++s)
+      for (size_t d = 0; d < dims; ++d)
+        if (t[s][d] < lo(s, d) || t[s][d] > hi(s, d)) return false;
+    return true;
+  }
+
+  // Statements a and b translated by ta and tb share no point.
+  bool apart(size_t a, const Point& ta, size_t b, const Point& tb) const {
+    if (!boxes[a] || !boxes[b]) return true;
+    for (size_t d = 0; d < dims; ++d)
+      if ((*boxes[a])[d].second + ta[d] < (*boxes[b])[d].first + tb[d] ||
+          (*boxes[b])[d].second + tb[d] < (*boxes[a])[d].first + ta[d])
+        return true;
+    if (images[a].size() > images[b].size()) return apart(b, tb, a, ta);
+    Point y(dims);
+    for (const Point& x : images[a]) {
+      for (size_t d = 0; d < dims; ++d) y[d] = x[d] + ta[d] - tb[d];
+      if (image_sets[b].count(y)) return false;
+    }
+    return true;
+  }
+
+  int64_t dep_cost(size_t k, const Point& delta) const {
+    int64_t c = 0;
+    for (const auto& [v, n] : vectors[k])
+      for (size_t d = 0; d < dims; ++d) c += n * std::llabs(v[d] + delta[d]);
+    return c;
+  }
+
+  Point delta(size_t k, const std::vector<Point>& t) const {
+    Point x(dims);
+    for (size_t d = 0; d < dims; ++d) x[d] = t[deps[k].dst][d] - t[deps[k].src][d];
+    return x;
+  }
+
+  int64_t locality(const std::vector<Point>& t) const {
+    int64_t c = self_cost;
+    for (size_t k = 0; k < deps.size(); ++k)
+      if (!self(k)) c += dep_cost(k, delta(k, t));
+    return c;
+  }
+
+  // Adds vectors to the cone; false when it would pass `cone_dim` dims or hold a line.
+  bool add(ConeState* st, const std::vector<Point>& w, size_t cone_dim) const {
+    for (const Point& x : w) {
+      if (st->span.size() >= dims) break;
+      std::vector<Point> sp = st->span;
+      sp.push_back(x);
+      if (rank(sp, dims) == sp.size()) {
+        st->span.push_back(x);
+        if (st->span.size() > cone_dim) return false;
+      }
+    }
+    bool fits = !st->pi.empty();
+    for (const Point& x : w) fits = fits && dot(st->pi, x) > 0;
+    st->vectors.insert(st->vectors.end(), w.begin(), w.end());
+    if (fits || st->vectors.empty()) return true;
+    std::sort(st->vectors.begin(), st->vectors.end());
+    st->vectors.erase(std::unique(st->vectors.begin(), st->vectors.end()), st->vectors.end());
+    std::optional<Point> pi = strictly_positive_vector(conic_hull(st->vectors, dims));
+    if (!pi) return false;
+    st->pi = *pi;
+    return true;
+  }
+
+  // Dependency k's vectors under translation difference `dx`; false when one is zero and the
+  // statements' order does not make it legal.
+  bool dep_vectors(size_t k, const Point& dx, std::vector<Point>* out) const {
+    for (const auto& [v, c] : vectors[k]) {
+      Point x = v;
+      for (size_t d = 0; d < dims; ++d) x[d] += dx[d];
+      if (is_zero(x)) {
+        // Two statements on one point run in the statements' order.
+        if (overlap && deps[k].src < deps[k].dst) continue;
+        return false;
+      }
+      out->push_back(std::move(x));
+    }
+    return true;
+  }
+
+  // The cone before any translation: what no translation moves.
+  std::optional<ConeState> root(size_t cone_dim) const {
+    ConeState st;
+    st.span = fixed;
+    if (st.span.size() > cone_dim) return std::nullopt;
+    for (const Point& v : selfv)
+      if (is_zero(v)) return std::nullopt;
+    if (!add(&st, selfv, cone_dim)) return std::nullopt;
+    return st;
+  }
+
+  bool legal(const std::vector<Point>& t, size_t cone_dim) const {
+    auto st = root(cone_dim);
+    if (!st) return false;
+    for (size_t k = 0; k < deps.size(); ++k) {
+      if (self(k)) continue;
+      std::vector<Point> w;
+      if (!dep_vectors(k, delta(k, t), &w) || !add(&*st, w, cone_dim)) return false;
+    }
+    return true;
+  }
+
+  bool valid(const std::vector<Point>& t, size_t cone_dim) const {
+    if (!within(t)) return false;
+    if (!overlap)
+      for (size_t a = 0; a < ns; ++a)
+        for (size_t b = a + 1; b < ns; ++b)
+          if (!apart(a, t[a], b, t[b])) return false;
+    return legal(t, cone_dim);
+  }
+
+  // The cheapest translation difference of dependency k on its own (its statements apart, its
+  // vectors with the fixed ones in a cone of at most cone_dim dims holding no line): a lower
+  // bound of its locality in every translation. Nothing when it has none.
+  std::optional<int64_t> alone(size_t k, const ConeState& base, size_t cone_dim) const {
+    const size_t a = deps[k].src, b = deps[k].dst;
+    std::vector<Line> lines;
+    for (size_t d = 0; d < dims; ++d) {
+      std::map<int64_t, int64_t> pts;
+      for (const auto& [v, c] : vectors[k]) pts[-v[d]] += c;
+      lines.emplace_back(pts, lo(b, d) - hi(a, d), hi(b, d) - lo(a, d),
+                         offset[b][d] - offset[a][d]);
+    }
+    Grid g(std::move(lines));
+    int64_t cost = 0, pops = 0;
+    Point dx;
+    const Point zero(dims, 0);
+    while (g.next(&cost, &dx)) {
+      // Past this many, the cost reached bounds the rest from below.
+      if (++pops > 2000) return cost;
+      if (!overlap && !apart(a, zero, b, dx)) continue;
+      std::vector<Point> w;
+      if (!dep_vectors(k, dx, &w)) continue;
+      ConeState st = base;
+      if (add(&st, w, cone_dim)) return cost;
+    }
+    return std::nullopt;
+  }
+
+  // A lower bound of the locality of every valid translation; nothing when there is none.
+  std::optional<int64_t> lower_bound(size_t cone_dim, std::vector<int64_t>* per_dep) const {
+    auto st = root(cone_dim);
+    if (!st) return std::nullopt;
+    per_dep->assign(deps.size(), 0);
+    int64_t total = self_cost;
+    for (size_t k = 0; k < deps.size(); ++k) {
+      if (self(k)) continue;
+      auto c = alone(k, *st, cone_dim);
+      if (!c) return std::nullopt;
+      (*per_dep)[k] = *c;
+      total += *c;
+    }
+    return total;
+  }
+
+  // Phase 1 of section 3.5.7: the bounding boxes. Statements in dependency order, each where
+  // its dependencies on those placed cost least (the weighted median per dim), then pushed
+  // along `u` until its box, and its points, are clear of the others and the vectors so far lie
+  // in a cone of at most cone_dim dims holding no line.
+  std::optional<std::vector<Point>> build(const Point& u, size_t cone_dim) const {
+    auto st0 = root(cone_dim);
+    if (!st0) return std::nullopt;
+    ConeState st = *st0;
+    std::vector<Point> t(ns, Point(dims, 0));
+    std::vector<bool> placed(ns, false);
+    int64_t extents = 0;
+    for (size_t s = 0; s < ns; ++s)
+      if (boxes[s])
+        for (size_t d = 0; d < dims; ++d)
+          extents += (*boxes[s])[d].second - (*boxes[s])[d].first + 1;
+    const int64_t uu = dot(u, u);
+    for (size_t s : topo) {
+      Point m(dims);
+      for (size_t d = 0; d < dims; ++d) {
+        std::map<int64_t, int64_t> pts;
+        for (size_t k = 0; k < deps.size(); ++k) {
+          if (self(k)) continue;
+          for (const auto& [v, c] : vectors[k]) {
+            if (deps[k].dst == s && placed[deps[k].src]) pts[t[deps[k].src][d] - v[d]] += c;
+            if (deps[k].src == s && placed[deps[k].dst]) pts[t[deps[k].dst][d] + v[d]] += c;
+          }
+        }
+        m[d] = Line(pts, INT64_MIN / 8, INT64_MAX / 8, offset[s][d]).at(0).second;
+      }
+      // How far along u the box of s clears every placed box (a separating hyperplane).
+      int64_t lambda_clear = 0;
+      if (boxes[s]) {
+        int64_t low = 0;
+        for (size_t d = 0; d < dims; ++d)
+          low += u[d] * (u[d] > 0 ? (*boxes[s])[d].first : (*boxes[s])[d].second) + u[d] * m[d];
+        for (size_t a = 0; a < ns; ++a) {
+          if (!placed[a] || !boxes[a]) continue;
+          int64_t high = 0;
+          for (size_t d = 0; d < dims; ++d)
+            high +=
+                u[d] * (u[d] > 0 ? (*boxes[a])[d].second : (*boxes[a])[d].first) + u[d] * t[a][d];
+          if (high >= low) lambda_clear = std::max(lambda_clear, (high - low) / uu + 1);
+        }
+      }
+      bool ok = false;
+      for (int64_t lambda = 0; lambda <= lambda_clear + extents + 2 && !ok; ++lambda) {
+        for (size_t d = 0; d < dims; ++d) t[s][d] = m[d] + lambda * u[d];
+        bool clear = true;
+        for (size_t a = 0; a < ns && clear; ++a)
+          if (placed[a] && !overlap) clear = apart(a, t[a], s, t[s]);
+        if (!clear) continue;
+        ConeState next = st;
+        bool legal_so_far = true;
+        for (size_t k = 0; k < deps.size() && legal_so_far; ++k) {
+          if (self(k)) continue;
+          const size_t other = deps[k].src == s ? deps[k].dst : deps[k].src;
+          if ((deps[k].src != s && deps[k].dst != s) || !placed[other]) continue;
+          std::vector<Point> w;
+          Point dx(dims);
+          for (size_t d = 0; d < dims; ++d) dx[d] = t[deps[k].dst][d] - t[deps[k].src][d];
+          legal_so_far = dep_vectors(k, dx, &w) && add(&next, w, cone_dim);
+        }
+        if (!legal_so_far) continue;
+        st = std::move(next);
+        ok = true;
+      }
+      if (!ok) return std::nullopt;
+      placed[s] = true;
+    }
+    // Statement 0 stays put.
+    const Point t0 = t[0];
+    for (Point& x : t)
+      for (size_t d = 0; d < dims; ++d) x[d] -= t0[d];
+    if (!valid(t, cone_dim)) return std::nullopt;
+    return t;
+  }
+
+  // Phase 2: the statements shifted towards each other, one step at a time, while that lowers
+  // the locality and keeps the translation valid.
+  int64_t compact(std::vector<Point>* t, size_t cone_dim) const {
+    int64_t cost = locality(*t);
+    for (bool improved = true; improved;) {
+      improved = false;
+      for (size_t s = 0; s < ns; ++s)
+        for (size_t d = 0; d < dims; ++d)
+          for (int64_t step : {-1, 1}) {
+            std::vector<Point> next = *t;
+            if (s == 0) {
+              for (size_t a = 1; a < ns; ++a) next[a][d] -= step;
+            } else {
+              next[s][d] += step;
+            }
+            const int64_t c = locality(next);
+            if (c >= cost || !valid(next, cone_dim)) continue;
+            *t = std::move(next);
+            cost = c;
+            improved = true;
+          }
+    }
+    return cost;
+  }
+
+  // The bounding-box construction along each axis (both ways) and along what the fixed vectors
+  // span; the cheapest, compacted.
+  std::optional<std::pair<int64_t, std::vector<Point>>> construct(size_t cone_dim) const {
+    std::vector<Point> dirs;
+    for (size_t d = 0; d < dims; ++d) {
+      Point e(dims, 0);
+      e[d] = 1;
+      dirs.push_back(e);
+    }
+    for (size_t i = 0; i < fixed.size(); ++i) {
+      dirs.push_back(fixed[i]);
+      for (size_t j = i + 1; j < fixed.size(); ++j) {
+        Point p = fixed[i], q = fixed[i];
+        for (size_t d = 0; d < dims; ++d) p[d] += fixed[j][d], q[d] -= fixed[j][d];
+        dirs.push_back(primitive(p));
+        dirs.push_back(primitive(q));
+      }
+    }
+    const size_t n = dirs.size();
+    for (size_t i = 0; i < n; ++i) {
+      Point m = dirs[i];
+      for (int64_t& x : m) x = -x;
+      dirs.push_back(m);
+    }
+    std::sort(dirs.begin(), dirs.end());
+    dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+    std::optional<std::pair<int64_t, std::vector<Point>>> best;
+    for (const Point& u : dirs) {
+      if (is_zero(u)) continue;
+      auto t = build(u, cone_dim);
+      if (!t) continue;
+      const int64_t c = compact(&*t, cone_dim);
+      if (!best || c < best->first) best = std::make_pair(c, std::move(*t));
+    }
+    return best;
+  }
+
+  // The cheapest translations of statement order[level] given those placed, in order of the
+  // locality of the dependencies the level completes. When the vectors so far span cone_dim
+  // dims (and fewer than all), every vector must stay in their span: the candidates are the
+  // points of one affine lattice, a line listed outright, else the box filtered.
+  struct Candidates {
+    std::optional<Grid> grid;
+    std::vector<std::pair<int64_t, Point>> list;
+    size_t at = 0;
+    std::vector<Point> normals;  // the candidate minus c0 is orthogonal to these
+    Point c0;
+    bool next(int64_t* cost, Point* x) {
+      if (!grid) {
+        if (at == list.size()) return false;
+        *cost = list[at].first;
+        *x = list[at++].second;
+        return true;
+      }
+      while (grid->next(cost, x)) {
+        bool in = true;
+        for (const Point& n : normals) {
+          int64_t s = 0;
+          for (size_t d = 0; d < x->size(); ++d) s += n[d] * ((*x)[d] - c0[d]);
+          in = in && s == 0;
+        }
+        if (in) return true;
+      }
+      return false;
+    }
+  };
+
+  Candidates candidates(size_t level, const std::vector<Point>& t, const ConeState& st,
+                        size_t cone_dim) const {
+    const size_t s = order[level];
+    std::vector<Line> lines;
+    for (size_t d = 0; d < dims; ++d) {
+      std::map<int64_t, int64_t> pts;
+      for (size_t k : completes[level])
+        for (const auto& [v, c] : vectors[k]) {
+          if (deps[k].dst == s) pts[t[deps[k].src][d] - v[d]] += c;
+          if (deps[k].src == s) pts[t[deps[k].dst][d] + v[d]] += c;
+        }
+      lines.emplace_back(pts, lo(s, d), hi(s, d), offset[s][d]);
+    }
+    Candidates out;
+    if (completes[level].empty() || st.span.size() < cone_dim || cone_dim >= dims) {
+      out.grid.emplace(std::move(lines));
+      return out;
+    }
+    // Every vector stays in the span: one of the first dependency's fixes the coset.
+    const size_t k = completes[level][0];
+    const Point& v0 = vectors[k][0].first;
+    out.c0.resize(dims);
+    for (size_t d = 0; d < dims; ++d)
+      out.c0[d] = deps[k].dst == s ? t[deps[k].src][d] - v0[d] : t[deps[k].dst][d] + v0[d];
+    if (cone_dim == 1) {
+      const Point u = primitive(st.span[0]);
+      int64_t from = INT64_MIN / 8, to = INT64_MAX / 8;
+      for (size_t d = 0; d < dims; ++d) {
+        const int64_t l = lo(s, d) - out.c0[d], h = hi(s, d) - out.c0[d];
+        if (u[d] == 0) {
+          if (l > 0 || h < 0) from = 1, to = 0;
+          continue;
+        }
+        // l <= lambda u <= h.
+        auto floor_div = [](int64_t a, int64_t b) {
+          return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+        };
+        auto ceil_div = [&](int64_t a, int64_t b) { return -floor_div(-a, b); };
+        int64_t a = u[d] > 0 ? ceil_div(l, u[d]) : ceil_div(h, u[d]);
+        int64_t b = u[d] > 0 ? floor_div(h, u[d]) : floor_div(l, u[d]);
+        from = std::max(from, a);
+        to = std::min(to, b);
+      }
+      for (int64_t lambda = from; lambda <= to; ++lambda) {
+        Point x(dims);
+        int64_t c = 0;
+        for (size_t d = 0; d < dims; ++d) {
+          x[d] = out.c0[d] + lambda * u[d];
+          c += lines[d].cost(x[d]);
+        }
+        out.list.push_back({c, x});
+      }
+      std::stable_sort(out.list.begin(), out.list.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      return out;
+    }
+    std::vector<Point> both;
+    for (const Point& b : st.span) {
+      both.push_back(b);
+      Point m = b;
+      for (int64_t& x : m) x = -x;
+      both.push_back(m);
+    }
+    out.normals = halfspace_cone(both, dims).lineality;
+    out.grid.emplace(std::move(lines));
+    return out;
+  }
+
+  // Branch and bound over the statements in `order`: each level's candidates cheapest first,
+  // cut when what is placed plus the rest's lower bounds passes the bound.
+  void descend(size_t level, int64_t partial, std::vector<Point>* t, const ConeState& st,
+               size_t cone_dim, const std::vector<int64_t>& tail, int64_t* bound,
+               std::optional<std::pair<int64_t, std::vector<Point>>>* best) {
+    if (level == ns) {
+      *best = std::make_pair(partial, *t);
+      *bound = partial - 1;
+      return;
+    }
+    const size_t s = order[level];
+    Candidates cand = candidates(level, *t, st, cone_dim);
+    int64_t cost = 0;
+    Point x;
+    while (cand.next(&cost, &x)) {
+      if (partial + cost + tail[level + 1] > *bound) break;
+      if (checks >= max_checks) {
+        cut = true;
+        return;
+      }
+      ++checks;
+      (*t)[s] = x;
+      bool ok = true;
+      for (size_t l = 0; l < level && ok && !overlap; ++l)
+        ok = apart(order[l], (*t)[order[l]], s, x);
+      if (!ok) continue;
+      ConeState next = st;
+      for (size_t k : completes[level]) {
+        std::vector<Point> w;
+        ok = ok && dep_vectors(k, delta(k, *t), &w) && add(&next, w, cone_dim);
+      }
+      if (!ok) continue;
+      descend(level + 1, partial + cost, t, next, cone_dim, tail, bound, best);
+      if (cut) return;
+    }
+  }
+
+  // The best translation of cost at most `bound`, exactly; `cut` tells when the check limit
+  // stopped it first (then it is the best seen).
+  std::optional<std::pair<int64_t, std::vector<Point>>> exact(size_t cone_dim, int64_t bound,
+                                                              const std::vector<int64_t>& alone) {
+    cut = false;
+    auto st = root(cone_dim);
+    if (!st) return std::nullopt;
+    std::vector<int64_t> tail(ns + 1, 0);
+    for (size_t l = ns; l-- > 0;) {
+      tail[l] = tail[l + 1];
+      for (size_t k : completes[l]) tail[l] += alone[k];
+    }
+    std::vector<Point> t(ns, Point(dims, 0));
+    std::optional<std::pair<int64_t, std::vector<Point>>> best;
+    descend(1, self_cost, &t, *st, cone_dim, tail, &bound, &best);
+    return best;
   }
 };
 
@@ -557,9 +1085,22 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   // Every linear placement meeting the final targets, each translated at its best.
   auto comb = s.combine(achieved);
   for (const auto& c : comb) s.r.candidates.push_back(c.size());
-  Translator tr{p, deps, dims, 0, {}, {}, {}, o.overlap};
+  Translator tr(deps);
+  tr.ns = ns;
+  tr.dims = dims;
+  tr.overlap = o.overlap;
   int64_t best_locality = -1, best_reuse = 0, best_refined = 0;
   std::vector<size_t> best_choice;
+  // The bounding box of each statement's image under each of its mappings (isl), once.
+  std::vector<std::map<size_t, std::optional<std::vector<std::pair<int64_t, int64_t>>>>> boxes(ns);
+  auto box = [&](size_t st, size_t m) {
+    auto it = boxes[st].find(m);
+    if (it != boxes[st].end()) return it->second;
+    Affine f{s.set[st][m], Point(dims, 0)};
+    auto b = IntMap::from_affine(p.statements[st].domain, "", f).range().bounds();
+    boxes[st][m] = b;
+    return b;
+  };
   auto prepare = [&](const std::vector<size_t>& chosen) {
     tr.images.assign(ns, {});
     for (size_t st = 0; st < ns; ++st)
@@ -576,19 +1117,44 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
       tr.vectors[k].assign(counts.begin(), counts.end());
     }
   };
-  // Every solution with the lower bound of its locality (each dependency translated on its
-  // own), then translated cheapest bound first: branch and bound, exact.
+  // Each dependency translated on its own, a weighted median per dim: a cheap lower bound of
+  // the locality, to visit the linear placements most promising first.
+  auto relaxed_bound = [&]() {
+    int64_t total = 0;
+    for (size_t k = 0; k < tr.vectors.size(); ++k)
+      for (size_t dim = 0; dim < dims; ++dim) {
+        std::map<int64_t, int64_t> pts;
+        for (const auto& [v, c] : tr.vectors[k]) pts[-v[dim]] += c;
+        Line l(pts, INT64_MIN / 8, INT64_MAX / 8, 0);
+        total += deps[k].src == deps[k].dst ? l.cost(0) : l.at(0).first;
+      }
+    return total;
+  };
+  // The rank of the vectors of the dependencies within one statement: translations do not
+  // move them, so the dependency cone's dimension is at least this.
+  auto fixed_rank_of = [&]() {
+    std::vector<Point> v;
+    for (size_t k = 0; k < deps.size(); ++k)
+      if (deps[k].src == deps[k].dst)
+        for (const auto& [x, c] : tr.vectors[k]) v.push_back(x);
+    return rank(v, dims);
+  };
+  // Every solution with the lower bound of its locality, then translated cheapest bound first:
+  // branch and bound, exact.
   std::vector<std::pair<int64_t, std::vector<size_t>>> solutions;
   std::vector<size_t> fixed_rank;  // per solution: its cone's dimension is at least this
   bool cut = !s.backtrack(order, achieved, comb, o.max_iterations, true, nullptr,
                           [&](const std::vector<size_t>& chosen) {
                             ++s.r.solutions;
                             prepare(chosen);
-                            solutions.push_back({tr.relaxed_bound(), chosen});
-                            fixed_rank.push_back(tr.fixed_rank());
+                            solutions.push_back({relaxed_bound(), chosen});
+                            fixed_rank.push_back(fixed_rank_of());
                             return s.r.solutions < o.max_solutions;
                           });
-  if (cut || s.r.solutions >= o.max_solutions) s.r.complete = false;
+  if (cut) s.stop("backtracking steps (" + std::to_string(o.max_iterations) + ")");
+  if (!cut && s.r.solutions >= o.max_solutions)
+    s.stop("linear placements meeting the final ranks (--place-limit " +
+           std::to_string(o.max_solutions) + ")");
   {
     std::vector<size_t> idx(solutions.size());
     std::iota(idx.begin(), idx.end(), 0);
@@ -602,16 +1168,13 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   }
   size_t least_rank = dims;
   for (size_t rk : fixed_rank) least_rank = std::min(least_rank, rk);
-  int64_t skipped = 0;
-  double work = 0;
+  int64_t cut_each = 0, cut_total = 0;
   // Regularity before locality (section 3.5.3): the smallest dimension of the dependency cone
   // any translation reaches, then the smallest locality with it.
   for (size_t cone_dim = deps.empty() || !o.cone_first ? dims : std::max<size_t>(least_rank, 1);
        cone_dim <= dims && best_locality < 0; ++cone_dim) {
-    tr.max_cone_dim = cone_dim;
     s.r.cone_dimension = cone_dim;
-    s.r.pruned = s.r.translated = skipped = 0;
-    work = 0;
+    s.r.pruned = s.r.translated = s.r.constructed = 0;
     for (size_t n = 0; n < solutions.size(); ++n) {
       const auto& [bound, chosen] = solutions[n];
       // Its self-dependencies' vectors do not move with translations: its cone spans them.
@@ -621,15 +1184,16 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
         break;
       }
       prepare(chosen);
+      tr.boxes.clear();
+      for (size_t st = 0; st < ns; ++st) tr.boxes.push_back(box(st, chosen[st]));
       // Translations far enough for any polytope to sit on any side of all the others.
       int64_t radius = 0;
       tr.offset.assign(ns, Point(dims, 0));
       for (size_t i = 0; i < dims; ++i) {
         int64_t sum = 0, low0 = 0;
         for (size_t st = 0; st < ns; ++st) {
-          const auto& image = tr.images[st];
-          int64_t lo = image.empty() ? 0 : image[0][i], hi = lo;
-          for (const Point& x : image) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+          if (!tr.boxes[st]) continue;
+          const int64_t lo = (*tr.boxes[st])[i].first, hi = (*tr.boxes[st])[i].second;
           // Apart, a polytope may need to pass all the others; sharing points, only one.
           sum = o.overlap ? std::max(sum, hi - lo + 1) : sum + hi - lo + 1;
           if (st == 0) low0 = lo;
@@ -639,19 +1203,41 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
       }
       tr.radius = o.radius >= 0 ? std::min(o.radius, radius) : radius;
       s.r.radius = std::max(s.r.radius, tr.radius);
-      double combos =
-          std::pow(2.0 * static_cast<double>(tr.radius) + 1, static_cast<double>(ns - 1));
-      double cost = combos * static_cast<double>(dims * (deps.size() + 1));
-      if (combos > 1e6 || work + cost > 1e7) {
-        ++skipped;
+      tr.setup();
+      std::vector<int64_t> alone;
+      auto lower = tr.lower_bound(cone_dim, &alone);
+      if (!lower) continue;  // no translation at all: exact
+      if (best_locality >= 0 && *lower > best_locality) {
+        ++s.r.pruned;
         continue;
       }
-      work += cost;
-      bool pruned = false;
-      auto t = tr.best(4'000, best_locality, &pruned);
-      if (pruned) ++s.r.pruned;
+      // Phase 1 and 2 (the bounding boxes, then compaction), then the exact search for a
+      // cheaper one, which also proves it the best within the radius.
+      std::optional<std::pair<int64_t, std::vector<Point>>> t = tr.construct(cone_dim);
+      int64_t limit = best_locality >= 0 ? best_locality : kNone;
+      bool built = false;
+      if (t && t->first > limit) t.reset();
+      if (t) {
+        built = true;
+        limit = t->first - 1;
+      }
+      const int64_t left = o.max_total_checks - s.r.checks;
+      if (left <= 0) {
+        ++cut_total;
+      } else {
+        tr.checks = 0;
+        tr.max_checks = std::min(o.max_checks, left);
+        auto e = tr.exact(cone_dim, limit, alone);
+        s.r.checks += tr.checks;
+        if (e) {
+          t = std::move(e);
+          built = false;
+        }
+        if (tr.cut) ++(tr.max_checks == o.max_checks ? cut_each : cut_total);
+      }
       if (!t) continue;
       ++s.r.translated;
+      if (built) ++s.r.constructed;
       Placement pl{"masai", {}, p.loc};
       for (size_t st = 0; st < ns; ++st)
         pl.maps.push_back(Affine{s.set[st][chosen[st]], t->second[st]});
@@ -669,18 +1255,23 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
       }
     }
   }
-  if (skipped > 0) {
-    s.r.complete = false;
-    s.r.notes.push_back(
-        std::to_string(skipped) +
-        " linear placements not translated: too many translations to try "
-        "exactly within the work limit (a smaller --place-radius or --place-limit)");
-  }
+  if (cut_each > 0)
+    s.stop("translations checked per linear placement (" + std::to_string(o.max_checks) +
+           "): " + std::to_string(cut_each) + " linear placements' exact search cut short");
+  if (cut_total > 0)
+    s.stop("translations checked in all (" + std::to_string(o.max_total_checks) +
+           "): " + std::to_string(cut_total) + " linear placements not searched exactly");
   if (best_locality < 0) {
-    s.r.notes.push_back(std::string(skipped > 0 ? "within the work limit, no" : "no") +
-                        " linear placement meeting the final ranks has a translation that " +
-                        (o.overlap ? "" : "keeps the polytopes apart and ") +
-                        "admits a legal ordering");
+    const std::string what = std::string(" meeting the final ranks has a translation within ") +
+                             "radius " + std::to_string(s.r.radius) + " that " +
+                             (o.overlap ? "" : "keeps the polytopes apart and ") +
+                             "admits a legal ordering";
+    s.r.notes.push_back(s.r.complete
+                            ? "no placement exists: no linear placement" + what +
+                                  " (searched exhaustively)"
+                            : "no placement found, but the search stopped at a limit: it did "
+                              "not show that no linear placement" +
+                                  what);
     return s.r;
   }
   s.r.found = true;

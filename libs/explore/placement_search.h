@@ -10,11 +10,16 @@
 //            and are tightened one dependency at a time while a solution exists (figures
 //            3.34-3.35), the search tree reordered by conflicts when an attempt runs long.
 // The book stops at the first placement meeting the final targets; this search enumerates all
-// of them (up to a limit) and gives each the translation of smallest locality (section 3.5.7,
-// exactly: locality is separable per dim) among those that keep the polytopes apart and admit a
-// strictly legal ordering vector, then keeps the best: the smallest dimension of the global
-// dependency cone (regularity first, section 3.5.3), then locality, data reuse, refined
-// locality.
+// of them (up to a limit) and gives each its translation of smallest locality among those that
+// keep the polytopes apart and admit a strictly legal ordering vector, then keeps the best: the
+// smallest dimension of the global dependency cone (regularity first, section 3.5.3), then
+// locality, data reuse, refined locality. Translations (section 3.5.7) are built as the book
+// foresees: first from the polytopes' bounding boxes (each statement placed next to those it
+// depends on, pushed along a direction until its box is clear of theirs and the vectors stay in
+// a pointed cone), then shifted towards each other; then a branch and bound over the
+// translations, statement by statement (each dependency's cheapest translation on its own, with
+// its polytopes apart, bounds the rest), proves that translation the best within the radius or
+// improves it. Every limit that cuts the search is named in `stopped_by`.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +42,11 @@ struct PlacementSearchOptions {
   int64_t radius = -1;                 // translations in [-R, R] per dim; -1: from the sizes
   int64_t max_iterations = 2'000'000;  // backtracking steps over every attempt
   int64_t max_solutions = 20'000;      // linear placements meeting the final targets
+  // The exact translation search: candidate translations checked for one linear placement (at
+  // one cone dimension), and in all. Past either, the translation built from the bounding boxes
+  // (or the best the search saw) is kept and the result is incomplete.
+  int64_t max_checks = 100'000;
+  int64_t max_total_checks = 3'000'000;
 };
 
 struct PlacementSearchResult {
@@ -54,11 +64,15 @@ struct PlacementSearchResult {
   int64_t solutions = 0;              // linear placements meeting the final targets (enumerated)
   int64_t pruned = 0;                 // of those, how many cannot beat the best by locality alone
   int64_t translated = 0;             // of the others, how many admit a legal translation
+  int64_t constructed = 0;            // of those, how many by the bounding-box construction
+  int64_t checks = 0;                 // translations checked by the exact search, in all
   std::vector<int64_t> coefficients;  // those used
   size_t cone_dimension = 0;          // of the global dependency cone: the smallest reached
   bool cone_first = true;             // the options' cone_first
   bool complete = true;               // false when a limit cut the search short
-  bool overlap = false;               // the options' overlap
+  // Each limit that cut it: what it bounds and its value, e.g. "backtracking steps (2000000)".
+  std::vector<std::string> stopped_by;
+  bool overlap = false;  // the options' overlap
   int64_t radius = 0;
   std::vector<std::string> notes;
 };
