@@ -89,6 +89,12 @@ void add_options(Tool& tool, CliOptions* o) {
                  "20000)")
       ->type_name("N")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--place-checks", o->explore.place_options.max_checks,
+                 "--place: the exact translation search checks at most N translations per "
+                 "linear placement (default 100000; past it the result is incomplete and says "
+                 "so)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("--starting-set", o->starting_set,
                  "Print the size of MASAI-1's starting set of linear mappings of an N-dimensional "
                  "space (section 3.5.5.2: N x N matrices of --coefficients, and the non-singular "

@@ -346,6 +346,27 @@ Point primitive(Point v) {
   return v;
 }
 
+// `rows` is an echelon basis (each row zero at the pivots, first non-zero entries, of the rows
+// before it): true when x lies in its span, else x reduced joins it.
+bool extend_span(std::vector<Point>* rows, Point x) {
+  for (const Point& r : *rows) {
+    size_t p = 0;
+    while (r[p] == 0) ++p;
+    if (x[p] == 0) continue;
+    const int64_t a = r[p], b = x[p];
+    for (size_t d = 0; d < x.size(); ++d) {
+      __int128 v = static_cast<__int128>(a) * x[d] - static_cast<__int128>(b) * r[d];
+      if (v > INT64_MAX || v < INT64_MIN)
+        throw std::overflow_error("--place: a number is too large for exact arithmetic");
+      x[d] = static_cast<int64_t>(v);
+    }
+    x = primitive(std::move(x));
+  }
+  if (is_zero(x)) return true;
+  rows->push_back(std::move(x));
+  return false;
+}
+
 // One dim's cost as a function of one coordinate tau in [lo, hi]: the sum of w |tau - a| over
 // its points, a convex function. Its values are produced cheapest first, lazily: from the
 // weighted median (clamped to the range; `home` when there are no points) outwards.
@@ -465,6 +486,12 @@ struct Translator {
   std::vector<std::vector<size_t>> completes;  // per level: dependencies it completes
   std::vector<size_t> topo;                    // the construction's order
 
+  std::vector<size_t> chosen;  // the linear placement: each statement's mapping
+  std::map<std::vector<int64_t>, std::optional<int64_t>>* alone_cache = nullptr;
+
+  // The orthogonal complement of a span (candidates restricted to a plane), once.
+  mutable std::map<std::vector<Point>, std::vector<Point>> normals_of;
+
   // The counts of the exact search: checks made and whether the limit cut it.
   int64_t checks = 0, max_checks = 0;
   bool cut = false;
@@ -492,12 +519,10 @@ struct Translator {
       }
     }
     fixed.clear();
-    for (const Point& w : all) {
-      if (is_zero(w)) continue;
-      std::vector<Point> sp = fixed;
-      sp.push_back(w);
-      if (rank(sp, dims) == sp.size()) fixed.push_back(primitive(w));
-    }
+    std::vector<Point> echelon;
+    for (const Point& w : all)
+      if (!is_zero(w) && echelon.size() < dims && !extend_span(&echelon, w))
+        fixed.push_back(primitive(w));
     // The branch and bound places statement 0, then always the statement most tied (by
     // instances) to those placed.
     std::vector<int64_t> weight(deps.size(), 0);
@@ -595,21 +620,35 @@ struct Translator {
 
   // Adds vectors to the cone; false when it would pass `cone_dim` dims or hold a line.
   bool add(ConeState* st, const std::vector<Point>& w, size_t cone_dim) const {
-    for (const Point& x : w) {
-      if (st->span.size() >= dims) break;
-      std::vector<Point> sp = st->span;
-      sp.push_back(x);
-      if (rank(sp, dims) == sp.size()) {
-        st->span.push_back(x);
-        if (st->span.size() > cone_dim) return false;
-      }
-    }
+    for (const Point& x : w)
+      if (st->span.size() < dims && !extend_span(&st->span, x) && st->span.size() > cone_dim)
+        return false;
     bool fits = !st->pi.empty();
     for (const Point& x : w) fits = fits && dot(st->pi, x) > 0;
     st->vectors.insert(st->vectors.end(), w.begin(), w.end());
     if (fits || st->vectors.empty()) return true;
     std::sort(st->vectors.begin(), st->vectors.end());
     st->vectors.erase(std::unique(st->vectors.begin(), st->vectors.end()), st->vectors.end());
+    // Cheap ordering vectors first (the vectors' sum, the axes), then the exact cone.
+    auto positive = [&](const Point& pi) {
+      for (const Point& x : st->vectors)
+        if (dot(pi, x) <= 0) return false;
+      return true;
+    };
+    std::vector<Point> tries(1, Point(dims, 0));
+    for (const Point& x : st->vectors)
+      for (size_t d = 0; d < dims; ++d) tries[0][d] += x[d];
+    for (size_t d = 0; d < dims; ++d)
+      for (int64_t sign : {1, -1}) {
+        Point e(dims, 0);
+        e[d] = sign;
+        tries.push_back(e);
+      }
+    for (const Point& pi : tries)
+      if (positive(pi)) {
+        st->pi = pi;
+        return true;
+      }
     std::optional<Point> pi = strictly_positive_vector(conic_hull(st->vectors, dims));
     if (!pi) return false;
     st->pi = *pi;
@@ -635,7 +674,7 @@ struct Translator {
   // The cone before any translation: what no translation moves.
   std::optional<ConeState> root(size_t cone_dim) const {
     ConeState st;
-    st.span = fixed;
+    for (const Point& f : fixed) extend_span(&st.span, f);
     if (st.span.size() > cone_dim) return std::nullopt;
     for (const Point& v : selfv)
       if (is_zero(v)) return std::nullopt;
@@ -664,10 +703,40 @@ struct Translator {
   }
 
   // The cheapest translation difference of dependency k on its own (its statements apart, its
-  // vectors with the fixed ones in a cone of at most cone_dim dims holding no line): a lower
-  // bound of its locality in every translation. Nothing when it has none.
-  std::optional<int64_t> alone(size_t k, const ConeState& base, size_t cone_dim) const {
+  // vectors with its statements' self-dependencies in a cone of at most cone_dim dims holding no
+  // line): a lower bound of its locality in every translation. Nothing when it has none. It
+  // depends only on the dependency, its statements' mappings and the range of the difference,
+  // so it is kept in `alone_cache` across linear placements.
+  std::optional<int64_t> alone(size_t k, size_t cone_dim) const {
     const size_t a = deps[k].src, b = deps[k].dst;
+    std::vector<int64_t> key = {static_cast<int64_t>(k), static_cast<int64_t>(chosen[a]),
+                                static_cast<int64_t>(chosen[b]), static_cast<int64_t>(cone_dim)};
+    for (size_t d = 0; d < dims; ++d) {
+      key.push_back(lo(b, d) - hi(a, d));
+      key.push_back(hi(b, d) - lo(a, d));
+      key.push_back(offset[b][d] - offset[a][d]);
+    }
+    auto known = alone_cache->find(key);
+    if (known != alone_cache->end()) return known->second;
+    std::optional<int64_t> found = alone_search(k, cone_dim);
+    alone_cache->emplace(std::move(key), found);
+    return found;
+  }
+
+  std::optional<int64_t> alone_search(size_t k, size_t cone_dim) const {
+    const size_t a = deps[k].src, b = deps[k].dst;
+    ConeState base;
+    std::vector<Point> own;
+    for (size_t j = 0; j < deps.size(); ++j)
+      if (self(j) && (deps[j].src == a || deps[j].src == b))
+        for (const auto& vc : vectors[j]) own.push_back(vc.first);
+    for (const Point& v : own) extend_span(&base.span, v);
+    for (const auto& vc : vectors[k]) {
+      Point w = vc.first;
+      for (size_t d = 0; d < dims; ++d) w[d] -= vectors[k][0].first[d];
+      if (!is_zero(w) && base.span.size() < dims) extend_span(&base.span, w);
+    }
+    if (base.span.size() > cone_dim || !add(&base, own, cone_dim)) return std::nullopt;
     std::vector<Line> lines;
     for (size_t d = 0; d < dims; ++d) {
       std::map<int64_t, int64_t> pts;
@@ -681,7 +750,7 @@ struct Translator {
     const Point zero(dims, 0);
     while (g.next(&cost, &dx)) {
       // Past this many, the cost reached bounds the rest from below.
-      if (++pops > 2000) return cost;
+      if (++pops > 5000) return cost;
       if (!overlap && !apart(a, zero, b, dx)) continue;
       std::vector<Point> w;
       if (!dep_vectors(k, dx, &w)) continue;
@@ -693,13 +762,12 @@ struct Translator {
 
   // A lower bound of the locality of every valid translation; nothing when there is none.
   std::optional<int64_t> lower_bound(size_t cone_dim, std::vector<int64_t>* per_dep) const {
-    auto st = root(cone_dim);
-    if (!st) return std::nullopt;
+    if (!root(cone_dim)) return std::nullopt;
     per_dep->assign(deps.size(), 0);
     int64_t total = self_cost;
     for (size_t k = 0; k < deps.size(); ++k) {
       if (self(k)) continue;
-      auto c = alone(k, *st, cone_dim);
+      auto c = alone(k, cone_dim);
       if (!c) return std::nullopt;
       (*per_dep)[k] = *c;
       total += *c;
@@ -932,14 +1000,18 @@ struct Translator {
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       return out;
     }
-    std::vector<Point> both;
-    for (const Point& b : st.span) {
-      both.push_back(b);
-      Point m = b;
-      for (int64_t& x : m) x = -x;
-      both.push_back(m);
+    auto known = normals_of.find(st.span);
+    if (known == normals_of.end()) {
+      std::vector<Point> both;
+      for (const Point& b : st.span) {
+        both.push_back(b);
+        Point m = b;
+        for (int64_t& x : m) x = -x;
+        both.push_back(m);
+      }
+      known = normals_of.emplace(st.span, halfspace_cone(both, dims).lineality).first;
     }
-    out.normals = halfspace_cone(both, dims).lineality;
+    out.normals = known->second;
     out.grid.emplace(std::move(lines));
     return out;
   }
@@ -1058,7 +1130,11 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   std::vector<size_t> current(deps.size(), dims), best = s.optimal;
   auto found = s.solve(&order, current);
   if (!found) {
-    s.r.notes.push_back("no placement with every rank at most the dimension");
+    s.r.notes.push_back(s.r.complete ? "no placement exists: none has every rank at most the "
+                                       "dimension (searched exhaustively)"
+                                     : "no placement found, but the search stopped at a limit "
+                                       "before it found any with every rank at most the "
+                                       "dimension");
     return s.r;
   }
   std::vector<size_t> achieved = current;
@@ -1086,6 +1162,8 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   auto comb = s.combine(achieved);
   for (const auto& c : comb) s.r.candidates.push_back(c.size());
   Translator tr(deps);
+  std::map<std::vector<int64_t>, std::optional<int64_t>> alone_cache;
+  tr.alone_cache = &alone_cache;
   tr.ns = ns;
   tr.dims = dims;
   tr.overlap = o.overlap;
@@ -1184,6 +1262,7 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
         break;
       }
       prepare(chosen);
+      tr.chosen = chosen;
       tr.boxes.clear();
       for (size_t st = 0; st < ns; ++st) tr.boxes.push_back(box(st, chosen[st]));
       // Translations far enough for any polytope to sit on any side of all the others.

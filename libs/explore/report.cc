@@ -299,9 +299,15 @@ std::string place_text(const PolyProgram& p, const std::vector<Dependency>& deps
         << " linear placements meet them together; " << s.pruned
         << " cannot beat the best by locality alone, " << s.translated
         << " of the others have a translation (within " << s.radius << ") that "
-        << (s.overlap ? "" : "keeps the polytopes apart and ") << "admits a legal ordering\n";
+        << (s.overlap ? "" : "keeps the polytopes apart and ") << "admits a legal ordering ("
+        << s.constructed << " as built from the bounding boxes; " << s.checks
+        << " translations checked by the exact search)\n";
   }
-  if (!s.complete) out << "  the search stopped at a limit: the result is the best seen\n";
+  if (!s.complete) {
+    std::string limits;
+    for (const std::string& l : s.stopped_by) limits += (limits.empty() ? "" : "; ") + l;
+    out << "  the search stopped at a limit: " << limits << "; the result is the best seen\n";
+  }
   for (const std::string& n : s.notes) out << "  " << n << "\n";
   if (!s.found) return out.str();
   out << "  best ("
@@ -321,6 +327,7 @@ Json place_json(const PolyProgram& p, const PlacementSearchResult& s) {
   Json j;
   j["found"] = s.found;
   j["complete"] = s.complete;
+  j["stopped_by"] = s.stopped_by;
   j["starting_set"] = s.starting_set;
   j["iterations"] = s.iterations;
   j["attempts"] = s.attempts;
@@ -331,6 +338,8 @@ Json place_json(const PolyProgram& p, const PlacementSearchResult& s) {
   j["solutions"] = s.solutions;
   j["pruned"] = s.pruned;
   j["translated"] = s.translated;
+  j["constructed"] = s.constructed;
+  j["checks"] = s.checks;
   j["cone_dimension"] = s.cone_dimension;
   j["cone_first"] = s.cone_first;
   j["coefficients"] = s.coefficients;
