@@ -1053,6 +1053,91 @@ struct Translator {
     }
   }
 
+  // The linear placement `maps` (one matrix per statement): images and vectors.
+  void load(const std::vector<std::vector<Point>>& points, const std::vector<const Matrix*>& maps) {
+    images.assign(ns, {});
+    for (size_t st = 0; st < ns; ++st)
+      for (const Point& x : points[st]) images[st].push_back(times(*maps[st], x));
+    vectors.assign(deps.size(), {});
+    for (size_t k = 0; k < deps.size(); ++k) {
+      std::map<Point, int64_t> counts;
+      for (const auto& [x, y] : deps[k].pairs) {
+        Point v = times(*maps[deps[k].dst], y);
+        Point u = times(*maps[deps[k].src], x);
+        for (size_t i = 0; i < dims; ++i) v[i] -= u[i];
+        ++counts[v];
+      }
+      vectors[k].assign(counts.begin(), counts.end());
+    }
+  }
+
+  // The images' bounding boxes give the frame: the translations aligning their lowest corners,
+  // and the radius, far enough for any polytope to sit on any side of all the others (`limit`
+  // when smaller, unless negative).
+  void frame(std::vector<std::optional<std::vector<std::pair<int64_t, int64_t>>>> b,
+             int64_t limit) {
+    boxes = std::move(b);
+    int64_t r = 0;
+    offset.assign(ns, Point(dims, 0));
+    for (size_t i = 0; i < dims; ++i) {
+      int64_t sum = 0, low0 = 0;
+      for (size_t st = 0; st < ns; ++st) {
+        if (!boxes[st]) continue;
+        const int64_t l = (*boxes[st])[i].first, h = (*boxes[st])[i].second;
+        // Apart, a polytope may need to pass all the others; sharing points, only one.
+        sum = overlap ? std::max(sum, h - l + 1) : sum + h - l + 1;
+        if (st == 0) low0 = l;
+        offset[st][i] = low0 - l;
+      }
+      r = std::max(r, sum);
+    }
+    radius = limit >= 0 ? std::min(limit, r) : r;
+    setup();
+  }
+
+  // What translating one linear placement at one cone dimension gave.
+  struct Outcome {
+    std::optional<std::pair<int64_t, std::vector<Point>>> t;
+    bool pruned = false;   // its lower bound passes `best`
+    bool built = false;    // the bounding-box construction, not bettered
+    bool cut = false;      // the exact search stopped at its check limit
+    bool skipped = false;  // no checks were left for the exact search
+  };
+
+  // Phase 1 and 2 (the bounding boxes, then compaction), then the exact search for a cheaper
+  // translation, which also proves the one found the best within the radius. Only translations
+  // of locality at most `best` (if >= 0) count; `checks_left` bounds the exact search.
+  Outcome translate(size_t cone_dim, int64_t best, int64_t per_placement, int64_t checks_left) {
+    Outcome out;
+    std::vector<int64_t> alone_costs;
+    auto lower = lower_bound(cone_dim, &alone_costs);
+    if (!lower) return out;  // no translation at all: exact
+    if (best >= 0 && *lower > best) {
+      out.pruned = true;
+      return out;
+    }
+    out.t = construct(cone_dim);
+    int64_t limit = best >= 0 ? best : kNone;
+    if (out.t && out.t->first > limit) out.t.reset();
+    if (out.t) {
+      out.built = true;
+      limit = out.t->first - 1;
+    }
+    checks = 0;
+    if (checks_left <= 0) {
+      out.skipped = true;
+      return out;
+    }
+    max_checks = std::min(per_placement, checks_left);
+    auto e = exact(cone_dim, limit, alone_costs);
+    if (e) {
+      out.t = std::move(e);
+      out.built = false;
+    }
+    out.cut = cut;
+    return out;
+  }
+
   // The best translation of cost at most `bound`, exactly; `cut` tells when the check limit
   // stopped it first (then it is the best seen).
   std::optional<std::pair<int64_t, std::vector<Point>>> exact(size_t cone_dim, int64_t bound,
@@ -1180,20 +1265,9 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
     return b;
   };
   auto prepare = [&](const std::vector<size_t>& chosen) {
-    tr.images.assign(ns, {});
-    for (size_t st = 0; st < ns; ++st)
-      for (const Point& x : points[st]) tr.images[st].push_back(times(s.set[st][chosen[st]], x));
-    tr.vectors.assign(deps.size(), {});
-    for (size_t k = 0; k < deps.size(); ++k) {
-      std::map<Point, int64_t> counts;
-      for (const auto& [x, y] : deps[k].pairs) {
-        Point v = times(s.set[deps[k].dst][chosen[deps[k].dst]], y);
-        Point u = times(s.set[deps[k].src][chosen[deps[k].src]], x);
-        for (size_t i = 0; i < dims; ++i) v[i] -= u[i];
-        ++counts[v];
-      }
-      tr.vectors[k].assign(counts.begin(), counts.end());
-    }
+    std::vector<const Matrix*> maps;
+    for (size_t st = 0; st < ns; ++st) maps.push_back(&s.set[st][chosen[st]]);
+    tr.load(points, maps);
   };
   // Each dependency translated on its own, a weighted median per dim: a cheap lower bound of
   // the locality, to visit the linear placements most promising first.
@@ -1263,57 +1337,18 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
       }
       prepare(chosen);
       tr.chosen = chosen;
-      tr.boxes.clear();
-      for (size_t st = 0; st < ns; ++st) tr.boxes.push_back(box(st, chosen[st]));
-      // Translations far enough for any polytope to sit on any side of all the others.
-      int64_t radius = 0;
-      tr.offset.assign(ns, Point(dims, 0));
-      for (size_t i = 0; i < dims; ++i) {
-        int64_t sum = 0, low0 = 0;
-        for (size_t st = 0; st < ns; ++st) {
-          if (!tr.boxes[st]) continue;
-          const int64_t lo = (*tr.boxes[st])[i].first, hi = (*tr.boxes[st])[i].second;
-          // Apart, a polytope may need to pass all the others; sharing points, only one.
-          sum = o.overlap ? std::max(sum, hi - lo + 1) : sum + hi - lo + 1;
-          if (st == 0) low0 = lo;
-          tr.offset[st][i] = low0 - lo;
-        }
-        radius = std::max(radius, sum);
-      }
-      tr.radius = o.radius >= 0 ? std::min(o.radius, radius) : radius;
+      std::vector<std::optional<std::vector<std::pair<int64_t, int64_t>>>> frame;
+      for (size_t st = 0; st < ns; ++st) frame.push_back(box(st, chosen[st]));
+      tr.frame(std::move(frame), o.radius);
       s.r.radius = std::max(s.r.radius, tr.radius);
-      tr.setup();
-      std::vector<int64_t> alone;
-      auto lower = tr.lower_bound(cone_dim, &alone);
-      if (!lower) continue;  // no translation at all: exact
-      if (best_locality >= 0 && *lower > best_locality) {
-        ++s.r.pruned;
-        continue;
-      }
-      // Phase 1 and 2 (the bounding boxes, then compaction), then the exact search for a
-      // cheaper one, which also proves it the best within the radius.
-      std::optional<std::pair<int64_t, std::vector<Point>>> t = tr.construct(cone_dim);
-      int64_t limit = best_locality >= 0 ? best_locality : kNone;
-      bool built = false;
-      if (t && t->first > limit) t.reset();
-      if (t) {
-        built = true;
-        limit = t->first - 1;
-      }
-      const int64_t left = o.max_total_checks - s.r.checks;
-      if (left <= 0) {
-        ++cut_total;
-      } else {
-        tr.checks = 0;
-        tr.max_checks = std::min(o.max_checks, left);
-        auto e = tr.exact(cone_dim, limit, alone);
-        s.r.checks += tr.checks;
-        if (e) {
-          t = std::move(e);
-          built = false;
-        }
-        if (tr.cut) ++(tr.max_checks == o.max_checks ? cut_each : cut_total);
-      }
+      Translator::Outcome out =
+          tr.translate(cone_dim, best_locality, o.max_checks, o.max_total_checks - s.r.checks);
+      s.r.checks += tr.checks;
+      if (out.pruned) ++s.r.pruned;
+      if (out.cut) ++(tr.max_checks == o.max_checks ? cut_each : cut_total);
+      if (out.skipped) ++cut_total;
+      const bool built = out.built;
+      auto& t = out.t;
       if (!t) continue;
       ++s.r.translated;
       if (built) ++s.r.constructed;
@@ -1358,6 +1393,61 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
   for (size_t k = 0; k < deps.size(); ++k)
     s.r.ranks.push_back(s.dep_rank(k, best_choice[deps[k].src], best_choice[deps[k].dst]));
   return s.r;
+}
+
+TranslationResult best_translation(const PolyProgram& p, const std::vector<Dependency>& deps,
+                                   const std::vector<Matrix>& linear,
+                                   const PlacementSearchOptions& o) {
+  const size_t ns = p.statements.size(), dims = p.space.size();
+  if (linear.size() != ns)
+    throw std::invalid_argument("best_translation: one linear map per statement");
+  TranslationResult r;
+  Translator tr(deps);
+  std::map<std::vector<int64_t>, std::optional<int64_t>> alone_cache;
+  tr.alone_cache = &alone_cache;
+  tr.ns = ns;
+  tr.dims = dims;
+  tr.overlap = o.overlap;
+  tr.chosen.assign(ns, 0);
+  std::vector<std::vector<Point>> points;
+  std::vector<const Matrix*> maps;
+  std::vector<std::optional<std::vector<std::pair<int64_t, int64_t>>>> boxes;
+  for (size_t st = 0; st < ns; ++st) {
+    const Statement& s = p.statements[st];
+    if (linear[st].size() != dims || (dims > 0 && linear[st][0].size() != s.domain.dims()))
+      throw std::invalid_argument("best_translation: " + s.name + "'s map is not " +
+                                  std::to_string(dims) + " x " + std::to_string(s.domain.dims()));
+    points.push_back(s.domain.points(2'000'000));
+    maps.push_back(&linear[st]);
+    boxes.push_back(
+        IntMap::from_affine(s.domain, "", Affine{linear[st], Point(dims, 0)}).range().bounds());
+  }
+  tr.load(points, maps);
+  tr.frame(std::move(boxes), o.radius);
+  r.radius = tr.radius;
+  for (size_t cone_dim = deps.empty() || !o.cone_first ? dims : 1; cone_dim <= dims && !r.found;
+       ++cone_dim) {
+    Translator::Outcome out =
+        tr.translate(cone_dim, -1, o.max_checks, o.max_total_checks - r.checks);
+    r.checks += tr.checks;
+    if (out.cut || out.skipped) {
+      r.complete = false;
+      const std::string limit =
+          out.skipped || tr.max_checks < o.max_checks
+              ? "translations checked in all (" + std::to_string(o.max_total_checks) + ")"
+              : "translations checked per linear placement (" + std::to_string(o.max_checks) + ")";
+      if (std::find(r.stopped_by.begin(), r.stopped_by.end(), limit) == r.stopped_by.end())
+        r.stopped_by.push_back(limit);
+    }
+    if (!out.t) continue;
+    r.found = true;
+    r.cone_dimension = cone_dim;
+    r.locality = out.t->first;
+    r.placement = Placement{"translated", {}, p.loc};
+    for (size_t st = 0; st < ns; ++st)
+      r.placement.maps.push_back(Affine{linear[st], out.t->second[st]});
+  }
+  return r;
 }
 
 }  // namespace t2s::explore

@@ -83,6 +83,25 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
                                         const std::vector<Signal>& signals,
                                         const PlacementSearchOptions& options);
 
+// The translation search_placements gives one linear placement (`linear`: per statement, a
+// d x n matrix): within the radius, the polytopes apart unless `options.overlap`, a strictly
+// legal ordering vector; the smallest dimension of the dependency cone (with
+// `options.cone_first`), then the smallest locality. The book's phases (bounding boxes, then
+// compaction), then the exact branch and bound, as there.
+struct TranslationResult {
+  bool found = false;
+  Placement placement;  // "translated": the linear maps with the translation found
+  size_t cone_dimension = 0;
+  int64_t locality = 0;
+  int64_t radius = 0;
+  int64_t checks = 0;  // translations checked by the exact search
+  bool complete = true;
+  std::vector<std::string> stopped_by;
+};
+TranslationResult best_translation(const PolyProgram& p, const std::vector<Dependency>& deps,
+                                   const std::vector<std::vector<std::vector<int64_t>>>& linear,
+                                   const PlacementSearchOptions& options);
+
 // rank(I - D') of dependency `d` when its source is mapped linearly by `src` and its sink by
 // `dst` (d x n matrices): the dimension of the affine hull of the mapped vectors.
 size_t mapped_rank(const Dependency& d, const std::vector<std::vector<int64_t>>& src,
