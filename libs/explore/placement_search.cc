@@ -1107,7 +1107,8 @@ struct Translator {
   // Phase 1 and 2 (the bounding boxes, then compaction), then the exact search for a cheaper
   // translation, which also proves the one found the best within the radius. Only translations
   // of locality at most `best` (if >= 0) count; `checks_left` bounds the exact search.
-  Outcome translate(size_t cone_dim, int64_t best, int64_t per_placement, int64_t checks_left) {
+  Outcome translate(size_t cone_dim, int64_t best, int64_t per_placement, int64_t checks_left,
+                    bool build) {
     Outcome out;
     std::vector<int64_t> alone_costs;
     auto lower = lower_bound(cone_dim, &alone_costs);
@@ -1116,7 +1117,7 @@ struct Translator {
       out.pruned = true;
       return out;
     }
-    out.t = construct(cone_dim);
+    if (build) out.t = construct(cone_dim);
     int64_t limit = best >= 0 ? best : kNone;
     if (out.t && out.t->first > limit) out.t.reset();
     if (out.t) {
@@ -1341,8 +1342,8 @@ PlacementSearchResult search_placements(const PolyProgram& p, const std::vector<
       for (size_t st = 0; st < ns; ++st) frame.push_back(box(st, chosen[st]));
       tr.frame(std::move(frame), o.radius);
       s.r.radius = std::max(s.r.radius, tr.radius);
-      Translator::Outcome out =
-          tr.translate(cone_dim, best_locality, o.max_checks, o.max_total_checks - s.r.checks);
+      Translator::Outcome out = tr.translate(cone_dim, best_locality, o.max_checks,
+                                             o.max_total_checks - s.r.checks, o.build_from_boxes);
       s.r.checks += tr.checks;
       if (out.pruned) ++s.r.pruned;
       if (out.cut) ++(tr.max_checks == o.max_checks ? cut_each : cut_total);
@@ -1428,7 +1429,7 @@ TranslationResult best_translation(const PolyProgram& p, const std::vector<Depen
   for (size_t cone_dim = deps.empty() || !o.cone_first ? dims : 1; cone_dim <= dims && !r.found;
        ++cone_dim) {
     Translator::Outcome out =
-        tr.translate(cone_dim, -1, o.max_checks, o.max_total_checks - r.checks);
+        tr.translate(cone_dim, -1, o.max_checks, o.max_total_checks - r.checks, o.build_from_boxes);
     r.checks += tr.checks;
     if (out.cut || out.skipped) {
       r.complete = false;

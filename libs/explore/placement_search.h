@@ -39,7 +39,10 @@ struct PlacementSearchOptions {
   bool overlap = false;
   // The book's priority: the smallest dependency cone first, then locality; false: locality.
   bool cone_first = true;
-  int64_t radius = -1;                 // translations in [-R, R] per dim; -1: from the sizes
+  int64_t radius = -1;  // translations in [-R, R] per dim; -1: from the sizes
+  // Translations built from the bounding boxes first (the exact search then only looks for a
+  // cheaper one); false: the exact search alone (the same result when it is not cut).
+  bool build_from_boxes = true;
   int64_t max_iterations = 2'000'000;  // backtracking steps over every attempt
   int64_t max_solutions = 20'000;      // linear placements meeting the final targets
   // The exact translation search: candidate translations checked for one linear placement (at

@@ -371,5 +371,353 @@ TEST(PlacementSearchTest, StartingSetAndRank) {
   EXPECT_EQ(initial.deps[3].linear_rank, 1u);  // B -> C, figure 3.28
 }
 
+// ---- 3-D: translations against brute force ------------------------------------------------
+
+using P3 = std::array<int64_t, 3>;
+using M3 = std::vector<std::vector<int64_t>>;
+
+P3 mul3(const M3& m, const std::vector<int64_t>& x) {
+  P3 y{0, 0, 0};
+  for (size_t r = 0; r < 3; ++r)
+    for (size_t c = 0; c < 3; ++c) y[r] += m[r][c] * x[c];
+  return y;
+}
+
+P3 cross(const P3& a, const P3& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+int64_t dot3(const P3& a, const P3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// The dimension of the span of 3-D vectors: a non-zero one, one off its line, one off their
+// plane.
+size_t rank3(const std::vector<P3>& v) {
+  const P3 zero{0, 0, 0};
+  auto a = std::find_if(v.begin(), v.end(), [&](const P3& x) { return x != zero; });
+  if (a == v.end()) return 0;
+  auto b = std::find_if(v.begin(), v.end(), [&](const P3& x) { return cross(*a, x) != zero; });
+  if (b == v.end()) return 1;
+  const P3 n = cross(*a, *b);
+  return std::any_of(v.begin(), v.end(), [&](const P3& x) { return dot3(n, x) != 0; }) ? 3 : 2;
+}
+
+// Three 3-D statements on 2 x 2 x 2 boxes: S1 a recurrence along i, S2 reads S1 transposed
+// (i and k swapped), S3 reads S2 in place and S1's last plane i = 1 (a broadcast: not uniform;
+// kThreeCubesUniform leaves it out, so that a cone of one direction can be reached).
+const char* kThreeCubes = R"({"t2s_explore": 1, "space": ["x1", "x2", "x3"],
+  "statements": [
+    {"name": "S1", "domain": "{ S1[i, j, k] : 0 <= i <= 1 and 0 <= j <= 1 and 0 <= k <= 1 }",
+     "writes": ["{ S1[i, j, k] -> a[i, j, k] }"], "reads": ["{ S1[i, j, k] -> a[i - 1, j, k] }"]},
+    {"name": "S2", "domain": "{ S2[i, j, k] : 0 <= i <= 1 and 0 <= j <= 1 and 0 <= k <= 1 }",
+     "writes": ["{ S2[i, j, k] -> b[i, j, k] }"], "reads": ["{ S2[i, j, k] -> a[k, j, i] }"]},
+    {"name": "S3", "domain": "{ S3[i, j, k] : 0 <= i <= 1 and 0 <= j <= 1 and 0 <= k <= 1 }",
+     "writes": ["{ S3[i, j, k] -> c[i, j, k] }"],
+     "reads": ["{ S3[i, j, k] -> b[i, j, k] }", "{ S3[i, j, k] -> a[1, j, k] }"]}]})";
+
+std::string three_cubes(bool broadcast) {
+  std::string text = kThreeCubes;
+  const std::string read = ", \"{ S3[i, j, k] -> a[1, j, k] }\"";
+  if (!broadcast) text.erase(text.find(read), read.size());
+  return text;
+}
+
+std::vector<testing::BOp> three_cubes_ops() {
+  std::vector<testing::BOp> ops;
+  for (const char* s : {"S1", "S2", "S3"})
+    for (int64_t i = 0; i <= 1; ++i)
+      for (int64_t j = 0; j <= 1; ++j)
+        for (int64_t k = 0; k <= 1; ++k) ops.push_back({s, {i, j, k}});
+  return ops;
+}
+
+testing::BEffect three_cubes_effect(const testing::BOp& op, bool broadcast) {
+  const int64_t i = op.it[0], j = op.it[1], k = op.it[2];
+  if (op.stmt == "S1") return {{{"a", {i - 1, j, k}}}, {{"a", {i, j, k}}}};
+  if (op.stmt == "S2") return {{{"a", {k, j, i}}}, {{"b", {i, j, k}}}};
+  if (!broadcast) return {{{"b", {i, j, k}}}, {{"c", {i, j, k}}}};
+  return {{{"b", {i, j, k}}, {"a", {1, j, k}}}, {{"c", {i, j, k}}}};
+}
+
+// The smallest (cone dimension, locality) over translations of statements 1.. within [-R, R]^3
+// of their lowest corners aligned with statement 0's, apart (or, with `overlap`, sharing points
+// where the statements' order makes a zero vector legal) and some ordering vector of [-6, 6]^3
+// strictly legal; (4, -1) when none.
+std::pair<size_t, int64_t> brute_translation3(const std::vector<testing::BOp>& ops,
+                                              const std::vector<testing::BInstance>& insts,
+                                              const std::vector<M3>& maps, int64_t R,
+                                              bool overlap) {
+  auto index = [](const std::string& name) { return static_cast<size_t>(name[1] - '1'); };
+  const size_t ns = maps.size();
+  std::vector<std::vector<P3>> image(ns);
+  for (const testing::BOp& o : ops) image[index(o.stmt)].push_back(mul3(maps[index(o.stmt)], o.it));
+  std::vector<P3> low(ns, P3{1 << 20, 1 << 20, 1 << 20});
+  for (size_t s = 0; s < ns; ++s)
+    for (const P3& x : image[s])
+      for (int d = 0; d < 3; ++d) low[s][d] = std::min(low[s][d], x[d]);
+  std::pair<size_t, int64_t> best{4, -1};
+  const int64_t w = 2 * R + 1;
+  int64_t total = 1;
+  for (size_t s = 1; s < ns; ++s) total *= w * w * w;
+  std::vector<P3> t(ns, P3{0, 0, 0});
+  std::vector<P3> vec;
+  for (int64_t code = 0; code < total; ++code) {
+    int64_t rest = code;
+    for (size_t s = 1; s < ns; ++s)
+      for (int d = 0; d < 3; ++d) {
+        t[s][d] = low[0][d] - low[s][d] + rest % w - R;
+        rest /= w;
+      }
+    vec.clear();
+    int64_t loc = 0;
+    bool zero_ok = true;
+    for (const testing::BInstance& in : insts) {
+      const size_t a = index(in.src.stmt), b = index(in.dst.stmt);
+      P3 y = mul3(maps[b], in.dst.it), x = mul3(maps[a], in.src.it), v;
+      for (int d = 0; d < 3; ++d) v[d] = y[d] + t[b][d] - x[d] - t[a][d];
+      loc += std::llabs(v[0]) + std::llabs(v[1]) + std::llabs(v[2]);
+      if (v == P3{0, 0, 0}) {
+        zero_ok = zero_ok && overlap && a < b;
+        continue;
+      }
+      vec.push_back(v);
+    }
+    if (!zero_ok) continue;
+    const std::pair<size_t, int64_t> here{rank3(vec), loc};
+    if (best.second >= 0 && here >= best) continue;
+    if (!overlap) {
+      std::set<P3> seen;
+      bool apart = true;
+      for (size_t s = 0; s < ns && apart; ++s)
+        for (const P3& x : image[s])
+          if (!seen.insert({x[0] + t[s][0], x[1] + t[s][1], x[2] + t[s][2]}).second) apart = false;
+      if (!apart) continue;
+    }
+    bool legal = false;
+    for (int64_t a = -6; a <= 6 && !legal; ++a)
+      for (int64_t b = -6; b <= 6 && !legal; ++b)
+        for (int64_t c = -6; c <= 6 && !legal; ++c)
+          legal = std::all_of(vec.begin(), vec.end(),
+                              [&](const P3& v) { return a * v[0] + b * v[1] + c * v[2] > 0; });
+    if (legal) best = here;
+  }
+  return best;
+}
+
+M3 permutation(const std::array<int, 3>& to) {
+  M3 m(3, std::vector<int64_t>(3, 0));
+  for (int r = 0; r < 3; ++r) m[r][to[r]] = 1;
+  return m;
+}
+
+TEST(PlacementSearchTest, TranslationsIn3DAgainstBruteForce) {
+  // The book's bounding-box construction, its compaction, and the exact branch and bound
+  // (candidates on a line or a plane once the vectors span the cone's dimension) against every
+  // translation in the radius, for S1 unmapped and S2, S3 under every permutation of the axes
+  // and a skew; radius 0 to 2, apart and sharing points.
+  const std::vector<testing::BOp> ops = three_cubes_ops();
+  std::vector<M3> maps;
+  std::array<int, 3> perm{0, 1, 2};
+  do {
+    maps.push_back(permutation(perm));
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  maps.push_back({{1, 1, 0}, {0, 1, 0}, {0, 0, 1}});
+  const M3 id = permutation({0, 1, 2});
+  const size_t swap = 5;  // (k, j, i)
+  ASSERT_EQ(maps[swap], permutation({2, 1, 0}));
+  size_t found = 0, lines = 0;
+  for (bool broadcast : {true, false}) {
+    PolyProgram p = read_poly_program(three_cubes(broadcast), "", {});
+    std::vector<Dependency> deps = flow_dependencies(p, Limits{});
+    ASSERT_EQ(deps.size(), broadcast ? 4u : 3u);
+    const std::vector<testing::BInstance> insts = testing::run(
+        ops, [&](const testing::BOp& op) { return three_cubes_effect(op, broadcast); });
+    for (int64_t R : {0, 1, 2, 4})
+      for (bool overlap : {false, true})
+        for (size_t a = 0; a < maps.size(); ++a)
+          for (size_t b = 0; b < maps.size(); ++b) {
+            // A sample at the small radii; at radius 4 (far enough for S2 and S3 to follow S1
+            // along x1 apart) the transposed pairs.
+            if (R < 2 && (a + b) % 3 != 0) continue;
+            if (R == 4 && (overlap || broadcast || a != swap || (b != swap && b != 0))) continue;
+            PlacementSearchOptions o;
+            o.radius = R;
+            o.overlap = overlap;
+            TranslationResult t = best_translation(p, deps, {id, maps[a], maps[b]}, o);
+            auto brute = brute_translation3(ops, insts, {id, maps[a], maps[b]}, R, overlap);
+            // The exact search alone, without the bounding boxes' translation to start from,
+            // reaches the same.
+            o.build_from_boxes = false;
+            TranslationResult alone = best_translation(p, deps, {id, maps[a], maps[b]}, o);
+            EXPECT_EQ(alone.found, t.found);
+            EXPECT_EQ(alone.cone_dimension, t.cone_dimension);
+            EXPECT_EQ(alone.locality, t.locality);
+            const std::string what = std::string(broadcast ? "" : "no broadcast, ") + "R " +
+                                     std::to_string(R) + (overlap ? " overlap" : "") + ", maps " +
+                                     std::to_string(a) + ", " + std::to_string(b);
+            EXPECT_TRUE(t.complete) << what;
+            EXPECT_EQ(t.radius, R) << what;
+            ASSERT_EQ(t.found, brute.second >= 0) << what;
+            if (!t.found) continue;
+            ++found;
+            lines += t.cone_dimension == 1 && !overlap;
+            EXPECT_EQ(t.cone_dimension, brute.first) << what;
+            EXPECT_EQ(t.locality, brute.second) << what;
+            // The translation found is what it claims, by the analysis.
+            PlacementAnalysis an = analyze_placement(p, deps, t.placement);
+            EXPECT_EQ(an.dependency_cone.dimension(), t.cone_dimension) << what;
+            EXPECT_TRUE(an.legal_vector.has_value()) << what;
+            EXPECT_EQ(placement_costs(deps, read_values(deps), t.placement).locality, t.locality)
+                << what;
+          }
+  }
+  // Not vacuous: many have a translation, some apart with a cone of one direction.
+  EXPECT_GT(found, 50u);
+  EXPECT_GT(lines, 0u);
+}
+
+// No two operations of `pl` on one point.
+bool apart(const PolyProgram& p, const Placement& pl) {
+  std::set<Point> seen;
+  for (size_t s = 0; s < p.statements.size(); ++s)
+    for (const Point& x : p.statements[s].domain.points(1 << 20))
+      if (!seen.insert(pl.maps[s].apply(x)).second) return false;
+  return true;
+}
+
+// Checks a search's result by the analysis: legal, the statements apart, its costs and cone.
+void expect_valid(const PolyProgram& p, const std::vector<Dependency>& deps,
+                  const PlacementSearchResult& r, const std::string& what) {
+  ASSERT_TRUE(r.found) << what;
+  EXPECT_TRUE(apart(p, r.placement)) << what;
+  PlacementAnalysis a = analyze_placement(p, deps, r.placement);
+  EXPECT_TRUE(a.legal_vector.has_value()) << what;
+  EXPECT_EQ(a.dependency_cone.dimension(), r.cone_dimension) << what;
+  PlacementCosts c = placement_costs(deps, read_values(deps), r.placement);
+  EXPECT_EQ(c.locality, r.costs.locality) << what;
+  EXPECT_EQ(c.data_reuse, r.costs.data_reuse) << what;
+}
+
+Searched search_with(const std::string& file, const PlacementSearchOptions& o) {
+  Searched s{read_poly_program(read_file(file), "", {}), {}, {}};
+  s.deps = flow_dependencies(s.program, Limits{});
+  s.result = search_placements(s.program, s.deps, read_values(s.deps), o);
+  return s;
+}
+
+TEST(PlacementSearchTest, FourNestsKeptApart) {
+  // Issue 35: four 3-D statements kept apart, radius 4 to 6, were reported complete with "no
+  // placement exists" while one with a cone of dimension 2 lay inside the radius. Now found,
+  // complete, with the default radius too; no translation gives a cone of one direction (the
+  // two non-uniform dependencies into S4 span a plane that translations do not move).
+  for (int64_t R : {4, 6, -1}) {
+    PlacementSearchOptions o;
+    o.radius = R;
+    Searched s = search_with("testdata/explore/four_nests.json", o);
+    const std::string what = "radius " + std::to_string(R);
+    expect_valid(s.program, s.deps, s.result, what);
+    EXPECT_TRUE(s.result.complete) << what;
+    EXPECT_TRUE(s.result.stopped_by.empty()) << what;
+    EXPECT_EQ(s.result.cone_dimension, 2u) << what;
+    if (R >= 0) {
+      EXPECT_EQ(s.result.radius, R) << what;
+    }
+  }
+}
+
+TEST(PlacementSearchTest, Figure43KeptApart) {
+  // Figure 4.3's four statements kept apart. With the default radius a cone of one direction
+  // (x1, S2's own recurrence): S1 just before S2 (12 vectors of length 1), S2's 48 of length 1,
+  // and S3 and S4 after S2 along x1 with S3 moved down by 2 in x2 (its read of B[i][j - 2][k])
+  // and clear of S4: S4 one step (12) and S3 six (30 x 6), or S3 five and S4 six (282): 252.
+  {
+    Searched s = search_with("testdata/explore/storage_estimation.json", {});
+    expect_valid(s.program, s.deps, s.result, "default radius");
+    EXPECT_TRUE(s.result.complete);
+    EXPECT_EQ(s.result.cone_dimension, 1u);
+    EXPECT_EQ(s.result.costs.locality, 12 + 48 + 30 * 6 + 12);
+  }
+  // Within radius 4 to 6, S3 cannot get six steps past S2 and S4 past S3: a plane, complete.
+  for (int64_t R : {4, 5, 6}) {
+    PlacementSearchOptions o;
+    o.radius = R;
+    Searched s = search_with("testdata/explore/storage_estimation.json", o);
+    const std::string what = "radius " + std::to_string(R);
+    expect_valid(s.program, s.deps, s.result, what);
+    EXPECT_TRUE(s.result.complete) << what;
+    EXPECT_EQ(s.result.cone_dimension, 2u) << what;
+    EXPECT_EQ(s.result.radius, R) << what;
+  }
+}
+
+bool has_prefix(const std::vector<std::string>& v, const std::string& prefix) {
+  return std::any_of(v.begin(), v.end(),
+                     [&](const std::string& x) { return x.rfind(prefix, 0) == 0; });
+}
+
+TEST(PlacementSearchTest, EveryLimitIsNamed) {
+  // A search cut by a limit is incomplete and names it; what it found is still valid.
+  {
+    PlacementSearchOptions o;
+    o.max_checks = 1;
+    Searched s = search_with("testdata/explore/four_nests.json", o);
+    EXPECT_FALSE(s.result.complete);
+    EXPECT_TRUE(has_prefix(s.result.stopped_by, "translations checked per linear placement (1)"))
+        << ::testing::PrintToString(s.result.stopped_by);
+    // The bounding-box construction still places the statements.
+    expect_valid(s.program, s.deps, s.result, "1 check per placement");
+    EXPECT_GT(s.result.constructed, 0);
+  }
+  {
+    PlacementSearchOptions o;
+    o.max_total_checks = 10;
+    Searched s = search_with("testdata/explore/storage_estimation.json", o);
+    EXPECT_FALSE(s.result.complete);
+    EXPECT_TRUE(has_prefix(s.result.stopped_by, "translations checked in all (10)"))
+        << ::testing::PrintToString(s.result.stopped_by);
+  }
+  {
+    PlacementSearchOptions o;
+    o.max_solutions = 1;
+    Searched s = search_with("testdata/explore/three_polytopes.json", o);
+    EXPECT_FALSE(s.result.complete);
+    EXPECT_EQ(
+        s.result.stopped_by,
+        std::vector<std::string>{"linear placements meeting the final ranks (--place-limit 1)"});
+    expect_valid(s.program, s.deps, s.result, "one linear placement");
+  }
+  {
+    // Too few backtracking steps to map the three statements once: nothing, and not "none
+    // exists".
+    PlacementSearchOptions o;
+    o.max_iterations = 2;
+    Searched s = search_with("testdata/explore/three_polytopes.json", o);
+    EXPECT_FALSE(s.result.found);
+    EXPECT_FALSE(s.result.complete);
+    EXPECT_EQ(s.result.stopped_by, std::vector<std::string>{"backtracking steps (2)"});
+    ASSERT_EQ(s.result.notes.size(), 1u);
+    EXPECT_NE(s.result.notes[0].find("stopped at a limit"), std::string::npos);
+  }
+  {
+    // Enough to find linear placements, not to tighten every rank: the best of those seen.
+    PlacementSearchOptions o;
+    o.max_iterations = 500;
+    Searched s = search_with("testdata/explore/three_polytopes.json", o);
+    EXPECT_FALSE(s.result.complete);
+    EXPECT_EQ(s.result.stopped_by, std::vector<std::string>{"backtracking steps (500)"});
+    expect_valid(s.program, s.deps, s.result, "500 steps");
+  }
+  {
+    // Radius 0 is no limit of the search but of its space: searched exhaustively, none.
+    PlacementSearchOptions o;
+    o.radius = 0;
+    Searched s = search_with("testdata/explore/four_nests.json", o);
+    EXPECT_FALSE(s.result.found);
+    EXPECT_TRUE(s.result.complete);
+    ASSERT_EQ(s.result.notes.size(), 1u);
+    EXPECT_NE(s.result.notes[0].find("no placement exists"), std::string::npos);
+    EXPECT_NE(s.result.notes[0].find("within radius 0"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace t2s::explore
