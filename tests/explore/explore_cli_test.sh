@@ -119,6 +119,26 @@ check "--place: analysed" "$(has "$TMP/out" "placement 'masai' (common space x1,
 run testdata/explore/loop_merging.json --place --format json
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['placement_search']; assert s['found'] and s['complete'] and s['costs']['locality'] == 8, s" "$TMP/out"
 check "--place JSON: loop merging's merged placement (locality N)" "$?"
+# Issue 35: statements kept apart in 3-D are placed, and a search cut by a limit says which.
+run testdata/explore/four_nests.json --place --no-basic-sets --place-radius 4
+check "--place four nests: exit 0" "$rc"
+check "--place four nests: a cone of dimension 2" "$(has "$TMP/out" "best (dependency cone of dimension 2, then locality")"
+check "--place four nests: complete" "$(grep -q "stopped at a limit\|no placement" "$TMP/out" && echo 1 || echo 0)"
+run testdata/explore/storage_estimation.json --place --no-basic-sets --format json
+python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['placement_search']; assert s['found'] and s['complete'] and s['stopped_by'] == [] and s['cone_dimension'] == 1 and s['costs']['locality'] == 252, s" "$TMP/out"
+check "--place JSON: figure 4.3 kept apart, one direction, complete" "$?"
+run testdata/explore/four_nests.json --place --no-basic-sets --place-checks 1
+check "--place-checks 1: exit 0" "$rc"
+check "--place-checks 1: the limit named" "$(has "$TMP/out" "the search stopped at a limit: translations checked per linear placement (1): ")"
+check "--place-checks 1: still a placement" "$(has "$TMP/out" "placement 'masai' (common space x1, x2, x3):")"
+run testdata/explore/four_nests.json --place --no-basic-sets --place-checks 1 --format json
+python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['placement_search']; assert s['found'] and not s['complete'] and s['stopped_by'][0].startswith('translations checked per linear placement (1)'), s" "$TMP/out"
+check "--place-checks 1 JSON: complete false, stopped_by" "$?"
+run testdata/explore/three_polytopes.json --place --no-basic-sets --place-limit 1 --format json
+python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['placement_search']; assert not s['complete'] and s['stopped_by'] == ['linear placements meeting the final ranks (--place-limit 1)'], s" "$TMP/out"
+check "--place-limit 1 JSON: the limit named" "$?"
+run testdata/explore/four_nests.json --place --no-basic-sets --place-radius 0
+check "--place-radius 0: no placement, exhaustively" "$(has "$TMP/out" "no placement exists: no linear placement meeting the final ranks has a translation within radius 0")"
 
 # --- schedules of a spec ---------------------------------------------------------------------
 run testdata/specs/gemm.t2s --best
@@ -183,7 +203,8 @@ for opt in --output --format --param --placement --order --search --search-bound
   --reversals --no-basic-sets --max-points --starting-set --coefficients --spec --define \
   --include-dir --no-t2s-macros --group --best --try --no-enumerate --rank-by --chain \
   --keep-order --all-orders --max-space --min-pes --max-pes --top --show-refused --polyhedral \
-  --place --place-overlap --place-locality-first --place-radius --place-limit --version; do
+  --place --place-overlap --place-locality-first --place-radius --place-limit --place-checks \
+  --version; do
   check "--help documents $opt" "$(has "$TMP/out" "$opt")"
 done
 
