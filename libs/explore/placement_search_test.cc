@@ -607,8 +607,9 @@ Searched search_with(const std::string& file, const PlacementSearchOptions& o) {
 TEST(PlacementSearchTest, FourNestsKeptApart) {
   // Issue 35: four 3-D statements kept apart, radius 4 to 6, were reported complete with "no
   // placement exists" while one with a cone of dimension 2 lay inside the radius. Now found,
-  // complete, with the default radius too; no translation gives a cone of one direction (the
-  // two non-uniform dependencies into S4 span a plane that translations do not move).
+  // complete, with the default radius too; the search, exhaustive, finds no translation that
+  // gives a cone of one direction (in the placement found, the two non-uniform dependencies
+  // into S4 run along two directions).
   for (int64_t R : {4, 6, -1}) {
     PlacementSearchOptions o;
     o.radius = R;
