@@ -920,15 +920,54 @@ struct Translator {
   // points of one affine lattice, a line listed outright, else the box filtered.
   struct Candidates {
     std::optional<Grid> grid;
-    std::vector<std::pair<int64_t, Point>> list;
-    size_t at = 0;
     std::vector<Point> normals;  // the candidate minus c0 is orthogonal to these
     Point c0;
-    bool next(int64_t* cost, Point* x) {
+    // On a line c0 + lambda u, lambda in [from, to]: the per-dim costs summed, a convex
+    // function of lambda, visited from its minimum outwards.
+    std::vector<Line> lines;
+    Point u;
+    int64_t from = 1, to = 0, mid = 0, left = 0, right = -1;
+    bool started = false;
+    int64_t cost_at(int64_t lambda) const {
+      int64_t c = 0;
+      for (size_t d = 0; d < lines.size(); ++d) c += lines[d].cost(c0[d] + lambda * u[d]);
+      return c;
+    }
+    Point at(int64_t lambda) const {
+      Point x(c0.size());
+      for (size_t d = 0; d < x.size(); ++d) x[d] = c0[d] + lambda * u[d];
+      return x;
+    }
+    // The next candidate, cheapest first. Points of the box off the plane count as checks:
+    // false with *exhausted when they reach `max`.
+    bool next(int64_t* cost, Point* x, int64_t* checks, int64_t max, bool* exhausted) {
       if (!grid) {
-        if (at == list.size()) return false;
-        *cost = list[at].first;
-        *x = list[at++].second;
+        if (from > to) return false;
+        if (!started) {
+          // The first lambda whose next step does not get cheaper (convex).
+          int64_t l = from, h = to;
+          while (l < h) {
+            const int64_t m = l + (h - l) / 2;
+            if (cost_at(m + 1) >= cost_at(m))
+              h = m;
+            else
+              l = m + 1;
+          }
+          mid = l;
+          left = mid - 1;
+          right = mid + 1;
+          started = true;
+          *cost = cost_at(mid);
+          *x = at(mid);
+          return true;
+        }
+        const bool l = left >= from, r = right <= to;
+        if (!l && !r) return false;
+        const int64_t cl = l ? cost_at(left) : 0, cr = r ? cost_at(right) : 0;
+        const int64_t lambda =
+            l && (!r || cl < cr || (cl == cr && mid - left <= right - mid)) ? left-- : right++;
+        *cost = lambda == left + 1 ? cl : cr;
+        *x = at(lambda);
         return true;
       }
       while (grid->next(cost, x)) {
@@ -939,6 +978,10 @@ struct Translator {
           in = in && s == 0;
         }
         if (in) return true;
+        if (++*checks >= max) {
+          *exhausted = true;
+          return false;
+        }
       }
       return false;
     }
@@ -987,17 +1030,10 @@ struct Translator {
         from = std::max(from, a);
         to = std::min(to, b);
       }
-      for (int64_t lambda = from; lambda <= to; ++lambda) {
-        Point x(dims);
-        int64_t c = 0;
-        for (size_t d = 0; d < dims; ++d) {
-          x[d] = out.c0[d] + lambda * u[d];
-          c += lines[d].cost(x[d]);
-        }
-        out.list.push_back({c, x});
-      }
-      std::stable_sort(out.list.begin(), out.list.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      out.u = u;
+      out.from = from;
+      out.to = to;
+      out.lines = std::move(lines);
       return out;
     }
     auto known = normals_of.find(st.span);
@@ -1030,7 +1066,8 @@ struct Translator {
     Candidates cand = candidates(level, *t, st, cone_dim);
     int64_t cost = 0;
     Point x;
-    while (cand.next(&cost, &x)) {
+    bool exhausted = false;
+    while (cand.next(&cost, &x, &checks, max_checks, &exhausted)) {
       if (partial + cost + tail[level + 1] > *bound) break;
       if (checks >= max_checks) {
         cut = true;
@@ -1051,6 +1088,7 @@ struct Translator {
       descend(level + 1, partial + cost, t, next, cone_dim, tail, bound, best);
       if (cut) return;
     }
+    if (exhausted) cut = true;
   }
 
   // The linear placement `maps` (one matrix per statement): images and vectors.
