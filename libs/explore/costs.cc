@@ -13,11 +13,10 @@ int64_t manhattan(const Point& a, const Point& b) {
   return s;
 }
 
-// Prim's algorithm on a complete graph given by its weights: the tree's weight and edges
-// (parent, child), children in the order they join.
-int64_t mst_of(const std::vector<std::vector<int64_t>>& w,
-               std::vector<std::pair<size_t, size_t>>* edges) {
-  const size_t n = w.size();
+// Prim's algorithm on the complete graph of n nodes with weights weight(u, v): the tree's weight
+// and, when asked, its edges (parent, child), children in the order they join.
+template <typename Weight>
+int64_t prim(size_t n, const Weight& weight, std::vector<std::pair<size_t, size_t>>* edges) {
   if (n < 2) return 0;
   std::vector<int64_t> best(n, std::numeric_limits<int64_t>::max());
   std::vector<size_t> from(n, 0);
@@ -32,9 +31,18 @@ int64_t mst_of(const std::vector<std::vector<int64_t>>& w,
     total += best[u];
     if (step > 0 && edges) edges->push_back({from[u], u});
     for (size_t v = 0; v < n; ++v)
-      if (!in[v] && w[u][v] < best[v]) best[v] = w[u][v], from[v] = u;
+      if (!in[v]) {
+        const int64_t w = weight(u, v);
+        if (w < best[v]) best[v] = w, from[v] = u;
+      }
   }
   return total;
+}
+
+int64_t mst_of(const std::vector<std::vector<int64_t>>& w,
+               std::vector<std::pair<size_t, size_t>>* edges) {
+  return prim(
+      w.size(), [&](size_t u, size_t v) { return w[u][v]; }, edges);
 }
 
 int64_t nearest(const std::vector<Point>& a, const std::vector<Point>& b) {
@@ -47,22 +55,8 @@ int64_t nearest(const std::vector<Point>& a, const std::vector<Point>& b) {
 }  // namespace
 
 int64_t manhattan_mst(const std::vector<Point>& points) {
-  const size_t n = points.size();
-  if (n < 2) return 0;
-  std::vector<int64_t> best(n, std::numeric_limits<int64_t>::max());
-  std::vector<bool> in(n, false);
-  best[0] = 0;
-  int64_t total = 0;
-  for (size_t step = 0; step < n; ++step) {
-    size_t u = n;
-    for (size_t v = 0; v < n; ++v)
-      if (!in[v] && (u == n || best[v] < best[u])) u = v;
-    in[u] = true;
-    total += best[u];
-    for (size_t v = 0; v < n; ++v)
-      if (!in[v]) best[v] = std::min(best[v], manhattan(points[u], points[v]));
-  }
-  return total;
+  return prim(
+      points.size(), [&](size_t u, size_t v) { return manhattan(points[u], points[v]); }, nullptr);
 }
 
 PlacementCosts placement_costs(const std::vector<Dependency>& deps,
