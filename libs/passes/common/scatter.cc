@@ -45,6 +45,20 @@ bool uses_var(const Expr& e, const std::string& name) {
   return found;
 }
 
+bool is_down(const Directive& d) {
+  return d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down";
+}
+
+// F keeps P's values in a double buffer (F.buffer(P, ...)).
+bool has_double_buffer_of(const Kernel& f, const std::string& p) {
+  bool buffered = false;
+  for_each_stmt(f.body, [&](const Stmt& s) {
+    if (const Realize* r = s.as<Realize>())
+      buffered = buffered || (r->double_buffer && r->double_buffer->producer == p);
+  });
+  return buffered;
+}
+
 // F runs loop v serially (and not also as PEs or lanes under the same name).
 bool is_serial_scatter_loop(const Kernel& f, const std::string& v) {
   bool serial = false, parallel = false;
@@ -89,14 +103,10 @@ class Scattering {
         producer_(producer),
         channel_(channel),
         v_(d.args[1].text),
-        down_(d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down") {}
+        down_(is_down(d)) {}
 
   void apply() {
-    bool buffered = false;
-    for_each_stmt(consumer_.body, [&](const Stmt& s) {
-      if (const Realize* r = s.as<Realize>())
-        buffered = buffered || (r->double_buffer && r->double_buffer->producer == producer_.name);
-    });
+    const bool buffered = has_double_buffer_of(consumer_, producer_.name);
     find_index();
     check_producer();
     if (!buffered) {
@@ -112,6 +122,10 @@ class Scattering {
  private:
   [[noreturn]] void fail(const std::string& why, const char* rule) const {
     throw Diagnostic(d_.loc, "scatter of '" + d_.func + "' along '" + v_ + "': " + why, rule);
+  }
+  [[noreturn]] void fail_read_outside_pes() const {
+    fail("'" + consumer_.name + "' reads '" + channel_.name + "' outside its PE loop '" + v_ + "'",
+         "scatter-loop");
   }
 
   // The channel's dimension that v indexes, from the consumer's read.
@@ -310,10 +324,7 @@ class Scattering {
   void scatter_unbuffered() {
     bool done = false;
     consumer_.body = hoist(consumer_.body, false, &done);
-    if (!done)
-      fail(
-          "'" + consumer_.name + "' reads '" + channel_.name + "' outside its PE loop '" + v_ + "'",
-          "scatter-loop");
+    if (!done) fail_read_outside_pes();
     Rewriter producer_side(channel_.name, v_, dim_, reversed_name());
     producer_.body = producer_side.mutate_stmts(producer_.body);
     channel_.dims.erase(channel_.dims.begin() + dim_);
@@ -350,10 +361,7 @@ class Scattering {
         *done = true;
         continue;
       }
-      if (st->as<Provide>() || st->as<WriteChannel>())
-        fail("'" + consumer_.name + "' reads '" + channel_.name + "' outside its PE loop '" + v_ +
-                 "'",
-             "scatter-loop");
+      if (st->as<Provide>() || st->as<WriteChannel>()) fail_read_outside_pes();
       auto copy = std::make_shared<Stmt>(*st);
       const Realize* r = st->as<Realize>();
       const bool inner_realized = realized || (r && r->func == producer_.name);
@@ -457,10 +465,7 @@ class Scattering {
     const For* pe_loop = nullptr;
     for (const For* f : pes)
       if (f->var == v_) pe_loop = f;
-    if (!pe_loop)
-      fail(
-          "'" + consumer_.name + "' reads '" + channel_.name + "' outside its PE loop '" + v_ + "'",
-          "scatter-loop");
+    if (!pe_loop) fail_read_outside_pes();
     const SourceLoc& loc = holder.loc;  // statements keep theirs in the IR (expressions do not)
     std::vector<Expr> hoisted_read_operands = read->operands;
     hoisted_read_operands.erase(hoisted_read_operands.begin() + 1 + dim_);
@@ -585,7 +590,7 @@ void apply_scatters(Program& p, const std::function<bool(const Kernel&)>& which)
     Channel* channel = nullptr;
     for (Channel& c : p.channels)
       if (c.producer == producer && c.consumer == d.func) channel = &c;
-    const bool down = d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down";
+    const bool down = is_down(d);
     if (consumer && is_serial_scatter_loop(*consumer, v)) {
       // F's iterations along v run one after another: what they read from P already enters
       // one value at a time, in v's order, which is what Up asks for. T2SP allows only Up on
@@ -649,12 +654,8 @@ std::string scatter_report(const Program& p) {
       if (const For* f = s.as<For>(); f && f->var == v && f->extent->kind == ExprKind::kIntImm)
         pes = f->extent->int_value;
     });
-    const bool down = d.args.size() == 3 && d.args[2].text == "ScatterStrategy::Down";
-    bool buffered = false;
-    for_each_stmt(consumer->body, [&](const Stmt& s) {
-      if (const Realize* r = s.as<Realize>())
-        buffered = buffered || (r->double_buffer && r->double_buffer->producer == producer);
-    });
+    const bool down = is_down(d);
+    const bool buffered = has_double_buffer_of(*consumer, producer);
     out += "'" + producer + "' sends the values of the " + std::to_string(pes) +
            " PEs along it in turn over one channel, from the " +
            (down ? "last (Down)" : "first (Up)") + ", and '" + d.func +
